@@ -1,0 +1,46 @@
+"""What every command shares: the global state, the option aliases (defined once), the stderr console."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from warehouse.home import Home
+
+# stdout carries data only: every message, progress bar and error goes here.
+err_console = Console(stderr=True)
+
+
+@dataclass
+class State:
+    home: Path | None = None
+    debug: bool = False
+
+
+state = State()
+
+HomeOpt = Annotated[
+    Path | None,
+    typer.Option("--home", help="Home folder (default: $TRACEWH_HOME, else ./tracewh-home).",
+                 show_default=False),
+]
+FormatOpt = Annotated[
+    str,
+    typer.Option("--format", "-f", help="Output format: table, csv or json."),
+]
+TraceOpt = Annotated[
+    str | None, typer.Option("--trace", "-t", help="Trace: google2011, google2019, alibaba2018.")
+]
+CellOpt = Annotated[str | None, typer.Option("--cell", help="Google 2019 cell (a..h).")]
+
+
+def home_of(home: Path | None) -> Home:
+    """The home from the command's --home, else the global --home, else the environment."""
+    from warehouse.home import Home
+
+    return Home.resolve(home or state.home)

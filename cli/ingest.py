@@ -1,0 +1,141 @@
+"""`tracewh ingest TRACE SOURCE`: argument parsing, the rich progress on stderr and the summary table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from cli.common import HomeOpt, err_console, home_of
+
+HELP = (
+    "Ingest raw trace files (the original download layout, or one file with --table) into "
+    "partitioned Parquet and the catalog. Re-running replaces the tables it reads; --append adds "
+    "only files not ingested yet."
+)
+
+
+def ingest(
+    trace: Annotated[str, typer.Argument(help="google2011 (google2019, alibaba2018 to come).")],
+    source: Annotated[Path, typer.Argument(help="The downloaded folder, or a single part file.")],
+    tables: Annotated[
+        list[str] | None,
+        typer.Option("--tables", help="Only these tables (repeat or comma-separate)."),
+    ] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", help="The table a single SOURCE file belongs to.")
+    ] = None,
+    append: Annotated[
+        bool, typer.Option("--append", help="Add files not ingested yet; keep the others.")
+    ] = False,
+    no_verify: Annotated[
+        bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")
+    ] = False,
+    memory_limit: Annotated[
+        str | None, typer.Option("--memory-limit", help="DuckDB memory limit, e.g. 4GB (default 2GB).")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="Files converted in parallel (default: cores).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
+    home: HomeOpt = None,
+) -> None:
+    from warehouse import ingest as ingest_lib
+
+    wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
+    result = ingest_lib.ingest(
+        home_of(home),
+        trace,
+        source,
+        tables=wanted,
+        table_for_file=table,
+        append=append,
+        verify=not no_verify,
+        memory_limit=memory_limit,
+        workers=workers,
+        progress=make_progress(quiet),
+    )
+    if not quiet:
+        print_summary(result)
+
+
+def make_progress(quiet: bool) -> Any:
+    """A warehouse.ingest.Progress drawing a rich bar on stderr, or a silent one."""
+    from warehouse.ingest import Progress
+
+    if quiet or not err_console.is_terminal:
+        return Progress()
+
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+    from rich.progress import Progress as RichProgress
+
+    class Bar(Progress):
+        def __init__(self) -> None:
+            self.bar = RichProgress(
+                TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                TransferSpeedColumn(), TextColumn("{task.fields[files]}"),
+                TextColumn("{task.fields[rows]}"), TimeRemainingColumn(),
+                console=err_console, transient=True,
+            )
+            self.task: Any = None
+            self.rows = 0
+            self.done = 0
+            self.files = 0
+
+        def begin(self, files: int, total_bytes: int) -> None:
+            self.files = files
+            self.bar.start()
+            self.task = self.bar.add_task("ingesting", total=total_bytes,
+                                          files=f"0/{files} files", rows="")
+
+        def phase(self, text: str) -> None:
+            if self.task is None:
+                err_console.print(f"[dim]{text}...[/dim]")
+            else:
+                self.bar.update(self.task, description=text)
+
+        def file_done(self, result: Any) -> None:
+            self.done += 1
+            self.rows += result.rows_read
+            elapsed = self.bar.tasks[0].elapsed or 1e-9
+            self.bar.update(self.task, advance=result.size, files=f"{self.done}/{self.files} files",
+                            rows=f"{self.rows / elapsed:,.0f} rows/s")
+            if self.done == self.files:
+                self.bar.stop()
+
+    return Bar()
+
+
+def print_summary(result: Any) -> None:
+    """The end-of-ingest table on stderr: per table files, rows read/written/rejected."""
+    from warehouse.ingest import summarize
+
+    t = Table(title=f"{result.trace}: {result.mode} ingest {result.ingest_id} "
+                    f"in {result.seconds:.1f} s", title_justify="left")
+    for col in ("table", "files", "skipped", "MB read", "rows read", "written", "rejected",
+                "rows now"):
+        t.add_column(col, justify="left" if col == "table" else "right")
+    for tr in result.tables:
+        s = summarize(tr.files)
+        t.add_row(tr.table, str(s["files"]), str(len(tr.skipped)), f"{s['bytes'] / 1e6:,.1f}",
+                  f"{s['rows_read']:,}", f"{s['rows_written']:,}",
+                  f"[red]{s['rows_rejected']:,}[/red]" if s["rows_rejected"] else "0",
+                  f"{tr.rows_total:,}")
+    err_console.print(t)
+    for w in result.warnings:
+        err_console.print(f"[yellow]warning:[/yellow] {w}")
+    rejected = sum(f.rows_rejected for f in result.files)
+    if rejected:
+        err_console.print(
+            f"{rejected:,} rejected row(s) kept in meta.rejects: "
+            f"tracewh sql \"SELECT * FROM meta.rejects WHERE ingest_id = '{result.ingest_id}'\""
+        )

@@ -1,0 +1,175 @@
+"""The `tracewh` command: global options, the one error boundary, and the small commands.
+
+Heavy modules (duckdb, polars, pyarrow) are imported inside the commands, so
+`tracewh --help` stays instant. stdout carries data only; everything else
+(progress, warnings, errors) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from cli import ingest as ingest_cmd
+from cli import report as report_cmd
+from cli.common import FormatOpt, HomeOpt, err_console, home_of, state
+from warehouse import __version__
+from warehouse.errors import TracewhError, UsageError
+
+app = typer.Typer(
+    name="tracewh",
+    help="A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.command("ingest", help=ingest_cmd.HELP)(ingest_cmd.ingest)
+app.add_typer(report_cmd.app, name="report")
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"tracewh {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    home: HomeOpt = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018)."""
+    if home is not None:
+        state.home = home
+    state.debug = debug or state.debug
+
+
+@app.command()
+def demo(home: HomeOpt = None) -> None:
+    """Ingest the bundled sample into a fresh home and print a report."""
+    from warehouse import demo as demo_lib
+
+    h = home_of(home)
+    err_console.print(f"tracewh demo: ingesting the bundled sample into {h.root}")
+    results = demo_lib.run(h, progress=ingest_cmd.make_progress(quiet=False))
+    for result in results:
+        ingest_cmd.print_summary(result)
+    from cli.render import render
+    from warehouse import reports
+
+    err_console.print("\nreport overview:")
+    render(reports.run(h, "overview"), "table", title="overview")
+    err_console.print("\nreport lifecycle-counts --trace google2011:")
+    render(reports.run(h, "lifecycle-counts", trace="google2011"), "table",
+           title="lifecycle-counts (google2011 sample)")
+
+
+@app.command()
+def info(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
+    """What is ingested: tables, rows, time ranges, rejects, last ingest."""
+    from cli.render import render
+    from warehouse import info as info_lib
+
+    render(info_lib.tables(home_of(home)), fmt, title="ingested tables")
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run read-only against the catalog.")],
+    home: HomeOpt = None,
+    fmt: FormatOpt = "table",
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", help="Rows shown by --format table (csv/json: all).")
+    ] = 1000,
+) -> None:
+    """Run SQL against the catalog (read-only) and print the result."""
+    from cli.render import render_stream
+    from warehouse import query as query_lib
+
+    with query_lib.read_only(home_of(home)) as con:
+        columns, types, batches = query_lib.stream(con, query)
+        render_stream(columns, types, batches, fmt, max_rows=max_rows)
+
+
+@app.command()
+def shell(
+    home: HomeOpt = None,
+    write: Annotated[bool, typer.Option("--write", help="Open read-write (blocks ingests).")] = False,
+) -> None:
+    """Open the DuckDB shell (duckdb-cli) on the catalog, read-only by default."""
+    from warehouse import shell as shell_lib
+
+    h = home_of(home)
+    argv = shell_lib.command(h, write=write)
+    os.execv(argv[0], argv)
+
+
+@app.command()
+def check(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
+    """Run the data invariants (sql/checks/); exit 1 when any returns rows."""
+    from cli.render import render
+    from warehouse import checks
+
+    results = checks.run_all(home_of(home))
+    render(checks.summary(results), fmt, title="checks")
+    failed = [r for r in results if r.failed]
+    for r in failed:
+        err_console.print(f"check {r.name} failed: {r.count} offending row(s), e.g. {r.sample[:1]}")
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def repair(home: HomeOpt = None) -> None:
+    """Repoint every view at the home's current location (after moving the home folder)."""
+    from warehouse import catalog
+
+    h = home_of(home)
+    before = catalog.repair(h)
+    err_console.print(f"views rebuilt for {h.root}" + (f" (was {before})" if before else ""))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: the one error boundary. Exit 0 ok, 1 failed, 2 usage error."""
+    args = sys.argv[1:] if argv is None else argv
+    state.debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
+    try:
+        app(args=args, prog_name="tracewh", standalone_mode=True)
+    except UsageError as e:
+        _fail(e, 2)
+    except TracewhError as e:
+        _fail(e, 1)
+    except KeyboardInterrupt:
+        err_console.print("Error: interrupted; nothing was committed")
+        sys.exit(130)
+    except BrokenPipeError:
+        # stdout closed early (e.g. `| head`): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+    except Exception as e:  # the boundary: anything unexpected is still one line
+        if state.debug:
+            raise
+        err_console.print(f"Error: internal error: {type(e).__name__}: {e} (run with --debug)")
+        sys.exit(1)
+
+
+def _fail(e: TracewhError, code: int) -> None:
+    if state.debug:
+        import traceback
+
+        traceback.print_exc()
+    err_console.print(f"Error: {e}", markup=False, highlight=False, soft_wrap=True)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
+

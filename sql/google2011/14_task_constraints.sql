@@ -1,0 +1,22 @@
+-- name: google2011.task_constraints
+-- purpose: task placement constraints with the comparison operator named.
+-- grain: one row per constraint record (job_id, task_index, time, attribute_name)
+CREATE OR REPLACE VIEW google2011.task_constraints AS
+SELECT
+    r.time,
+    google2011.time_class(r.time) AS time_class,
+    google2011.trace_timestamp(r.time) AS event_time,
+    r.job_id,
+    r.task_index,
+    r.comparison_operator,
+    coalesce(op.name, 'UNKNOWN(' || r.comparison_operator || ')') AS comparison_operator_name,
+    r.attribute_name,
+    r.attribute_value,
+    TRY_CAST(r.attribute_value AS BIGINT) AS attribute_value_int,
+    r.day
+FROM google2011_raw.task_constraints AS r
+LEFT JOIN google2011.codes AS op ON op.code_set = 'comparison_operator' AND op.code = r.comparison_operator;
+
+COMMENT ON VIEW google2011.task_constraints IS 'Task placement constraints of the 2011 trace';
+COMMENT ON COLUMN google2011.task_constraints.comparison_operator_name IS 'EQUAL | NOT_EQUAL (string compare) | LESS_THAN | GREATER_THAN (integer compare)';
+COMMENT ON COLUMN google2011.task_constraints.attribute_value_int IS 'attribute_value as an integer when it is one, else NULL';

@@ -1,0 +1,67 @@
+-- name: meta
+-- purpose: the metadata tables every ingest writes: what was read from where, what was rejected, what each table holds.
+-- grain: meta.ingests one row per source file per ingest; meta.rejects one row per rejected line; meta.tables one row per ingested trace table
+CREATE SCHEMA IF NOT EXISTS meta;
+
+CREATE TABLE IF NOT EXISTS meta.catalog (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS meta.ingests (
+    ingest_id VARCHAR NOT NULL,
+    trace VARCHAR NOT NULL,
+    table_name VARCHAR NOT NULL,
+    file VARCHAR NOT NULL,
+    source_path VARCHAR NOT NULL,
+    size_bytes BIGINT NOT NULL,
+    sha256 VARCHAR,
+    sha256_verified BOOLEAN NOT NULL,
+    rows_read BIGINT NOT NULL,
+    rows_written BIGINT NOT NULL,
+    rows_rejected BIGINT NOT NULL,
+    started TIMESTAMPTZ NOT NULL,
+    finished TIMESTAMPTZ NOT NULL,
+    mode VARCHAR NOT NULL,
+    is_current BOOLEAN NOT NULL,
+    tracewh_version VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS meta.rejects (
+    ingest_id VARCHAR NOT NULL,
+    trace VARCHAR NOT NULL,
+    table_name VARCHAR NOT NULL,
+    file VARCHAR NOT NULL,
+    line BIGINT,
+    column_name VARCHAR,
+    error_type VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    raw VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS meta.tables (
+    trace VARCHAR NOT NULL,
+    table_name VARCHAR NOT NULL,
+    data_dir VARCHAR NOT NULL,
+    files BIGINT NOT NULL,
+    partitions BIGINT NOT NULL,
+    bytes BIGINT NOT NULL,
+    rows BIGINT NOT NULL,
+    rows_rejected BIGINT NOT NULL,
+    min_time BIGINT,
+    max_time BIGINT,
+    first_time TIMESTAMPTZ,
+    last_time TIMESTAMPTZ,
+    distinct_jobs BIGINT,
+    distinct_tasks BIGINT,
+    distinct_machines BIGINT,
+    updated TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (trace, table_name)
+);
+
+COMMENT ON TABLE meta.ingests IS 'One row per source file per ingest: rows_read = rows_written + rows_rejected; is_current = its rows are in the live data';
+COMMENT ON TABLE meta.rejects IS 'Every rejected source line: file, line number (1-based), reason and the raw text';
+COMMENT ON TABLE meta.tables IS 'Per ingested trace table: rows, time range (raw and as real instants), partitions, bytes, distinct entities';
+COMMENT ON COLUMN meta.tables.data_dir IS 'Live Parquet generation, relative to the home folder';
+COMMENT ON COLUMN meta.tables.min_time IS 'Smallest in-window raw time (special values excluded)';
+COMMENT ON COLUMN meta.tables.max_time IS 'Largest in-window raw time (special values excluded)';

@@ -1,0 +1,52 @@
+-- name: lifecycle-counts
+-- traces: google2011
+-- description: event counts by type (real and synthesized), new submissions vs resubmissions, distinct tasks, tasks that finished
+-- params: trace
+-- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion
+-- note: a new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. Synthesized (missing_info) events are counted, and shown apart.
+WITH ev AS (
+    SELECT * FROM lifecycle.task_events WHERE trace = $trace
+),
+by_type AS (
+    SELECT event_type_name,
+           count(*) AS events,
+           count(*) FILTER (is_synthesized) AS synthesized
+    FROM ev GROUP BY event_type_name
+),
+per_task AS (
+    SELECT job_id, task_index,
+           count(*) FILTER (event_type_name = 'SUBMIT') AS submits,
+           bool_or(event_type_name = 'FINISH') AS finished
+    FROM ev GROUP BY job_id, task_index
+),
+totals AS (
+    SELECT count(*) AS tasks,
+           count(*) FILTER (submits > 0) AS new_submissions,
+           coalesce(sum(submits - 1) FILTER (submits > 0), 0) AS resubmissions,
+           count(*) FILTER (finished) AS finished_tasks
+    FROM per_task
+),
+published(metric, published_2011) AS (VALUES
+    ('events: SUBMIT', 48375166), ('events: SCHEDULE', 47331507), ('events: FINISH', 18217975),
+    ('new submissions (first SUBMIT of a task)', 25424731),
+    ('distinct tasks', 25444397), ('tasks that finished', 18217749)
+),
+rows(ord, metric, value, synthesized) AS (
+    SELECT 1 + c.code, 'events: ' || c.name, coalesce(b.events, 0), coalesce(b.synthesized, 0)
+    FROM google2011.codes AS c LEFT JOIN by_type AS b ON b.event_type_name = c.name
+    WHERE c.code_set = 'event_type'
+    UNION ALL
+    SELECT 50, 'events: ' || b.event_type_name, b.events, b.synthesized
+    FROM by_type AS b
+    WHERE b.event_type_name NOT IN (SELECT name FROM google2011.codes WHERE code_set = 'event_type')
+    UNION ALL SELECT 60, 'events: all', (SELECT count(*) FROM ev), (SELECT count(*) FILTER (is_synthesized) FROM ev)
+    UNION ALL SELECT 70, 'distinct tasks', tasks, NULL FROM totals
+    UNION ALL SELECT 71, 'new submissions (first SUBMIT of a task)', new_submissions, NULL FROM totals
+    UNION ALL SELECT 72, 'resubmissions (later SUBMITs of a task)', resubmissions, NULL FROM totals
+    UNION ALL SELECT 73, 'tasks that finished', finished_tasks, NULL FROM totals
+    UNION ALL SELECT 74, 'tasks with no SUBMIT in the data', tasks - new_submissions, NULL FROM totals
+)
+SELECT r.metric, r.value, r.synthesized,
+       CASE WHEN $trace = 'google2011' THEN p.published_2011 END AS published_whole_trace
+FROM rows AS r LEFT JOIN published AS p USING (metric)
+ORDER BY r.ord, r.metric;

@@ -1,0 +1,26 @@
+-- name: overview
+-- traces: any
+-- description: per ingested trace and table: rows, rejects, time span as real instants, distinct jobs / tasks / machines, files and bytes
+-- params: none
+-- reproduces: table sizes published for the whole traces (traces.md: 2011 task_events 144,648,288 rows, job_events 2,012,242, machine_events 37,780)
+SELECT
+    t.trace,
+    t.table_name AS "table",
+    t.rows,
+    t.rows_rejected AS rejected,
+    strftime(t.first_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS first_utc,
+    strftime(t.last_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS last_utc,
+    t.distinct_jobs AS jobs,
+    t.distinct_tasks AS tasks,
+    t.distinct_machines AS machines,
+    round(t.bytes / 1e6, 1) AS parquet_mb,
+    p.published_rows
+FROM meta.tables AS t
+LEFT JOIN (VALUES
+    ('google2011', 'task_events', 144648288),
+    ('google2011', 'job_events', 2012242),
+    ('google2011', 'machine_events', 37780),
+    ('alibaba2018', 'batch_task', 14295731),
+    ('alibaba2018', 'batch_instance', 1351255775)
+) AS p(trace, table_name, published_rows) USING (trace, table_name)
+ORDER BY t.trace, t.table_name;

@@ -1,0 +1,67 @@
+"""Data invariants: every query in sql/checks/ returns the offending rows (zero rows = pass),
+plus one check per trace table that its mandatory columns are never NULL (from the column list)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from warehouse import query, sqlfiles
+from warehouse.home import Home
+from warehouse.quoting import quote_ident
+from warehouse.traces import TRACE_NAMES, get_trace
+
+SAMPLE_ROWS = 5
+
+
+@dataclass
+class CheckResult:
+    name: str
+    description: str
+    count: int
+    sample: list[tuple]
+
+    @property
+    def failed(self) -> bool:
+        return self.count > 0
+
+
+def all_checks() -> list[tuple[str, str, str]]:
+    """(name, description, sql) of every check."""
+    out = [(f.name, f.header.get("purpose", ""), f.body) for f in sqlfiles.folder("checks")]
+    for trace_name in TRACE_NAMES:
+        for table in get_trace(trace_name).TABLES.values():
+            mandatory = [c.name for c in table.columns if c.mandatory]
+            if not mandatory:
+                continue
+            cond = " OR ".join(f"{quote_ident(c)} IS NULL" for c in mandatory)
+            out.append((
+                f"{trace_name}.{table.name}.mandatory_fields",
+                f"mandatory columns of {trace_name}.{table.name} are never empty: {', '.join(mandatory)}",
+                f"SELECT * FROM {quote_ident(trace_name)}.{quote_ident(table.name)} WHERE {cond}",
+            ))
+    return out
+
+
+def run_all(home: Home) -> list[CheckResult]:
+    results = []
+    with query.read_only(home) as con:
+        for name, description, sql in all_checks():
+            count = con.execute(f"SELECT count(*) FROM ({_strip(sql)})").fetchone()
+            n = int(count[0]) if count else 0
+            sample = con.execute(f"{_strip(sql)} LIMIT {SAMPLE_ROWS}").fetchall() if n else []
+            results.append(CheckResult(name, description, n, sample))
+    return results
+
+
+def summary(results: list[CheckResult]) -> query.Rows:
+    return query.Rows(
+        ["check", "result", "offending_rows", "description"],
+        ["VARCHAR", "VARCHAR", "BIGINT", "VARCHAR"],
+        [(r.name, "FAIL" if r.failed else "ok", r.count, r.description) for r in results],
+    )
+
+
+def _strip(sql: str) -> str:
+    """A check body without comments and the final ';', so it nests as a subquery."""
+    lines = [ln for ln in sql.splitlines() if not ln.lstrip().startswith("--")]
+    return "\n".join(lines).strip().rstrip(";")

@@ -1,0 +1,83 @@
+"""The home folder: where the catalog, the Parquet and the spill space live, and the path rules for them."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from warehouse.errors import CatalogError
+
+CATALOG_FILE = "tracewh.duckdb"
+DEFAULT_HOME = "tracewh-home"
+
+
+@dataclass(frozen=True)
+class Home:
+    root: Path
+
+    @classmethod
+    def resolve(cls, home: str | Path | None = None) -> Home:
+        """--home, else $TRACEWH_HOME, else ./tracewh-home; always absolute."""
+        chosen = home or os.environ.get("TRACEWH_HOME") or DEFAULT_HOME
+        return cls(Path(chosen).expanduser().resolve())
+
+    @property
+    def catalog(self) -> Path:
+        return self.root / CATALOG_FILE
+
+    @property
+    def parquet(self) -> Path:
+        return self.root / "parquet"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"
+
+    def table_link(self, trace: str, table: str) -> Path:
+        """The stable path of a table's live data (a symlink to its current generation)."""
+        return self.parquet / trace / table
+
+    def generations(self, trace: str) -> Path:
+        """Where immutable generations of each table's Parquet live; the catalog names the live one."""
+        return self.parquet / trace / ".gen"
+
+    def ensure_writable(self) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            probe = self.root / ".write-probe"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            raise CatalogError(f"home {self.root} is not writable: {e.strerror or e}") from e
+
+    def clean_tmp(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    @contextlib.contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        """Held for a whole ingest, so two writers never interleave; readers are not blocked."""
+        self.ensure_writable()
+        path = self.root / ".writer.lock"
+        with open(path, "a+") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                raise CatalogError(
+                    f"{self.root} is being written by {holder}; wait for it to finish"
+                ) from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"tracewh pid {os.getpid()}")
+            fh.flush()
+            try:
+                yield
+            finally:
+                fh.truncate(0)
+                fcntl.flock(fh, fcntl.LOCK_UN)

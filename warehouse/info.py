@@ -1,0 +1,21 @@
+"""What the warehouse holds, per table, for `tracewh info`."""
+
+from __future__ import annotations
+
+from warehouse import query
+from warehouse.home import Home
+
+_SQL = """
+SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected,
+       t.min_time, t.max_time, t.first_time, t.last_time, t.files, t.partitions,
+       round(t.bytes / 1e6, 2) AS parquet_mb,
+       (SELECT count(*) FROM meta.ingests i
+         WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS source_files,
+       t.updated
+FROM meta.tables AS t ORDER BY t.trace, t.table_name
+"""
+
+
+def tables(home: Home) -> query.Rows:
+    with query.read_only(home) as con:
+        return query.fetch(con, _SQL)

@@ -1,0 +1,507 @@
+"""Ingest: raw trace files -> hive-partitioned Parquet generations + catalog metadata, atomically.
+
+How one ingest runs (the catalog is the single commit point):
+1. discover the source files (the trace module knows the layout), hash them,
+   verify them against the trace's checksum file, and for ``--append`` drop
+   the ones already ingested (same name, size and sha256);
+2. convert each file with one DuckDB ``COPY`` into a new, immutable
+   generation folder of its table (``parquet/<trace>/.gen/<table>.<id>``);
+   malformed lines go to DuckDB's reject tables and are counted per file;
+   ``--append`` first hard-links the live generation's files into the new one;
+3. in one catalog transaction: record every file in ``meta.ingests``, every
+   reject in ``meta.rejects``, the table's stats in ``meta.tables``, and
+   repoint the views at the new generation;
+4. after the commit: point the stable symlink ``parquet/<trace>/<table>`` at
+   the new generation and delete the old one.
+A failure or a kill before step 3 leaves the catalog untouched; the orphan
+generation is deleted by the next ingest. Nothing reads a generation that
+the catalog does not name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from warehouse import __version__, catalog
+from warehouse.errors import InputError, TracewhError, UsageError
+from warehouse.home import Home
+from warehouse.quoting import quote_ident, quote_literal
+from warehouse.traces import SourceFile, Table, get_trace
+
+MAX_TIME = 9223372036854775807  # 2^63-1: "after the window"; larger raw times are clamped to it
+DAY_US = 86_400_000_000
+GZIP_MAGIC = b"\x1f\x8b"
+DEFAULT_MEMORY_LIMIT = "2GB"
+
+@dataclass
+class FileResult:
+    table: str
+    name: str
+    path: Path
+    size: int
+    sha256: str = ""
+    verified: bool = False
+    rows_written: int = 0
+    rows_rejected: int = 0
+    started: datetime | None = None
+    finished: datetime | None = None
+    rejects: list[tuple] = field(default_factory=list)
+
+    @property
+    def rows_read(self) -> int:
+        return self.rows_written + self.rows_rejected
+
+@dataclass
+class TableResult:
+    table: str
+    files: list[FileResult]
+    skipped: list[str]
+    rows_total: int = 0  # rows in the live table after the ingest (appended tables include old rows)
+
+@dataclass
+class IngestResult:
+    trace: str
+    ingest_id: str
+    mode: str
+    tables: list[TableResult]
+    seconds: float
+    warnings: list[str]
+
+    @property
+    def files(self) -> list[FileResult]:
+        return [f for t in self.tables for f in t.files]
+
+class Progress:
+    """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent."""
+
+    def begin(self, files: int, total_bytes: int) -> None: ...
+
+    def phase(self, text: str) -> None: ...
+
+    def file_done(self, result: FileResult) -> None: ...
+
+def ingest(
+    home: Home,
+    trace_name: str,
+    source: Path,
+    *,
+    tables: list[str] | None = None,
+    table_for_file: str | None = None,
+    append: bool = False,
+    verify: bool = True,
+    memory_limit: str | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> IngestResult:
+    trace = get_trace(trace_name)
+    progress = progress or Progress()
+    started = time.monotonic()
+    sources = trace.discover(Path(source), tables, table_for_file)
+    _check_unique_names(sources)
+    home.ensure_writable()
+    ingest_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    warnings: list[str] = []
+    with home.writer_lock():
+        live = _live_tables(home, trace_name)
+        _clean_orphans(home, trace_name, live)
+        results = [FileResult(s.table, s.name, s.path, s.path.stat().st_size) for s in sources]
+        progress.phase("checking files")
+        for r in results:
+            _precheck(r)
+        _hash_all(results, workers)
+        warnings += _verify(trace, Path(source), sources, results, verify)
+        by_table: dict[str, list[FileResult]] = {}
+        for r in results:
+            by_table.setdefault(r.table, []).append(r)
+        skipped: dict[str, list[str]] = {}
+        if append:
+            for table, rs in by_table.items():
+                by_table[table], skipped[table] = _drop_already_ingested(home, trace_name, table, rs)
+        new_gens: dict[str, Path] = {}
+        tmp = home.tmp / ingest_id
+        try:
+            for table_name, rs in by_table.items():
+                gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
+                gen.mkdir(parents=True)
+                new_gens[table_name] = gen
+                if append and table_name in live:
+                    _link_generation(home.root / live[table_name], gen)
+            todo = [r for rs in by_table.values() for r in rs]
+            progress.begin(len(todo), sum(r.size for r in todo))
+            stats = _convert(
+                trace, todo, new_gens, tmp, memory_limit or DEFAULT_MEMORY_LIMIT, workers, progress
+            )
+            progress.phase("committing")
+            _commit(home, trace_name, trace, ingest_id, by_table, new_gens, stats, append)
+        except BaseException:
+            for gen in new_gens.values():
+                shutil.rmtree(gen, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        for table_name, gen in new_gens.items():
+            _flip_link(home, trace_name, table_name, gen)
+            old = live.get(table_name)
+            if old:
+                shutil.rmtree(home.root / old, ignore_errors=True)
+    table_results = [
+        TableResult(t, by_table[t], skipped.get(t, []), stats[t]["rows"]) for t in by_table
+    ]
+    return IngestResult(
+        trace_name,
+        ingest_id,
+        "append" if append else "replace",
+        table_results,
+        time.monotonic() - started,
+        warnings,
+    )
+
+def _check_unique_names(sources: list[SourceFile]) -> None:
+    seen: dict[tuple[str, str], Path] = {}
+    for s in sources:
+        key = (s.table, s.name)
+        if key in seen:
+            raise UsageError(f"{s.path} and {seen[key]} have the same name; ingest one of them")
+        seen[key] = s.path
+
+def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
+    """table -> live generation folder (relative to home), as the catalog records it."""
+    if not home.catalog.exists():
+        return {}
+    con = catalog.connect(home, read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT table_name, data_dir FROM meta.tables WHERE trace = $t", {"t": trace_name}
+        ).fetchall()
+    finally:
+        con.close()
+    return dict(rows)
+
+def _clean_orphans(home: Home, trace_name: str, live: dict[str, str]) -> None:
+    """Delete generations no catalog row names: leftovers of an ingest that died before its commit."""
+    gens = home.generations(trace_name)
+    if gens.is_dir():
+        keep = {(home.root / d).resolve() for d in live.values()}
+        for d in gens.iterdir():
+            if d.resolve() not in keep:
+                shutil.rmtree(d, ignore_errors=True)
+    home.clean_tmp()
+
+def _precheck(r: FileResult) -> None:
+    if r.size == 0:
+        raise InputError(f"{r.table}/{r.name}: empty file (0 bytes)")
+    if r.name.endswith(".gz"):
+        with open(r.path, "rb") as fh:
+            if fh.read(2) != GZIP_MAGIC:
+                raise InputError(f"{r.table}/{r.name}: not a gzip file (the name ends in .gz)")
+
+def _hash_all(results: list[FileResult], workers: int | None) -> None:
+    def one(r: FileResult) -> None:
+        h = hashlib.sha256()
+        with open(r.path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+        r.sha256 = h.hexdigest()
+
+    with ThreadPoolExecutor(_worker_count(workers, len(results))) as ex:
+        list(ex.map(one, results))
+
+def _verify(trace, source: Path, sources, results: list[FileResult], verify: bool) -> list[str]:
+    """Compare against the trace's checksum file when the download has one; mismatches are fatal."""
+    checksum_file = getattr(trace, "CHECKSUM_FILE", None)
+    if not verify or not checksum_file:
+        return []
+    root = source if source.is_dir() else source.parent.parent
+    sums_path = root / checksum_file
+    if not sums_path.is_file():
+        return []
+    expected: dict[str, str] = {}
+    for line in sums_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            expected[parts[-1].lstrip("*").removeprefix("./")] = parts[0].lower()
+    unlisted = []
+    for s, r in zip(sources, results, strict=True):
+        want = expected.get(trace.checksum_key(root, s))
+        if want is None:
+            unlisted.append(f"{r.table}/{r.name}")
+        elif want != r.sha256:
+            raise InputError(
+                f"{r.table}/{r.name}: sha256 {r.sha256[:12]}... does not match {checksum_file} "
+                f"({want[:12]}...): the download is damaged; fetch it again or pass --no-verify"
+            )
+        else:
+            r.verified = True
+    if unlisted:
+        return [f"{len(unlisted)} file(s) not listed in {sums_path.name}, not verified: {unlisted[0]}..."]
+    return []
+
+def _drop_already_ingested(
+    home: Home, trace_name: str, table: str, rs: list[FileResult]
+) -> tuple[list[FileResult], list[str]]:
+    if not home.catalog.exists():
+        return rs, []
+    con = catalog.connect(home, read_only=True)
+    try:
+        current = {
+            name: (size, sha)
+            for name, size, sha in con.execute(
+                "SELECT file, size_bytes, sha256 FROM meta.ingests "
+                "WHERE trace = $t AND table_name = $n AND is_current",
+                {"t": trace_name, "n": table},
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    keep, skipped = [], []
+    for r in rs:
+        if r.name not in current:
+            keep.append(r)
+        elif current[r.name] == (r.size, r.sha256):
+            skipped.append(r.name)
+        else:
+            raise InputError(
+                f"{table}/{r.name} was already ingested with a different size or sha256; "
+                "re-run without --append to replace the table"
+            )
+    return keep, skipped
+
+def _link_generation(old: Path, new: Path) -> None:
+    """The new generation starts as hard links of the live one: no copy, and the live one stays intact."""
+    for src in old.rglob("*.parquet"):
+        dst = new / src.relative_to(old)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+def _worker_count(workers: int | None, jobs: int) -> int:
+    return max(1, min(workers or os.cpu_count() or 1, max(jobs, 1)))
+
+def _convert(
+    trace,
+    todo: list[FileResult],
+    gens: dict[str, Path],
+    tmp: Path,
+    memory_limit: str,
+    workers: int | None,
+    progress: Progress,
+) -> dict[str, dict]:
+    """Convert every file, one COPY per file, files in parallel on single-threaded DuckDB cursors.
+
+    One thread per file keeps each file's rows in source (time) order in its
+    Parquet, keeps memory per worker to one file's pipeline, and makes the
+    per-file accounting exact (the COPY count and that file's reject table).
+    """
+    tmp.mkdir(parents=True, exist_ok=True)
+    db = duckdb.connect(config={"threads": 1, "memory_limit": memory_limit,
+                                "temp_directory": str(tmp), "preserve_insertion_order": True})
+    lock = threading.Lock()
+    counter = iter(range(1_000_000_000))
+    cursors: list[duckdb.DuckDBPyConnection] = []
+
+    def one(r: FileResult) -> None:
+        with lock:
+            n = next(counter)
+            cur = db.cursor()
+            cursors.append(cur)
+        try:
+            _convert_file(cur, trace.TABLES[r.table], r, gens[r.table], n)
+        finally:
+            cur.close()
+        with lock:
+            progress.file_done(r)
+
+    try:
+        with ThreadPoolExecutor(_worker_count(workers, len(todo))) as ex:
+            futures = [ex.submit(one, r) for r in todo]
+            try:
+                for fut in futures:
+                    fut.result()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                with lock:
+                    for cur in cursors:
+                        try:
+                            cur.interrupt()
+                        except duckdb.Error:
+                            pass
+                raise
+        return {name: _table_stats(db, trace.TABLES[name], gen) for name, gen in gens.items()}
+    finally:
+        db.close()
+
+def _convert_file(cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, gen: Path, n: int) -> None:
+    r.started = datetime.now(timezone.utc)
+    rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
+    try:
+        row = cur.execute(copy_sql(table, r.path, gen, rejects, scans, _stem(r.name))).fetchone()
+    except duckdb.Error as e:
+        raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
+    r.rows_written = int(row[0]) if row else 0
+    # A line can carry several errors; it is one rejected row with every reason.
+    r.rejects = cur.execute(
+        f"SELECT line, string_agg(DISTINCT column_name, ', ' ORDER BY column_name), "
+        f"string_agg(DISTINCT error_type, ', ' ORDER BY error_type), "
+        f"string_agg(error_message, '; ' ORDER BY column_idx), any_value(csv_line) "
+        f"FROM {quote_ident(rejects)} GROUP BY line ORDER BY line"
+    ).fetchall()
+    r.rows_rejected = len(r.rejects)
+    r.finished = datetime.now(timezone.utc)
+
+def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem: str) -> str:
+    """The COPY that turns one raw CSV (gzip or plain) into Parquet in the table's generation folder.
+
+    Built from the trace module's column list (the one place for it); paths and
+    names go through the quoting helper because COPY cannot bind them.
+    """
+    columns = ", ".join(
+        f"{quote_literal(c.name)}: {quote_literal(c.read_type or c.type)}" for c in table.columns
+    )
+    exprs = []
+    for c in table.columns:
+        q = quote_ident(c.name)
+        exprs.append(f"least({q}, {MAX_TIME})::BIGINT AS {q}" if c.is_time else q)
+    if table.partition_time:
+        pt = quote_ident(table.partition_time)
+        exprs.append(f"least({pt}, {MAX_TIME})::BIGINT // {DAY_US} AS day")
+    reader = (
+        f"read_csv({quote_literal(path)}, columns = {{{columns}}}, header = false, "
+        f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
+        f"store_rejects = true, rejects_table = {quote_literal(rejects)}, "
+        f"rejects_scan = {quote_literal(scans)}, rejects_limit = 0)"
+    )
+    if table.partition_time:
+        target = quote_literal(gen)
+        opts = (f", PARTITION_BY (day), FILENAME_PATTERN {quote_literal(stem + '_{i}')}, "
+                "OVERWRITE_OR_IGNORE true")
+    else:
+        target = quote_literal(gen / f"{stem}.parquet")
+        opts = ""
+    return (
+        f"COPY (SELECT {', '.join(exprs)} FROM {reader}) TO {target} "
+        f"(FORMAT parquet, COMPRESSION zstd{opts})"
+    )
+
+def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict:
+    files = list(gen.rglob("*.parquet"))
+    stats: dict = {
+        "files": len(files),
+        "bytes": sum(f.stat().st_size for f in files),
+        "partitions": len({f.parent for f in files}) if table.partition_time else 0,
+        "rows": 0, "min_time": None, "max_time": None,
+        "jobs": None, "tasks": None, "machines": None,
+    }
+    if not files:
+        return stats
+    tcol = quote_ident(next(c.name for c in table.columns if c.is_time))
+    in_window = f"{tcol} > 0 AND {tcol} < {MAX_TIME}"
+    entity_sql = [
+        f"count(DISTINCT {table.entities[k]})" if k in table.entities else "NULL"
+        for k in ("jobs", "tasks", "machines")
+    ]
+    src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, table))})"
+    row = db.execute(
+        f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}), "
+        f"{', '.join(entity_sql)} FROM {src}"
+    ).fetchone()
+    assert row is not None
+    stats.update(rows=row[0], min_time=row[1], max_time=row[2],
+                 jobs=row[3], tasks=row[4], machines=row[5])
+    return stats
+
+def _commit(
+    home: Home,
+    trace_name: str,
+    trace,
+    ingest_id: str,
+    by_table: dict[str, list[FileResult]],
+    gens: dict[str, Path],
+    stats: dict[str, dict],
+    append: bool,
+) -> None:
+    con = catalog.connect(home, read_only=False)
+    try:
+        con.execute("BEGIN")
+        for table_name, rs in by_table.items():
+            params = {"t": trace_name, "n": table_name}
+            if not append:
+                con.execute(
+                    "UPDATE meta.ingests SET is_current = false "
+                    "WHERE trace = $t AND table_name = $n", params)
+            for r in rs:
+                con.execute(
+                    "INSERT INTO meta.ingests VALUES ($id, $t, $n, $file, $path, $size, $sha, $ver, "
+                    "$read, $written, $rejected, $started, $finished, $mode, true, $version)",
+                    {**params, "id": ingest_id, "file": r.name, "path": str(r.path.resolve()),
+                     "size": r.size, "sha": r.sha256, "ver": r.verified, "read": r.rows_read,
+                     "written": r.rows_written, "rejected": r.rows_rejected,
+                     "started": r.started, "finished": r.finished,
+                     "mode": "append" if append else "replace", "version": __version__},
+                )
+                if r.rejects:
+                    con.executemany(
+                        "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(ingest_id, trace_name, table_name, r.name, line, col, etype, reason, raw)
+                         for line, col, etype, reason, raw in r.rejects],
+                    )
+            s = stats[table_name]
+            con.execute(
+                f"INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
+                f"$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
+                f"         WHERE trace = $t AND table_name = $n AND is_current), "
+                f"$min, $max, {quote_ident(trace_name)}.trace_timestamp($min), "
+                f"{quote_ident(trace_name)}.trace_timestamp($max), $jobs, $tasks, $machines, now()",
+                {**params, "dir": str(gens[table_name].relative_to(home.root)),
+                 "files": s["files"], "parts": s["partitions"], "bytes": s["bytes"],
+                 "rows": s["rows"], "min": s["min_time"], "max": s["max_time"],
+                 "jobs": s["jobs"], "tasks": s["tasks"], "machines": s["machines"]},
+            )
+        catalog.rebuild(con, home)
+        con.execute("COMMIT")
+    except duckdb.Error as e:
+        raise TracewhError(f"committing the ingest to {home.catalog} failed: {_first_line(e)}") from e
+    finally:
+        con.close()
+
+def _flip_link(home: Home, trace_name: str, table: str, gen: Path) -> None:
+    """Point parquet/<trace>/<table> at the live generation (relative, so moving the home keeps it)."""
+    link = home.table_link(trace_name, table)
+    tmp_link = link.with_name(f".{table}.link")
+    tmp_link.unlink(missing_ok=True)
+    os.symlink(os.path.relpath(gen, link.parent), tmp_link)
+    os.replace(tmp_link, link)
+
+def _stem(name: str) -> str:
+    for suffix in (".csv.gz", ".csv", ".json.gz", ".json", ".gz"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+def summarize(results: Iterable[FileResult]) -> dict[str, int]:
+    rs = list(results)
+    return {
+        "files": len(rs),
+        "bytes": sum(r.size for r in rs),
+        "rows_read": sum(r.rows_read for r in rs),
+        "rows_written": sum(r.rows_written for r in rs),
+        "rows_rejected": sum(r.rows_rejected for r in rs),
+    }

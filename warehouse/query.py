@@ -1,0 +1,74 @@
+"""Running SQL against the catalog read-only: ad-hoc queries, reports and checks share this."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import duckdb
+
+from warehouse import catalog
+from warehouse.errors import CatalogError, TracewhError
+from warehouse.home import Home
+
+BATCH_ROWS = 10_000
+
+
+@dataclass
+class Rows:
+    """A result set: column names and types, and the rows (a list, or a stream of batches)."""
+
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple]
+
+
+@contextlib.contextmanager
+def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to the catalog, checked to be in the place its views point at."""
+    con = catalog.connect(home, read_only=True)
+    try:
+        catalog.check_location(con, home)
+        yield con
+    finally:
+        con.close()
+
+
+def stream(
+    con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None
+) -> tuple[list[str], list[str], Iterator[list[tuple]]]:
+    """Run one query; its rows come in batches so a large result never sits in memory at once."""
+    try:
+        cur = con.execute(sql, params or {})
+    except duckdb.Error as e:
+        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+    if cur.description is None:
+        return [], [], iter(())
+    columns = [d[0] for d in cur.description]
+    types = [str(d[1]) for d in cur.description]
+
+    def batches() -> Iterator[list[tuple]]:
+        while True:
+            try:
+                batch = cur.fetchmany(BATCH_ROWS)
+            except duckdb.Error as e:
+                raise TracewhError(f"SQL error: {_one_line(e)}") from e
+            if not batch:
+                return
+            yield batch
+
+    return columns, types, batches()
+
+
+def fetch(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> Rows:
+    columns, types, batches = stream(con, sql, params)
+    return Rows(columns, types, [row for batch in batches for row in batch])
+
+
+def _one_line(e: BaseException) -> str:
+    lines = [ln for ln in str(e).splitlines() if ln.strip()]
+    return " ".join(lines[:2]) if lines else type(e).__name__
+
+
+__all__ = ["CatalogError", "Rows", "fetch", "read_only", "stream"]

@@ -1,0 +1,31 @@
+"""Finding the DuckDB shell of the duckdb-cli package and the command line that opens the catalog."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from warehouse.errors import CatalogError, TracewhError
+from warehouse.home import Home
+
+
+def binary() -> str:
+    """The duckdb executable installed beside this Python (the duckdb-cli package), else on PATH."""
+    beside = Path(sys.executable).parent / "duckdb"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("duckdb")
+    if not found:
+        raise TracewhError("the DuckDB shell is not installed: pip install duckdb-cli")
+    return found
+
+
+def command(home: Home, *, write: bool = False) -> list[str]:
+    if not home.catalog.exists():
+        raise CatalogError(f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first")
+    argv = [binary()]
+    if not write:
+        argv.append("-readonly")
+    argv.append(str(home.catalog))
+    return argv

@@ -1,0 +1,60 @@
+"""The registry of traces and the declarative description every trace module fills in.
+
+A trace module declares its raw layout (which files hold which table), its
+columns and types (the one place for each table's column list), and its
+partitioning; the ingest engine and the catalog builder are generic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from warehouse.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # DuckDB type as stored in Parquet and shown by the raw view
+    mandatory: bool = False
+    comment: str = ""
+    # Type the CSV reader parses with, when it differs from the stored type
+    # (time columns are read as UBIGINT so 2^64-1 survives to be clamped).
+    read_type: str | None = None
+    is_time: bool = False  # special-valued trace time (0 / 2^63-1)
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+    comment: str
+    # Column whose trace day partitions the Parquet; None = one unpartitioned file per source file.
+    partition_time: str | None = None
+    # Columns counted as distinct entities in meta.tables (label -> SQL expression).
+    entities: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One raw file to ingest: which table it feeds, and its name as recorded in the catalog."""
+
+    table: str
+    path: Path
+    name: str  # stable name, e.g. "part-00001-of-00500.csv.gz"
+
+
+TRACE_NAMES = ("google2011",)
+
+
+def get_trace(name: str):  # -> module with the trace protocol
+    if name not in TRACE_NAMES:
+        raise UsageError(f"unknown trace {name!r} (known: {', '.join(TRACE_NAMES)})")
+    import importlib
+
+    return importlib.import_module(f"warehouse.traces.{name}")

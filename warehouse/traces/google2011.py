@@ -1,0 +1,182 @@
+"""Google clusterdata-2011-2: the raw layout and the columns of its six tables.
+
+This module is the one place that knows the 2011 file layout
+(``<table>/part-NNNNN-of-MMMMM.csv.gz``) and the column list and types of each
+table (from the official schema.csv). The semantics (codes, special times)
+live in ``sql/google2011/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from warehouse.errors import InputError, UsageError
+from warehouse.traces import Column, SourceFile, Table
+
+NAME = "google2011"
+TITLE = "Google clusterdata-2011-2"
+CHECKSUM_FILE = "SHA256SUM"
+PART_PATTERN = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv(\.gz)?$")
+
+
+def _time(name: str, comment: str) -> Column:
+    return Column(name, "BIGINT", mandatory=True, comment=comment, read_type="UBIGINT", is_time=True)
+
+
+_TIME = "microseconds since 600 s before the trace start; 0 = before the window, 2^63-1 = after"
+
+TABLES: dict[str, Table] = {
+    t.name: t
+    for t in (
+        Table(
+            "job_events",
+            (
+                _time("time", _TIME),
+                Column("missing_info", "INTEGER", comment="NULL = real record; code in google2011.codes"),
+                Column("job_id", "BIGINT", mandatory=True),
+                Column("event_type", "INTEGER", mandatory=True, comment="code in google2011.codes"),
+                Column("user", "VARCHAR", comment="hash of the user name"),
+                Column("scheduling_class", "INTEGER", comment="0..3, 3 = most latency-sensitive"),
+                Column("job_name", "VARCHAR", comment="hash"),
+                Column("logical_job_name", "VARCHAR", comment="hash"),
+            ),
+            "Job life-cycle events (submit, schedule, evict, fail, finish, kill, lost, update)",
+            partition_time=None,
+            entities={"jobs": "job_id"},
+        ),
+        Table(
+            "task_events",
+            (
+                _time("time", _TIME),
+                Column("missing_info", "INTEGER", comment="NULL = real record; code in google2011.codes"),
+                Column("job_id", "BIGINT", mandatory=True),
+                Column("task_index", "BIGINT", mandatory=True),
+                Column("machine_id", "BIGINT", comment="NULL until the task is scheduled"),
+                Column("event_type", "INTEGER", mandatory=True, comment="code in google2011.codes"),
+                Column("user", "VARCHAR", comment="hash of the user name"),
+                Column("scheduling_class", "INTEGER", comment="0..3, 3 = most latency-sensitive"),
+                Column("priority", "INTEGER", mandatory=True, comment="0..11; tiers in google2011.priority_tiers"),
+                Column("cpu_request", "DOUBLE", comment="normalised cores (largest machine = 1)"),
+                Column("memory_request", "DOUBLE", comment="normalised bytes (largest machine = 1)"),
+                Column("disk_space_request", "DOUBLE", comment="normalised bytes"),
+                Column("different_machines_restriction", "BOOLEAN",
+                       comment="true = tasks of the job must run on distinct machines"),
+            ),
+            "Task life-cycle events, one row per event of one task (job_id, task_index)",
+            partition_time="time",
+            entities={"jobs": "job_id", "tasks": "(job_id, task_index)", "machines": "machine_id"},
+        ),
+        Table(
+            "machine_events",
+            (
+                _time("time", _TIME),
+                Column("machine_id", "BIGINT", mandatory=True),
+                Column("event_type", "INTEGER", mandatory=True, comment="0 ADD, 1 REMOVE, 2 UPDATE"),
+                Column("platform_id", "VARCHAR", comment="hash of the microarchitecture and chipset"),
+                Column("cpus", "DOUBLE", comment="normalised CPU capacity (largest machine = 1)"),
+                Column("memory", "DOUBLE", comment="normalised memory capacity (largest machine = 1)"),
+            ),
+            "Machines added to, removed from and updated in the cluster",
+            entities={"machines": "machine_id"},
+        ),
+        Table(
+            "machine_attributes",
+            (
+                _time("time", _TIME),
+                Column("machine_id", "BIGINT", mandatory=True),
+                Column("attribute_name", "VARCHAR", mandatory=True, comment="hash"),
+                Column("attribute_value", "VARCHAR", comment="hash or integer as text; NULL = empty"),
+                Column("attribute_deleted", "BOOLEAN", mandatory=True),
+            ),
+            "Machine attribute values (key-value pairs used by task constraints)",
+            entities={"machines": "machine_id"},
+        ),
+        Table(
+            "task_constraints",
+            (
+                _time("time", _TIME),
+                Column("job_id", "BIGINT", mandatory=True),
+                Column("task_index", "BIGINT", mandatory=True),
+                Column("comparison_operator", "INTEGER", mandatory=True,
+                       comment="0 EQUAL, 1 NOT_EQUAL, 2 LESS_THAN, 3 GREATER_THAN"),
+                Column("attribute_name", "VARCHAR", mandatory=True, comment="hash"),
+                Column("attribute_value", "VARCHAR", comment="hash or integer as text; NULL = empty"),
+            ),
+            "Placement constraints of tasks on machine attributes",
+            partition_time="time",
+            entities={"jobs": "job_id", "tasks": "(job_id, task_index)"},
+        ),
+        Table(
+            "task_usage",
+            (
+                _time("start_time", "start of the measurement window, " + _TIME),
+                _time("end_time", "end of the measurement window, " + _TIME),
+                Column("job_id", "BIGINT", mandatory=True),
+                Column("task_index", "BIGINT", mandatory=True),
+                Column("machine_id", "BIGINT", mandatory=True),
+                Column("cpu_rate", "DOUBLE", comment="mean CPU, normalised core-seconds per second"),
+                Column("canonical_memory_usage", "DOUBLE", comment="normalised"),
+                Column("assigned_memory_usage", "DOUBLE", comment="normalised"),
+                Column("unmapped_page_cache", "DOUBLE", comment="normalised"),
+                Column("total_page_cache", "DOUBLE", comment="normalised"),
+                Column("maximum_memory_usage", "DOUBLE", comment="normalised"),
+                Column("disk_io_time", "DOUBLE", comment="normalised"),
+                Column("local_disk_space_usage", "DOUBLE", comment="normalised"),
+                Column("maximum_cpu_rate", "DOUBLE", comment="normalised"),
+                Column("maximum_disk_io_time", "DOUBLE", comment="normalised"),
+                Column("cycles_per_instruction", "DOUBLE"),
+                Column("memory_accesses_per_instruction", "DOUBLE"),
+                Column("sample_portion", "DOUBLE"),
+                Column("aggregation_type", "BOOLEAN", comment="true = maxima summed over sub-containers"),
+                Column("sampled_cpu_usage", "DOUBLE", comment="normalised"),
+            ),
+            "Resource usage of each task per measurement window (~300 s)",
+            partition_time="start_time",
+            entities={"jobs": "job_id", "tasks": "(job_id, task_index)", "machines": "machine_id"},
+        ),
+    )
+}
+
+
+def discover(source: Path, tables: list[str] | None, table_for_file: str | None) -> list[SourceFile]:
+    """The raw files under ``source`` in the original layout, or ``source`` itself as one part.
+
+    Returns them sorted by table and part name. Raises InputError when the
+    folder holds nothing of this trace, naming what it holds instead.
+    """
+    for name in tables or []:
+        if name not in TABLES:
+            raise UsageError(f"unknown {NAME} table {name!r} (known: {', '.join(TABLES)})")
+    if source.is_file():
+        if table_for_file is None:
+            parent = source.parent.name
+            if parent not in TABLES:
+                raise UsageError(f"{source}: a single file needs --table (one of {', '.join(TABLES)})")
+            table_for_file = parent
+        if table_for_file not in TABLES:
+            raise UsageError(f"unknown {NAME} table {table_for_file!r}")
+        return [SourceFile(table_for_file, source, source.name)]
+    if not source.is_dir():
+        raise InputError(f"{source}: no such file or folder")
+    wanted = tables or list(TABLES)
+    found: list[SourceFile] = []
+    for table in wanted:
+        folder = source / table
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            if PART_PATTERN.match(path.name):
+                found.append(SourceFile(table, path, path.name))
+    if not found:
+        present = sorted(p.name for p in source.iterdir())[:8]
+        raise InputError(
+            f"{source}: no {NAME} files found (expected <table>/part-NNNNN-of-MMMMM.csv.gz "
+            f"for tables {', '.join(wanted)}; the folder holds: {', '.join(present) or 'nothing'})"
+        )
+    return found
+
+
+def checksum_key(source: Path, f: SourceFile) -> str:
+    """The path of a file as written in the trace's SHA256SUM (relative to the download root)."""
+    return f"{f.table}/{f.name}"
