@@ -26,8 +26,11 @@ state = State()
 
 HomeOpt = Annotated[
     Path | None,
-    typer.Option("--home", help="Home folder (default: $TRACEWH_HOME, else ./tracewh-home).",
-                 show_default=False),
+    typer.Option(
+        "--home",
+        help="Home folder (default: $TRACEWH_HOME, else ./tracewh-home).",
+        show_default=False,
+    ),
 ]
 FormatOpt = Annotated[
     str,

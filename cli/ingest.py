@@ -30,11 +30,10 @@ def ingest(
     append: Annotated[
         bool, typer.Option("--append", help="Add files not ingested yet; keep the others.")
     ] = False,
-    no_verify: Annotated[
-        bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")
-    ] = False,
+    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")] = False,
     memory_limit: Annotated[
-        str | None, typer.Option("--memory-limit", help="DuckDB memory limit, e.g. 4GB (default 2GB).")
+        str | None,
+        typer.Option("--memory-limit", help="DuckDB memory limit, e.g. 4GB (default 2GB)."),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Files converted in parallel (default: cores).")
@@ -71,7 +70,6 @@ def make_progress(quiet: bool) -> Any:
     from rich.progress import (
         BarColumn,
         DownloadColumn,
-        MofNCompleteColumn,
         TextColumn,
         TimeRemainingColumn,
         TransferSpeedColumn,
@@ -81,10 +79,15 @@ def make_progress(quiet: bool) -> Any:
     class Bar(Progress):
         def __init__(self) -> None:
             self.bar = RichProgress(
-                TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                TransferSpeedColumn(), TextColumn("{task.fields[files]}"),
-                TextColumn("{task.fields[rows]}"), TimeRemainingColumn(),
-                console=err_console, transient=True,
+                TextColumn("{task.description}"),
+                BarColumn(),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TextColumn("{task.fields[files]}"),
+                TextColumn("{task.fields[rows]}"),
+                TimeRemainingColumn(),
+                console=err_console,
+                transient=True,
             )
             self.task: Any = None
             self.rows = 0
@@ -94,8 +97,7 @@ def make_progress(quiet: bool) -> Any:
         def begin(self, files: int, total_bytes: int) -> None:
             self.files = files
             self.bar.start()
-            self.task = self.bar.add_task("ingesting", total=total_bytes,
-                                          files=f"0/{files} files", rows="")
+            self.task = self.bar.add_task("ingesting", total=total_bytes, files=f"0/{files} files", rows="")
 
         def phase(self, text: str) -> None:
             if self.task is None:
@@ -107,8 +109,12 @@ def make_progress(quiet: bool) -> Any:
             self.done += 1
             self.rows += result.rows_read
             elapsed = self.bar.tasks[0].elapsed or 1e-9
-            self.bar.update(self.task, advance=result.size, files=f"{self.done}/{self.files} files",
-                            rows=f"{self.rows / elapsed:,.0f} rows/s")
+            self.bar.update(
+                self.task,
+                advance=result.size,
+                files=f"{self.done}/{self.files} files",
+                rows=f"{self.rows / elapsed:,.0f} rows/s",
+            )
             if self.done == self.files:
                 self.bar.stop()
 
@@ -119,17 +125,33 @@ def print_summary(result: Any) -> None:
     """The end-of-ingest table on stderr: per table files, rows read/written/rejected."""
     from warehouse.ingest import summarize
 
-    t = Table(title=f"{result.trace}: {result.mode} ingest {result.ingest_id} "
-                    f"in {result.seconds:.1f} s", title_justify="left")
-    for col in ("table", "files", "skipped", "MB read", "rows read", "written", "rejected",
-                "rows now"):
+    t = Table(
+        title=f"{result.trace}: {result.mode} ingest {result.ingest_id} in {result.seconds:.1f} s",
+        title_justify="left",
+    )
+    for col in (
+        "table",
+        "files",
+        "skipped",
+        "MB read",
+        "rows read",
+        "written",
+        "rejected",
+        "rows now",
+    ):
         t.add_column(col, justify="left" if col == "table" else "right")
     for tr in result.tables:
         s = summarize(tr.files)
-        t.add_row(tr.table, str(s["files"]), str(len(tr.skipped)), f"{s['bytes'] / 1e6:,.1f}",
-                  f"{s['rows_read']:,}", f"{s['rows_written']:,}",
-                  f"[red]{s['rows_rejected']:,}[/red]" if s["rows_rejected"] else "0",
-                  f"{tr.rows_total:,}")
+        t.add_row(
+            tr.table,
+            str(s["files"]),
+            str(len(tr.skipped)),
+            f"{s['bytes'] / 1e6:,.1f}",
+            f"{s['rows_read']:,}",
+            f"{s['rows_written']:,}",
+            f"[red]{s['rows_rejected']:,}[/red]" if s["rows_rejected"] else "0",
+            f"{tr.rows_total:,}",
+        )
     err_console.print(t)
     for w in result.warnings:
         err_console.print(f"[yellow]warning:[/yellow] {w}")

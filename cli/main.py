@@ -67,8 +67,11 @@ def demo(home: HomeOpt = None) -> None:
     err_console.print("\nreport overview:")
     render(reports.run(h, "overview"), "table", title="overview")
     err_console.print("\nreport lifecycle-counts --trace google2011:")
-    render(reports.run(h, "lifecycle-counts", trace="google2011"), "table",
-           title="lifecycle-counts (google2011 sample)")
+    render(
+        reports.run(h, "lifecycle-counts", trace="google2011"),
+        "table",
+        title="lifecycle-counts (google2011 sample)",
+    )
 
 
 @app.command()
@@ -172,4 +175,3 @@ def _fail(e: TracewhError, code: int) -> None:
 
 if __name__ == "__main__":
     main()
-

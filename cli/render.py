@@ -8,7 +8,7 @@ import decimal
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.table import Table
@@ -94,14 +94,29 @@ def _json(columns: list[str], batches: Iterable[list[tuple]]) -> None:
 
 
 def _table(
-    columns: list[str], types: list[str], batches: Iterable[list[tuple]],
-    title: str | None, max_rows: int | None,
+    columns: list[str],
+    types: list[str],
+    batches: Iterable[list[tuple]],
+    title: str | None,
+    max_rows: int | None,
 ) -> None:
     table = Table(title=title, title_justify="left")
-    numeric = {"BIGINT", "INTEGER", "DOUBLE", "HUGEINT", "FLOAT", "SMALLINT", "TINYINT",
-               "UBIGINT", "DECIMAL", "NUMBER"}
+    numeric = {
+        "BIGINT",
+        "INTEGER",
+        "DOUBLE",
+        "HUGEINT",
+        "FLOAT",
+        "SMALLINT",
+        "TINYINT",
+        "UBIGINT",
+        "DECIMAL",
+        "NUMBER",
+    }
     for c, t in zip(columns, types, strict=True):
-        justify = "right" if any(t.upper().startswith(n) for n in numeric) else "left"
+        justify: Literal["left", "right"] = (
+            "right" if any(t.upper().startswith(n) for n in numeric) else "left"
+        )
         table.add_column(c, justify=justify, overflow="fold")
     shown = total = 0
     for batch in batches:

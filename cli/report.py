@@ -10,8 +10,9 @@ import typer
 from cli.common import CellOpt, FormatOpt, HomeOpt, TraceOpt, home_of
 from warehouse import reports
 
-app = typer.Typer(help="Ready-made analyses from the trace papers.", no_args_is_help=True,
-                  rich_markup_mode=None)
+app = typer.Typer(
+    help="Ready-made analyses from the trace papers.", no_args_is_help=True, rich_markup_mode=None
+)
 
 PlotOpt = Annotated[
     Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
@@ -23,10 +24,16 @@ def list_reports(fmt: FormatOpt = "table") -> None:
     """Every report with the traces it covers and what it shows."""
     from cli.render import render_stream
 
-    rows = [(r.name, ", ".join(r.traces), r.description, r.reproduces)
-            for r in reports.all_reports().values()]
-    render_stream(["report", "traces", "description", "reproduces"], ["VARCHAR"] * 4,
-                  iter([rows]), fmt, title="reports")
+    rows = [
+        (r.name, ", ".join(r.traces), r.description, r.reproduces) for r in reports.all_reports().values()
+    ]
+    render_stream(
+        ["report", "traces", "description", "reproduces"],
+        ["VARCHAR"] * 4,
+        iter([rows]),
+        fmt,
+        title="reports",
+    )
 
 
 def _make_command(report: reports.Report):
@@ -46,9 +53,11 @@ def _make_command(report: reports.Report):
 
             plots.write(report.name, rows, plot)
 
-    command.__doc__ = report.description + (
-        f"\n\nReproduces: {report.reproduces}" if report.reproduces else ""
-    ) + f"\n\nTraces: {', '.join(report.traces)}."
+    command.__doc__ = (
+        report.description
+        + (f"\n\nReproduces: {report.reproduces}" if report.reproduces else "")
+        + f"\n\nTraces: {', '.join(report.traces)}."
+    )
     return command
 
 

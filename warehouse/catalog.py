@@ -33,9 +33,7 @@ def connect(
     """Open the catalog; read-write opens create it when missing. Lock conflicts become CatalogError."""
     if not home.catalog.exists():
         if read_only:
-            raise CatalogError(
-                f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first"
-            )
+            raise CatalogError(f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first")
         home.ensure_writable()
         _create(home)
     config: dict[str, Any] = {}
@@ -89,9 +87,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     for f in sqlfiles.folder("meta"):
         con.execute(f.body)
     live = {
-        (t, n): d for t, n, d in con.execute(
-            "SELECT trace, table_name, data_dir FROM meta.tables"
-        ).fetchall()
+        (t, n): d for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
     }
     for trace_name in TRACE_NAMES:
         trace = get_trace(trace_name)
@@ -147,10 +143,7 @@ def raw_view_sql(trace: str, table: Table, data_dir: Path | None) -> str:
             typed.append("CAST(NULL AS BIGINT) AS day")
         body = f"SELECT {', '.join(typed)} WHERE false"
     comment = f"{table.comment} (typed Parquet as stored; use {trace}.{table.name} for the decoded view)"
-    return (
-        f"CREATE OR REPLACE VIEW {name} AS {body};\n"
-        f"COMMENT ON VIEW {name} IS {quote_literal(comment)};"
-    )
+    return f"CREATE OR REPLACE VIEW {name} AS {body};\nCOMMENT ON VIEW {name} IS {quote_literal(comment)};"
 
 
 def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) -> None:

@@ -34,11 +34,13 @@ def all_checks() -> list[tuple[str, str, str]]:
             if not mandatory:
                 continue
             cond = " OR ".join(f"{quote_ident(c)} IS NULL" for c in mandatory)
-            out.append((
-                f"{trace_name}.{table.name}.mandatory_fields",
-                f"mandatory columns of {trace_name}.{table.name} are never empty: {', '.join(mandatory)}",
-                f"SELECT * FROM {quote_ident(trace_name)}.{quote_ident(table.name)} WHERE {cond}",
-            ))
+            out.append(
+                (
+                    f"{trace_name}.{table.name}.mandatory_fields",
+                    f"mandatory columns of {trace_name}.{table.name} are never empty: {', '.join(mandatory)}",
+                    f"SELECT * FROM {quote_ident(trace_name)}.{quote_ident(table.name)} WHERE {cond}",
+                )
+            )
     return out
 
 

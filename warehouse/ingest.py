@@ -20,6 +20,7 @@ the catalog does not name.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -45,6 +46,7 @@ DAY_US = 86_400_000_000
 GZIP_MAGIC = b"\x1f\x8b"
 DEFAULT_MEMORY_LIMIT = "2GB"
 
+
 @dataclass
 class FileResult:
     table: str
@@ -63,12 +65,14 @@ class FileResult:
     def rows_read(self) -> int:
         return self.rows_written + self.rows_rejected
 
+
 @dataclass
 class TableResult:
     table: str
     files: list[FileResult]
     skipped: list[str]
     rows_total: int = 0  # rows in the live table after the ingest (appended tables include old rows)
+
 
 @dataclass
 class IngestResult:
@@ -83,6 +87,7 @@ class IngestResult:
     def files(self) -> list[FileResult]:
         return [f for t in self.tables for f in t.files]
 
+
 class Progress:
     """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent."""
 
@@ -91,6 +96,7 @@ class Progress:
     def phase(self, text: str) -> None: ...
 
     def file_done(self, result: FileResult) -> None: ...
+
 
 def ingest(
     home: Home,
@@ -132,7 +138,7 @@ def ingest(
         new_gens: dict[str, Path] = {}
         tmp = home.tmp / ingest_id
         try:
-            for table_name, rs in by_table.items():
+            for table_name in by_table:
                 gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
                 gen.mkdir(parents=True)
                 new_gens[table_name] = gen
@@ -156,9 +162,7 @@ def ingest(
             old = live.get(table_name)
             if old:
                 shutil.rmtree(home.root / old, ignore_errors=True)
-    table_results = [
-        TableResult(t, by_table[t], skipped.get(t, []), stats[t]["rows"]) for t in by_table
-    ]
+    table_results = [TableResult(t, by_table[t], skipped.get(t, []), stats[t]["rows"]) for t in by_table]
     return IngestResult(
         trace_name,
         ingest_id,
@@ -168,6 +172,7 @@ def ingest(
         warnings,
     )
 
+
 def _check_unique_names(sources: list[SourceFile]) -> None:
     seen: dict[tuple[str, str], Path] = {}
     for s in sources:
@@ -175,6 +180,7 @@ def _check_unique_names(sources: list[SourceFile]) -> None:
         if key in seen:
             raise UsageError(f"{s.path} and {seen[key]} have the same name; ingest one of them")
         seen[key] = s.path
+
 
 def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
     """table -> live generation folder (relative to home), as the catalog records it."""
@@ -189,6 +195,7 @@ def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
         con.close()
     return dict(rows)
 
+
 def _clean_orphans(home: Home, trace_name: str, live: dict[str, str]) -> None:
     """Delete generations no catalog row names: leftovers of an ingest that died before its commit."""
     gens = home.generations(trace_name)
@@ -199,6 +206,7 @@ def _clean_orphans(home: Home, trace_name: str, live: dict[str, str]) -> None:
                 shutil.rmtree(d, ignore_errors=True)
     home.clean_tmp()
 
+
 def _precheck(r: FileResult) -> None:
     if r.size == 0:
         raise InputError(f"{r.table}/{r.name}: empty file (0 bytes)")
@@ -206,6 +214,7 @@ def _precheck(r: FileResult) -> None:
         with open(r.path, "rb") as fh:
             if fh.read(2) != GZIP_MAGIC:
                 raise InputError(f"{r.table}/{r.name}: not a gzip file (the name ends in .gz)")
+
 
 def _hash_all(results: list[FileResult], workers: int | None) -> None:
     def one(r: FileResult) -> None:
@@ -217,6 +226,7 @@ def _hash_all(results: list[FileResult], workers: int | None) -> None:
 
     with ThreadPoolExecutor(_worker_count(workers, len(results))) as ex:
         list(ex.map(one, results))
+
 
 def _verify(trace, source: Path, sources, results: list[FileResult], verify: bool) -> list[str]:
     """Compare against the trace's checksum file when the download has one; mismatches are fatal."""
@@ -248,6 +258,7 @@ def _verify(trace, source: Path, sources, results: list[FileResult], verify: boo
         return [f"{len(unlisted)} file(s) not listed in {sums_path.name}, not verified: {unlisted[0]}..."]
     return []
 
+
 def _drop_already_ingested(
     home: Home, trace_name: str, table: str, rs: list[FileResult]
 ) -> tuple[list[FileResult], list[str]]:
@@ -278,6 +289,7 @@ def _drop_already_ingested(
             )
     return keep, skipped
 
+
 def _link_generation(old: Path, new: Path) -> None:
     """The new generation starts as hard links of the live one: no copy, and the live one stays intact."""
     for src in old.rglob("*.parquet"):
@@ -288,8 +300,10 @@ def _link_generation(old: Path, new: Path) -> None:
         except OSError:
             shutil.copy2(src, dst)
 
+
 def _worker_count(workers: int | None, jobs: int) -> int:
     return max(1, min(workers or os.cpu_count() or 1, max(jobs, 1)))
+
 
 def _convert(
     trace,
@@ -307,8 +321,14 @@ def _convert(
     per-file accounting exact (the COPY count and that file's reject table).
     """
     tmp.mkdir(parents=True, exist_ok=True)
-    db = duckdb.connect(config={"threads": 1, "memory_limit": memory_limit,
-                                "temp_directory": str(tmp), "preserve_insertion_order": True})
+    db = duckdb.connect(
+        config={
+            "threads": 1,
+            "memory_limit": memory_limit,
+            "temp_directory": str(tmp),
+            "preserve_insertion_order": True,
+        }
+    )
     lock = threading.Lock()
     counter = iter(range(1_000_000_000))
     cursors: list[duckdb.DuckDBPyConnection] = []
@@ -336,14 +356,13 @@ def _convert(
                     f.cancel()
                 with lock:
                     for cur in cursors:
-                        try:
+                        with contextlib.suppress(duckdb.Error):
                             cur.interrupt()
-                        except duckdb.Error:
-                            pass
                 raise
         return {name: _table_stats(db, trace.TABLES[name], gen) for name, gen in gens.items()}
     finally:
         db.close()
+
 
 def _convert_file(cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, gen: Path, n: int) -> None:
     r.started = datetime.now(timezone.utc)
@@ -362,6 +381,7 @@ def _convert_file(cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, g
     ).fetchall()
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
+
 
 def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem: str) -> str:
     """The COPY that turns one raw CSV (gzip or plain) into Parquet in the table's generation folder.
@@ -387,15 +407,16 @@ def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem
     )
     if table.partition_time:
         target = quote_literal(gen)
-        opts = (f", PARTITION_BY (day), FILENAME_PATTERN {quote_literal(stem + '_{i}')}, "
-                "OVERWRITE_OR_IGNORE true")
+        opts = (
+            f", PARTITION_BY (day), FILENAME_PATTERN {quote_literal(stem + '_{i}')}, OVERWRITE_OR_IGNORE true"
+        )
     else:
         target = quote_literal(gen / f"{stem}.parquet")
         opts = ""
     return (
-        f"COPY (SELECT {', '.join(exprs)} FROM {reader}) TO {target} "
-        f"(FORMAT parquet, COMPRESSION zstd{opts})"
+        f"COPY (SELECT {', '.join(exprs)} FROM {reader}) TO {target} (FORMAT parquet, COMPRESSION zstd{opts})"
     )
+
 
 def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict:
     files = list(gen.rglob("*.parquet"))
@@ -403,8 +424,12 @@ def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict
         "files": len(files),
         "bytes": sum(f.stat().st_size for f in files),
         "partitions": len({f.parent for f in files}) if table.partition_time else 0,
-        "rows": 0, "min_time": None, "max_time": None,
-        "jobs": None, "tasks": None, "machines": None,
+        "rows": 0,
+        "min_time": None,
+        "max_time": None,
+        "jobs": None,
+        "tasks": None,
+        "machines": None,
     }
     if not files:
         return stats
@@ -420,9 +445,9 @@ def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict
         f"{', '.join(entity_sql)} FROM {src}"
     ).fetchone()
     assert row is not None
-    stats.update(rows=row[0], min_time=row[1], max_time=row[2],
-                 jobs=row[3], tasks=row[4], machines=row[5])
+    stats.update(rows=row[0], min_time=row[1], max_time=row[2], jobs=row[3], tasks=row[4], machines=row[5])
     return stats
+
 
 def _commit(
     home: Home,
@@ -441,23 +466,47 @@ def _commit(
             params = {"t": trace_name, "n": table_name}
             if not append:
                 con.execute(
-                    "UPDATE meta.ingests SET is_current = false "
-                    "WHERE trace = $t AND table_name = $n", params)
+                    "UPDATE meta.ingests SET is_current = false WHERE trace = $t AND table_name = $n",
+                    params,
+                )
             for r in rs:
                 con.execute(
                     "INSERT INTO meta.ingests VALUES ($id, $t, $n, $file, $path, $size, $sha, $ver, "
                     "$read, $written, $rejected, $started, $finished, $mode, true, $version)",
-                    {**params, "id": ingest_id, "file": r.name, "path": str(r.path.resolve()),
-                     "size": r.size, "sha": r.sha256, "ver": r.verified, "read": r.rows_read,
-                     "written": r.rows_written, "rejected": r.rows_rejected,
-                     "started": r.started, "finished": r.finished,
-                     "mode": "append" if append else "replace", "version": __version__},
+                    {
+                        **params,
+                        "id": ingest_id,
+                        "file": r.name,
+                        "path": str(r.path.resolve()),
+                        "size": r.size,
+                        "sha": r.sha256,
+                        "ver": r.verified,
+                        "read": r.rows_read,
+                        "written": r.rows_written,
+                        "rejected": r.rows_rejected,
+                        "started": r.started,
+                        "finished": r.finished,
+                        "mode": "append" if append else "replace",
+                        "version": __version__,
+                    },
                 )
                 if r.rejects:
                     con.executemany(
                         "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [(ingest_id, trace_name, table_name, r.name, line, col, etype, reason, raw)
-                         for line, col, etype, reason, raw in r.rejects],
+                        [
+                            (
+                                ingest_id,
+                                trace_name,
+                                table_name,
+                                r.name,
+                                line,
+                                col,
+                                etype,
+                                reason,
+                                raw,
+                            )
+                            for line, col, etype, reason, raw in r.rejects
+                        ],
                     )
             s = stats[table_name]
             con.execute(
@@ -466,10 +515,19 @@ def _commit(
                 f"         WHERE trace = $t AND table_name = $n AND is_current), "
                 f"$min, $max, {quote_ident(trace_name)}.trace_timestamp($min), "
                 f"{quote_ident(trace_name)}.trace_timestamp($max), $jobs, $tasks, $machines, now()",
-                {**params, "dir": str(gens[table_name].relative_to(home.root)),
-                 "files": s["files"], "parts": s["partitions"], "bytes": s["bytes"],
-                 "rows": s["rows"], "min": s["min_time"], "max": s["max_time"],
-                 "jobs": s["jobs"], "tasks": s["tasks"], "machines": s["machines"]},
+                {
+                    **params,
+                    "dir": str(gens[table_name].relative_to(home.root)),
+                    "files": s["files"],
+                    "parts": s["partitions"],
+                    "bytes": s["bytes"],
+                    "rows": s["rows"],
+                    "min": s["min_time"],
+                    "max": s["max_time"],
+                    "jobs": s["jobs"],
+                    "tasks": s["tasks"],
+                    "machines": s["machines"],
+                },
             )
         catalog.rebuild(con, home)
         con.execute("COMMIT")
@@ -477,6 +535,7 @@ def _commit(
         raise TracewhError(f"committing the ingest to {home.catalog} failed: {_first_line(e)}") from e
     finally:
         con.close()
+
 
 def _flip_link(home: Home, trace_name: str, table: str, gen: Path) -> None:
     """Point parquet/<trace>/<table> at the live generation (relative, so moving the home keeps it)."""
@@ -486,15 +545,18 @@ def _flip_link(home: Home, trace_name: str, table: str, gen: Path) -> None:
     os.symlink(os.path.relpath(gen, link.parent), tmp_link)
     os.replace(tmp_link, link)
 
+
 def _stem(name: str) -> str:
     for suffix in (".csv.gz", ".csv", ".json.gz", ".json", ".gz"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
 
+
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0] if text else type(e).__name__
+
 
 def summarize(results: Iterable[FileResult]) -> dict[str, int]:
     rs = list(results)

@@ -7,7 +7,6 @@ reproduces (the published figure), plot (x column, y columns, kind).
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from warehouse import sqlfiles
@@ -38,12 +37,19 @@ def all_reports() -> dict[str, Report]:
     out = {}
     for f in sqlfiles.folder("reports"):
         traces_raw = f.header.get("traces", "any")
-        traces = TRACE_NAMES if traces_raw == "any" else tuple(
-            t.strip() for t in traces_raw.split(",") if t.strip()
+        traces = (
+            TRACE_NAMES
+            if traces_raw == "any"
+            else tuple(t.strip() for t in traces_raw.split(",") if t.strip())
         )
         out[f.name] = Report(
-            f.name, traces, f.header.get("description", ""), tuple(f.params()),
-            f.header.get("reproduces", ""), f.body, f.header.get("plot", ""),
+            f.name,
+            traces,
+            f.header.get("description", ""),
+            tuple(f.params()),
+            f.header.get("reproduces", ""),
+            f.body,
+            f.header.get("plot", ""),
         )
     return out
 
@@ -76,16 +82,12 @@ def run(home: Home, name: str, trace: str | None = None, cell: str | None = None
 def _choose_trace(con, report: Report, trace: str | None) -> str:
     if trace is not None:
         if trace not in report.traces:
-            raise UsageError(
-                f"report {report.name} covers {', '.join(report.traces)}, not {trace!r}"
-            )
+            raise UsageError(f"report {report.name} covers {', '.join(report.traces)}, not {trace!r}")
         return trace
     ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
     candidates = [t for t in report.traces if t in ingested]
     if len(candidates) == 1 or (candidates and len(report.traces) == 1):
         return candidates[0]
     if not candidates:
-        raise UsageError(
-            f"report {report.name} needs one of {', '.join(report.traces)} ingested; none is"
-        )
+        raise UsageError(f"report {report.name} needs one of {', '.join(report.traces)} ingested; none is")
     raise UsageError(f"report {report.name}: choose --trace ({', '.join(candidates)})")

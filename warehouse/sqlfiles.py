@@ -69,4 +69,3 @@ def folder(name: str) -> list[SqlFile]:
     if not root.is_dir():
         return []
     return [parse(p) for p in sorted(root.glob("*.sql"))]
-

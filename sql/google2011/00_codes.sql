@@ -47,3 +47,4 @@ FROM google2011.priority_tiers t, range(t.min_priority, t.max_priority + 1) AS p
 
 COMMENT ON TABLE google2011.codes IS 'Names of every code of the 2011 trace: event_type, missing_info, machine_event_type, comparison_operator, scheduling_class';
 COMMENT ON TABLE google2011.priority_tiers IS 'Priority bands (inclusive bounds); production in the 10-observations paper = priority >= 9';
+COMMENT ON VIEW google2011.priority_tier_of IS 'The tier of each priority (google2011.priority_tiers expanded to one row per priority)';

@@ -31,3 +31,5 @@ COMMENT ON COLUMN google2011.job_events.event_time IS 'Real instant (TIMESTAMPTZ
 COMMENT ON COLUMN google2011.job_events.event_time_local IS 'Wall-clock time of the cell, America/New_York; NULL unless in_window';
 COMMENT ON COLUMN google2011.job_events.missing_info_name IS 'NULL for real records; else why the record was synthesized';
 COMMENT ON COLUMN google2011.job_events.is_synthesized IS 'true = a record synthesized by the trace producers (missing_info not empty)';
+COMMENT ON COLUMN google2011.job_events.event_type_name IS 'SUBMIT | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
+COMMENT ON COLUMN google2011.job_events.scheduling_class_name IS 'MOST_INSENSITIVE (0) .. MOST_SENSITIVE (3); NULL when empty';

@@ -44,3 +44,5 @@ COMMENT ON COLUMN google2011.task_events.is_synthesized IS 'true = a record synt
 COMMENT ON COLUMN google2011.task_events.priority_tier IS 'free 0-1 | middle 2-8 | production 9-10 | monitoring 11 (google2011.priority_tiers)';
 COMMENT ON COLUMN google2011.task_events.is_production IS 'priority >= 9, the production definition of the 10-observations paper';
 COMMENT ON COLUMN google2011.task_events.day IS 'Partition: trace day = time // 86400000000 (time 0 is in day 0; 2^63-1 in day 106751991)';
+COMMENT ON COLUMN google2011.task_events.event_type_name IS 'SUBMIT | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
+COMMENT ON COLUMN google2011.task_events.scheduling_class_name IS 'MOST_INSENSITIVE (0) .. MOST_SENSITIVE (3); NULL when empty';

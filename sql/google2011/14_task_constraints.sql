@@ -20,3 +20,5 @@ LEFT JOIN google2011.codes AS op ON op.code_set = 'comparison_operator' AND op.c
 COMMENT ON VIEW google2011.task_constraints IS 'Task placement constraints of the 2011 trace';
 COMMENT ON COLUMN google2011.task_constraints.comparison_operator_name IS 'EQUAL | NOT_EQUAL (string compare) | LESS_THAN | GREATER_THAN (integer compare)';
 COMMENT ON COLUMN google2011.task_constraints.attribute_value_int IS 'attribute_value as an integer when it is one, else NULL';
+COMMENT ON COLUMN google2011.task_constraints.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
+COMMENT ON COLUMN google2011.task_constraints.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';

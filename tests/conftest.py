@@ -1,0 +1,60 @@
+"""Shared fixtures: a temp home for every test, the bundled sample ingested once per worker,
+and helpers to write raw files in the trace's original format."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse import ingest
+from warehouse.home import Home
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "data" / "sample" / "google2011"
+MAX_TIME = 2**63 - 1
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path, monkeypatch):
+    """No test reads or writes the developer's home."""
+    monkeypatch.setenv("TRACEWH_HOME", str(tmp_path / "default-home"))
+
+
+@pytest.fixture(scope="session")
+def sample_home(tmp_path_factory) -> Home:
+    """The bundled google2011 sample, ingested once per test worker; tests must not modify it."""
+    home = Home.resolve(tmp_path_factory.mktemp("sample") / "home")
+    ingest.ingest(home, "google2011", SAMPLE)
+    return home
+
+
+@pytest.fixture
+def sample_con(sample_home):
+    con = duckdb.connect(str(sample_home.catalog), read_only=True)
+    yield con
+    con.close()
+
+
+def write_gz(path: Path, lines: Iterable[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", newline="") as fh:
+        for line in lines:
+            fh.write(line + "\n")
+    return path
+
+
+def awk(cmd: str) -> str:
+    """An independent computation over raw files with the shell (gzip -dc | awk)."""
+    return subprocess.run(["bash", "-c", cmd], check=True, capture_output=True, text=True).stdout
+
+
+def task_row(time, job, idx, event, *, missing="", machine="", user="u", sched="0", prio="0",
+             cpu="0.1", mem="0.2", disk="0.0001", diff="0") -> str:
+    """One task_events line in the raw column order of schema.csv."""
+    return ",".join(str(v) for v in (time, missing, job, idx, machine, event, user, sched, prio,
+                                     cpu, mem, disk, diff))
