@@ -157,6 +157,8 @@ def ingest(
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            home.tmp.rmdir()  # only when empty: a report may be spilling there
         for table_name, gen in new_gens.items():
             _flip_link(home, trace_name, table_name, gen)
             old = live.get(table_name)

@@ -1,0 +1,279 @@
+"""Ingest: lossless per-file accounting, rejects, atomic replace, idempotent re-runs, --append,
+checksums and every named kind of bad input."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+from conftest import SAMPLE, awk, task_row, write_gz
+
+from warehouse import ingest
+from warehouse.errors import CatalogError, InputError, UsageError
+from warehouse.home import Home
+
+JOB_ROW = "5000000,,42,0,user,1,name,logical"
+
+
+def read(home: Home, sql: str):
+    con = duckdb.connect(str(home.catalog), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def snapshot(home: Home) -> dict:
+    """What a user sees: every file under the home and the rows of the metadata tables."""
+    files = {str(p.relative_to(home.root)): p.stat().st_size
+             for p in home.root.rglob("*") if p.is_file() and p.name != ".writer.lock"}
+    meta = {t: read(home, f"SELECT * FROM meta.{t} ORDER BY ALL") for t in ("ingests", "rejects", "tables")}
+    return {"files": files, "meta": meta,
+            "rows": read(home, "SELECT count(*) FROM google2011.task_events")}
+
+
+@pytest.fixture
+def home(tmp_path) -> Home:
+    return Home.resolve(tmp_path / "home")
+
+
+def test_rows_read_equal_written_plus_rejected_per_file_and_match_line_counts(sample_home):
+    rows = read(sample_home, "SELECT table_name, file, rows_read, rows_written, rows_rejected "
+                             "FROM meta.ingests WHERE is_current")
+    assert len(rows) == len(list(SAMPLE.glob("*/*.csv.gz")))
+    for table, file, n_read, written, rejected in rows:
+        lines = int(awk(f"gzip -dc {SAMPLE}/{table}/{file} | wc -l"))
+        assert (n_read, written, rejected) == (lines, lines, 0), file
+
+
+def test_sample_checksums_are_verified_and_recorded(sample_home):
+    rows = read(sample_home, "SELECT table_name, file, sha256, sha256_verified FROM meta.ingests")
+    for table, file, sha, verified in rows:
+        expected = awk(f"sha256sum {SAMPLE}/{table}/{file}").split()[0]
+        assert (sha, verified) == (expected, True)
+
+
+def test_malformed_lines_are_rejected_with_line_number_and_reason(home, tmp_path):
+    src = tmp_path / "src"
+    lines = [
+        task_row(700, 1, 0, 0),                              # 1 ok
+        task_row(701, 1, 1, 0)[: -len(",0")],                # 2 one column short
+        task_row(702, "12abc", 2, 0),                        # 3 text in a number
+        task_row(703, 9223372036854775808, 3, 0),            # 4 job id overflows BIGINT
+        task_row(704, 1, 4, 0) + ",extra",                   # 5 one column too many
+        task_row(-5, 1, 5, 0),                               # 6 negative time
+        task_row(706, 1, 6, 0, diff="2"),                    # 7 not a boolean
+        task_row(707, 1, 7, 0),                              # 8 ok
+    ]
+    write_gz(src / "task_events" / "part-00000-of-00001.csv.gz", lines)
+    result = ingest.ingest(home, "google2011", src)
+    (f,) = result.files
+    assert (f.rows_read, f.rows_written, f.rows_rejected) == (8, 2, 6)
+    rejects = read(home, "SELECT line, column_name, error_type, raw FROM meta.rejects ORDER BY line")
+    assert [(r[0], r[2]) for r in rejects] == [
+        (2, "MISSING COLUMNS"), (3, "CAST"), (4, "CAST"), (5, "TOO MANY COLUMNS"), (6, "CAST"), (7, "CAST")]
+    assert [r[1] for r in rejects if r[2] == "CAST"] == ["job_id", "job_id", "time",
+                                                        "different_machines_restriction"]
+    assert [r[3] for r in rejects] == lines[1:7]
+    assert read(home, "SELECT task_index FROM google2011.task_events ORDER BY 1") == [(0,), (7,)]
+    assert read(home, "SELECT rows, rows_rejected FROM meta.tables") == [(2, 6)]
+
+
+def test_truncated_gzip_fails_naming_the_file_and_leaves_the_warehouse_as_it_was(home, tmp_path):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["task_events", "job_events"])
+    before = snapshot(home)
+    src = tmp_path / "bad"
+    shutil.copytree(SAMPLE / "task_events", src / "task_events")
+    part = src / "task_events" / "part-00001-of-00500.csv.gz"
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="part-00001-of-00500.csv.gz"):
+        ingest.ingest(home, "google2011", src, verify=False)
+    assert snapshot(home) == before
+    on_disk = {p.name for p in home.generations("google2011").iterdir()}
+    assert on_disk == {d.split("/")[-1] for (d,) in read(home, "SELECT data_dir FROM meta.tables")}
+
+
+def test_a_failure_during_the_commit_leaves_everything_as_it_was(home, monkeypatch):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    before = snapshot(home)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(ingest.catalog, "rebuild", boom)
+    with pytest.raises(Exception, match="power cut"):
+        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    assert snapshot(home) == before
+
+
+def test_an_ingest_killed_midway_is_invisible_and_its_leftovers_are_cleaned_next_time(home, tmp_path):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    before = snapshot(home)
+    # A kill -9 between the Parquet writes and the commit leaves an orphan generation and spill files.
+    orphan = home.generations("google2011") / "job_events.20990101T000000-dead00"
+    orphan.mkdir(parents=True)
+    (orphan / "part-00001-of-00500.parquet").write_bytes(b"half a file")
+    (home.tmp / "20990101T000000-dead00").mkdir(parents=True)
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == [(3172,)]
+    assert snapshot(home)["meta"] == before["meta"]
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    assert not orphan.exists()
+    assert not home.tmp.exists()
+
+
+def test_reingest_replaces_instead_of_duplicating(home):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    first = read(home, "SELECT count(*) FROM google2011.job_events")
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == first == [(3172,)]
+    assert read(home, "SELECT count(*), count(*) FILTER (is_current) FROM meta.ingests") == [(6, 3)]
+    # exactly one generation left on disk, the one the catalog names
+    gens = [p.name for p in home.generations("google2011").iterdir()]
+    (live,) = read(home, "SELECT data_dir FROM meta.tables")
+    assert gens == [live[0].split("/")[-1]]
+    assert home.table_link("google2011", "job_events").resolve() == (home.root / live[0]).resolve()
+
+
+def test_append_adds_only_new_parts(home, tmp_path):
+    src = tmp_path / "src"
+    (src / "job_events").mkdir(parents=True)
+    shutil.copy(SAMPLE / "job_events" / "part-00000-of-00500.csv.gz", src / "job_events")
+    ingest.ingest(home, "google2011", src)
+    shutil.copy(SAMPLE / "job_events" / "part-00001-of-00500.csv.gz", src / "job_events")
+    result = ingest.ingest(home, "google2011", src, append=True)
+    assert [f.name for f in result.files] == ["part-00001-of-00500.csv.gz"]
+    assert result.tables[0].skipped == ["part-00000-of-00500.csv.gz"]
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == [(62 + 3099,)]
+    assert read(home, "SELECT file FROM meta.ingests WHERE is_current ORDER BY 1") == [
+        ("part-00000-of-00500.csv.gz",), ("part-00001-of-00500.csv.gz",)]
+    # appending again is a no-op
+    again = ingest.ingest(home, "google2011", src, append=True)
+    assert again.files == [] and read(home, "SELECT count(*) FROM google2011.job_events") == [(3161,)]
+
+
+def test_append_refuses_a_part_whose_content_changed(home, tmp_path):
+    src = tmp_path / "src"
+    write_gz(src / "job_events" / "part-00000-of-00500.csv.gz", [JOB_ROW])
+    ingest.ingest(home, "google2011", src)
+    write_gz(src / "job_events" / "part-00000-of-00500.csv.gz", [JOB_ROW, JOB_ROW])
+    with pytest.raises(InputError, match="different size or sha256"):
+        ingest.ingest(home, "google2011", src, append=True)
+
+
+def test_sha256sum_mismatch_is_fatal_unless_no_verify(home, tmp_path):
+    src = tmp_path / "src"
+    write_gz(src / "job_events" / "part-00000-of-00500.csv.gz", [JOB_ROW])
+    (src / "SHA256SUM").write_text("0" * 64 + "  job_events/part-00000-of-00500.csv.gz\n")
+    with pytest.raises(InputError, match="does not match SHA256SUM"):
+        ingest.ingest(home, "google2011", src)
+    assert not home.catalog.exists() or read(home, "SELECT count(*) FROM meta.ingests") == [(0,)]
+    ingest.ingest(home, "google2011", src, verify=False)
+    assert read(home, "SELECT sha256_verified FROM meta.ingests") == [(False,)]
+
+
+def test_single_part_file_with_table(home, tmp_path):
+    f = write_gz(tmp_path / "loose.csv.gz", [JOB_ROW])
+    with pytest.raises(UsageError, match="--table"):
+        ingest.ingest(home, "google2011", f)
+    ingest.ingest(home, "google2011", f, table_for_file="job_events")
+    assert read(home, "SELECT job_id, file FROM google2011.job_events, meta.ingests") == [(42, "loose.csv.gz")]
+
+
+def test_plain_csv_parts_are_accepted(home, tmp_path):
+    src = tmp_path / "src"
+    (src / "job_events").mkdir(parents=True)
+    (src / "job_events" / "part-00000-of-00001.csv").write_text(JOB_ROW + "\n")
+    ingest.ingest(home, "google2011", src)
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == [(1,)]
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "empty file"),
+    (b"time,job\n", "not a gzip file"),
+])
+def test_empty_and_non_gzip_files_fail_with_a_clear_error(home, tmp_path, content, message):
+    src = tmp_path / "src"
+    (src / "job_events").mkdir(parents=True)
+    (src / "job_events" / "part-00000-of-00001.csv.gz").write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        ingest.ingest(home, "google2011", src)
+
+
+def test_a_gzip_of_nothing_is_a_file_with_zero_rows(home, tmp_path):
+    src = tmp_path / "src"
+    (src / "job_events").mkdir(parents=True)
+    (src / "job_events" / "part-00000-of-00001.csv.gz").write_bytes(gzip.compress(b""))
+    result = ingest.ingest(home, "google2011", src)
+    assert result.files[0].rows_read == 0
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == [(0,)]
+
+
+def test_a_file_with_only_a_header_line_counts_the_header_as_a_reject(home, tmp_path):
+    src = tmp_path / "src"
+    write_gz(src / "job_events" / "part-00000-of-00001.csv.gz",
+             ["time,missing_info,job_id,event_type,user,scheduling_class,job_name,logical_job_name"])
+    (f,) = ingest.ingest(home, "google2011", src).files
+    assert (f.rows_read, f.rows_written, f.rows_rejected) == (1, 0, 1)
+
+
+def test_duplicate_rows_are_kept_as_in_the_source(home, tmp_path):
+    src = tmp_path / "src"
+    write_gz(src / "job_events" / "part-00000-of-00001.csv.gz", [JOB_ROW, JOB_ROW])
+    ingest.ingest(home, "google2011", src)
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == [(2,)]
+
+
+def test_a_folder_of_another_trace_is_refused_naming_what_it_holds(home, tmp_path):
+    src = tmp_path / "alibaba"
+    src.mkdir()
+    (src / "batch_task.csv").write_text("t,1,j_1,1,Terminated,1,2,100,0.3\n")
+    with pytest.raises(InputError, match="no google2011 files found.*batch_task.csv"):
+        ingest.ingest(home, "google2011", src)
+
+
+def test_unknown_trace_and_table_are_usage_errors(home):
+    with pytest.raises(UsageError):
+        ingest.ingest(home, "google2099", SAMPLE)
+    with pytest.raises(UsageError):
+        ingest.ingest(home, "google2011", SAMPLE, tables=["nope"])
+
+
+def test_a_home_that_is_not_writable_is_a_clear_error(tmp_path):
+    if sys.platform != "win32" and shutil.which("id") and awk("id -u").strip() == "0":
+        # root ignores permissions: use a path below a regular file instead
+        blocker = tmp_path / "file"
+        blocker.write_text("")
+        home = Home.resolve(blocker / "home")
+    else:
+        ro = tmp_path / "ro"
+        ro.mkdir(mode=0o500)
+        home = Home.resolve(ro / "home")
+    with pytest.raises(CatalogError, match="not writable"):
+        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+
+
+def test_a_catalog_held_by_another_writer_is_a_clear_error(home, monkeypatch):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    monkeypatch.setattr(ingest.catalog, "_LOCK_WAIT_S", 0.5)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(30)", str(home.catalog)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with pytest.raises(CatalogError, match="locked by another process"):
+            ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert read(home, "SELECT count(*) FROM google2011.job_events") == [(3172,)]
+
+
+def test_two_ingests_at_once_the_second_is_refused(home):
+    with home.writer_lock(), pytest.raises(CatalogError, match="being written"):
+        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
