@@ -282,8 +282,9 @@ sys.exit(r.returncode)
 
 def measure(tool: str, cmd: list[str], *, stdout_devnull: bool = False) -> tuple[Run, str, str]:
     load1, busy, waited = wait_quiet()
-    log(f"{tool}: load1={load1:.2f} busy={busy:.2f} cores (waited {waited:.0f} s); "
-        f"running {shlex.join(cmd[:3])}{' ...' if len(cmd) > 3 else ''}")
+    shown = shlex.join(cmd if len(cmd) < 8 and len(" ".join(cmd)) < 300 else cmd[:1])
+    log(f"{tool}: load1={load1:.2f} busy={busy:.2f} cores (waited {waited:.0f} s); running {shown}"
+        + ("" if shown == shlex.join(cmd) else " ..."))
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         if GNU_TIME:
             full = ["/usr/bin/time", "-f", "@@RUSAGE %M %U %S", "-o", tf.name, *cmd]

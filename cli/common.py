@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,8 +13,11 @@ from rich.console import Console
 if TYPE_CHECKING:
     from warehouse.home import Home
 
+# Wide enough that tables are never folded when the output goes to a file or a pipe.
+PIPE_WIDTH = 400
+
 # stdout carries data only: every message, progress bar and error goes here.
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.table import Table
 
-from cli.common import err_console
+from cli.common import PIPE_WIDTH, err_console
 from warehouse.errors import UsageError
 
 FORMATS = ("table", "csv", "json")
@@ -125,7 +125,8 @@ def _table(
             if max_rows is None or shown < max_rows:
                 table.add_row(*[_cell(v) for v in row])
                 shown += 1
-    Console(file=sys.stdout, soft_wrap=False).print(table)
+    width = None if sys.stdout.isatty() else PIPE_WIDTH
+    Console(file=sys.stdout, width=width).print(table)
     if max_rows is not None and total > shown:
         err_console.print(f"showed {shown} of {total} rows; use --format csv for all of them")
 

@@ -53,8 +53,23 @@ def awk(cmd: str) -> str:
     return subprocess.run(["bash", "-c", cmd], check=True, capture_output=True, text=True).stdout
 
 
-def task_row(time, job, idx, event, *, missing="", machine="", user="u", sched="0", prio="0",
-             cpu="0.1", mem="0.2", disk="0.0001", diff="0") -> str:
+def task_row(
+    time,
+    job,
+    idx,
+    event,
+    *,
+    missing="",
+    machine="",
+    user="u",
+    sched="0",
+    prio="0",
+    cpu="0.1",
+    mem="0.2",
+    disk="0.0001",
+    diff="0",
+) -> str:
     """One task_events line in the raw column order of schema.csv."""
-    return ",".join(str(v) for v in (time, missing, job, idx, machine, event, user, sched, prio,
-                                     cpu, mem, disk, diff))
+    return ",".join(
+        str(v) for v in (time, missing, job, idx, machine, event, user, sched, prio, cpu, mem, disk, diff)
+    )

@@ -1,0 +1,280 @@
+"""The command-line contract: exit codes 0/1/2, stdout carries data only, one-line errors,
+--help everywhere, and the outputs of sql/report/info/check/repair/demo."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+import typer.main
+from conftest import SAMPLE, awk
+
+from cli.main import app, main
+from warehouse.home import Home
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def walk(command, path=()):
+    yield path, command
+    if hasattr(command, "commands"):
+        for name, sub in command.commands.items():
+            yield from walk(sub, (*path, name))
+
+
+def test_every_command_has_help(capsys):
+    root = typer.main.get_command(app)
+    paths = [p for p, _ in walk(root)]
+    assert ("report", "lifecycle-counts") in paths and ("ingest",) in paths
+    for path, command in walk(root):
+        code, out, _ = run(capsys, *path, "--help")
+        assert code == 0, path
+        assert "Usage" in out and (command.help or "").split("\n")[0][:20] in out, path
+
+
+def test_help_does_not_import_the_engine():
+    code = (
+        "import sys; from cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('duckdb', 'polars', 'pyarrow') if m in sys.modules), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip() == "[]"
+
+
+def test_the_library_never_imports_the_cli_toolkit():
+    code = (
+        "import sys, warehouse.ingest, warehouse.reports, warehouse.catalog, warehouse.checks, "
+        "warehouse.demo, warehouse.info, warehouse.query, warehouse.plots\n"
+        "print(sorted(m for m in ('typer', 'rich', 'click', 'cli') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("tracewh ")
+
+
+def test_unknown_report_exits_2_and_prints_nothing_to_stdout(capsys, sample_home):
+    code, out, err = run(capsys, "--home", str(sample_home.root), "report", "no-such-report")
+    assert code == 2 and out == ""
+    assert "no-such-report" in err
+
+
+def test_unknown_option_is_a_usage_error(capsys):
+    code, out, _ = run(capsys, "sql", "--bogus")
+    assert code == 2 and out == ""
+
+
+def test_sql_csv_is_a_header_then_rows_on_stdout(capsys, sample_home):
+    code, out, err = run(
+        capsys,
+        "--home",
+        str(sample_home.root),
+        "sql",
+        "SELECT event_type_name, count(*) AS n FROM google2011.task_events "
+        "WHERE event_type_name IN ('SUBMIT', 'LOST') GROUP BY 1 ORDER BY 1",
+        "--format",
+        "csv",
+    )
+    assert code == 0, err
+    submit = int(awk(f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$6 == 0' | wc -l"))
+    lost = int(awk(f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$6 == 6' | wc -l"))
+    assert out == f"event_type_name,n\nLOST,{lost}\nSUBMIT,{submit}\n"
+
+
+def test_sql_json_and_nulls(capsys, sample_home):
+    code, out, _ = run(
+        capsys,
+        "--home",
+        str(sample_home.root),
+        "sql",
+        "SELECT 1 AS a, NULL AS b, google2011.trace_timestamp(600000000) AS t",
+        "-f",
+        "json",
+    )
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["a"] == 1 and row["b"] is None and row["t"].startswith("2011-05-01")
+
+
+def test_sql_table_output_and_row_cap_note_on_stderr(capsys, sample_home):
+    code, out, err = run(
+        capsys, "--home", str(sample_home.root), "sql", "SELECT * FROM range(30) t(i)", "--max-rows", "10"
+    )
+    assert code == 0
+    assert "showed 10 of 30 rows" in err and "showed" not in out
+    assert "│  9 │" in out.replace("│ 9 │", "│  9 │") and "29" not in out
+
+
+def test_sql_error_is_one_line_on_stderr_exit_1(capsys, sample_home):
+    code, out, err = run(capsys, "--home", str(sample_home.root), "sql", "SELEC nonsense")
+    assert code == 1 and out == ""
+    assert err.startswith("Error: SQL error") and "Traceback" not in err
+
+
+def test_the_catalog_is_read_only_for_sql(capsys, sample_home):
+    code, out, err = run(capsys, "--home", str(sample_home.root), "sql", "DROP VIEW google2011.job_events")
+    assert code == 1 and "read-only" in err.lower()
+
+
+def test_no_catalog_is_a_clear_error(capsys, tmp_path):
+    code, out, err = run(capsys, "--home", str(tmp_path / "empty"), "info")
+    assert code == 1 and out == "" and "no catalog" in err
+
+
+def test_ingest_of_a_missing_folder_exits_1_with_one_line(capsys, tmp_path):
+    code, out, err = run(
+        capsys, "--home", str(tmp_path / "h"), "ingest", "google2011", str(tmp_path / "nope")
+    )
+    assert code == 1 and out == ""
+    assert err.strip().count("\n") == 0 and "no such file or folder" in err
+
+
+def test_ingest_summary_goes_to_stderr_and_stdout_stays_empty(capsys, tmp_path):
+    code, out, err = run(
+        capsys,
+        "--home",
+        str(tmp_path / "h"),
+        "ingest",
+        "google2011",
+        str(SAMPLE),
+        "--tables",
+        "job_events,machine_events",
+    )
+    assert code == 0 and out == ""
+    assert "job_events" in err and "machine_events" in err and "task_events" not in err
+
+
+def test_report_list_names_every_report(capsys):
+    code, out, _ = run(capsys, "report", "list", "--format", "csv")
+    names = [r["report"] for r in csv.DictReader(io.StringIO(out))]
+    assert code == 0 and {"overview", "lifecycle-counts"} <= set(names)
+
+
+def test_lifecycle_counts_csv_matches_an_independent_count(capsys, sample_home):
+    code, out, err = run(
+        capsys,
+        "--home",
+        str(sample_home.root),
+        "report",
+        "lifecycle-counts",
+        "--trace",
+        "google2011",
+        "--format",
+        "csv",
+    )
+    assert code == 0, err
+    got = {r["metric"]: r for r in csv.DictReader(io.StringIO(out))}
+    tasks = int(awk(f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '{{print $3\",\"$4}}' | sort -u | wc -l"))
+    first_submits = int(
+        awk(f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$6 == 0 {{print $3\",\"$4}}' | sort -u | wc -l")
+    )
+    submits = int(awk(f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$6 == 0' | wc -l"))
+    finished = int(
+        awk(f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$6 == 4 {{print $3\",\"$4}}' | sort -u | wc -l")
+    )
+    assert int(got["distinct tasks"]["value"]) == tasks
+    assert int(got["new submissions (first SUBMIT of a task)"]["value"]) == first_submits
+    assert int(got["resubmissions (later SUBMITs of a task)"]["value"]) == submits - first_submits
+    assert int(got["tasks that finished"]["value"]) == finished
+    assert got["events: SUBMIT"]["published_whole_trace"] == "48375166"
+
+
+def test_report_with_a_trace_it_does_not_cover_is_a_usage_error(capsys, sample_home):
+    code, out, err = run(
+        capsys, "--home", str(sample_home.root), "report", "lifecycle-counts", "--trace", "alibaba2018"
+    )
+    assert code == 2 and out == ""
+
+
+def test_plot_on_a_report_without_a_chart_is_a_usage_error(capsys, sample_home, tmp_path):
+    code, out, err = run(
+        capsys, "--home", str(sample_home.root), "report", "overview", "--plot", str(tmp_path / "x.png")
+    )
+    assert code == 2 and "no chart" in err
+
+
+def test_info_and_check_pass_on_the_sample(capsys, sample_home):
+    code, out, _ = run(capsys, "--home", str(sample_home.root), "info", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and {r["table"] for r in rows} == {
+        "job_events",
+        "task_events",
+        "machine_events",
+        "machine_attributes",
+        "task_constraints",
+        "task_usage",
+    }
+    code, out, err = run(capsys, "--home", str(sample_home.root), "check", "--format", "csv")
+    assert code == 0, err
+    assert {r["result"] for r in csv.DictReader(io.StringIO(out))} == {"ok"}
+
+
+def test_check_fails_with_exit_1_when_an_invariant_breaks(capsys, tmp_path):
+    from conftest import write_gz
+
+    src = tmp_path / "src"
+    write_gz(src / "job_events" / "part-00000-of-00001.csv.gz", ["5000000,,,0,u,1,n,l"])  # empty job_id
+    code, _, err = run(capsys, "--home", str(tmp_path / "h"), "ingest", "google2011", str(src), "-q")
+    assert code == 0, err
+    code, out, err = run(capsys, "--home", str(tmp_path / "h"), "check", "--format", "csv")
+    assert code == 1
+    failed = [r["check"] for r in csv.DictReader(io.StringIO(out)) if r["result"] == "FAIL"]
+    assert failed == ["google2011.job_events.mandatory_fields"]
+
+
+def test_moving_the_home_is_detected_and_repaired_by_one_command(capsys, tmp_path):
+    first = tmp_path / "first"
+    code, _, _ = run(
+        capsys, "--home", str(first), "ingest", "google2011", str(SAMPLE), "--tables", "job_events", "-q"
+    )
+    assert code == 0
+    moved = tmp_path / "moved"
+    shutil.move(first, moved)
+    code, out, err = run(capsys, "--home", str(moved), "sql", "SELECT count(*) FROM google2011.job_events")
+    assert code == 1 and "tracewh repair" in err
+    code, _, err = run(capsys, "--home", str(moved), "repair")
+    assert code == 0, err
+    code, out, _ = run(
+        capsys, "--home", str(moved), "sql", "SELECT count(*) AS n FROM google2011.job_events", "-f", "csv"
+    )
+    assert (code, out) == (0, "n\n3172\n")
+    assert Home.resolve(moved).table_link("google2011", "job_events").resolve().is_dir()
+
+
+def test_demo_ingests_the_sample_into_a_fresh_home_and_prints_reports(capsys, tmp_path):
+    code, out, err = run(capsys, "--home", str(tmp_path / "demo"), "demo")
+    assert code == 0, err
+    assert "lifecycle-counts" in out and "task_events" in out
+    code, out, err = run(capsys, "--home", str(tmp_path / "demo"), "demo")  # re-runnable
+    assert code == 0, err
+
+
+def test_demo_refuses_to_clear_a_folder_that_is_not_a_tracewh_home(capsys, tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("do not delete")
+    code, out, err = run(capsys, "--home", str(precious), "demo")
+    assert code == 1 and (precious / "thesis.tex").exists()
+
+
+@pytest.mark.parametrize("fmt", ["xml"])
+def test_unknown_format_is_a_usage_error(capsys, sample_home, fmt):
+    code, out, _ = run(capsys, "--home", str(sample_home.root), "info", "--format", fmt)
+    assert code == 2 and out == ""

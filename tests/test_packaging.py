@@ -1,0 +1,60 @@
+"""The SQL and the bundled sample ship inside the wheel and are found from a wheel installed elsewhere."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from conftest import REPO
+
+
+def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(tmp_path):
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp_path / "dist").glob("tracewh-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "warehouse/sql/google2011/11_task_events.sql" in names
+    assert "warehouse/sql/reports/lifecycle_counts.sql" in names
+    assert "warehouse/data/sample/google2011/task_events/part-00001-of-00500.csv.gz" in names
+    assert "warehouse/data/sample/google2011/SHA256SUM" in names
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    code = (
+        "from warehouse import sqlfiles, reports; "
+        "print(sqlfiles.sql_root()); print(sorted(reports.all_reports())[:1]); "
+        "print(sqlfiles.data_root())"
+    )
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert Path(out[0]).is_relative_to(target) and (Path(out[0]) / "meta" / "00_meta.sql").is_file()
+    assert out[1] == "['lifecycle-counts']"
+    assert (Path(out[2]) / "sample" / "google2011" / "schema.csv").is_file()
+
+
+def test_editable_install_reads_sql_from_the_repository():
+    from warehouse import sqlfiles
+
+    assert sqlfiles.sql_root().resolve() == (REPO / "sql").resolve()
