@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import platform
@@ -39,7 +40,8 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,11 +58,31 @@ SOURCE_DIRS = (
 # Column names as in warehouse/traces/google2011.py (duplicated so the naive
 # scripts do not import tracewh code; checked against it at start-up).
 COLUMNS = {
-    "job_events": ["time", "missing_info", "job_id", "event_type", "user",
-                   "scheduling_class", "job_name", "logical_job_name"],
-    "task_events": ["time", "missing_info", "job_id", "task_index", "machine_id",
-                    "event_type", "user", "scheduling_class", "priority", "cpu_request",
-                    "memory_request", "disk_space_request", "different_machines_restriction"],
+    "job_events": [
+        "time",
+        "missing_info",
+        "job_id",
+        "event_type",
+        "user",
+        "scheduling_class",
+        "job_name",
+        "logical_job_name",
+    ],
+    "task_events": [
+        "time",
+        "missing_info",
+        "job_id",
+        "task_index",
+        "machine_id",
+        "event_type",
+        "user",
+        "scheduling_class",
+        "priority",
+        "cpu_request",
+        "memory_request",
+        "disk_space_request",
+        "different_machines_restriction",
+    ],
 }
 MAX_TIME = 2**63 - 1
 JOB_SHIFT = 10**10
@@ -68,13 +90,16 @@ JOB_SHIFT = 10**10
 # Targets from the brief.
 TARGET_FLOOR_RATIO = 1.5  # tracewh wall <= 1.5 x gzip floor
 TARGET_PANDAS_RATIO = 3.0  # pandas wall >= 3 x tracewh wall
-RSS_FLAT_TOLERANCE = 1.15  # peak RSS at the largest size <= 1.15 x at the smallest = "does not grow"
+# "Does not grow": peak RSS at the larger input <= 1.25 x the smaller one (inputs differ 2-8x).
+# Repeated runs of the same input differ by up to ~50 MB (~20%) here, hence not tighter.
+RSS_FLAT_TOLERANCE = 1.25
 
 QUIET_BUSY_CORES = 0.5  # wait before a measurement while other processes use more than this
 QUIET_WAIT_S = 60.0
 
 
 # --------------------------------------------------------------------------- inputs
+
 
 def find_sources() -> dict[str, Path]:
     for base in SOURCE_DIRS:
@@ -122,12 +147,19 @@ def make_part(args: tuple[str, str, str, int, int]) -> dict:
     data = b"\n".join(out) + b"\n"
     tmp = Path(dst + ".tmp")
     tmp.parent.mkdir(parents=True, exist_ok=True)
-    with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
-                                               compresslevel=6, mtime=0) as gz:
+    with (
+        open(tmp, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz,
+    ):
         gz.write(data)
     os.replace(tmp, dst)
-    return {"table": table, "k": k, "lines": len(out), "bytes": len(data),
-            "gz_bytes": Path(dst).stat().st_size}
+    return {
+        "table": table,
+        "k": k,
+        "lines": len(out),
+        "bytes": len(data),
+        "gz_bytes": Path(dst).stat().st_size,
+    }
 
 
 @dataclass
@@ -154,8 +186,15 @@ def build_inputs(work: Path, size_mb: int, sources: dict[str, Path]) -> Inputs:
         files = [folder / f for f in m["files"]]
         if m.get("version") == GEN_VERSION and all(f.is_file() for f in files):
             log(f"inputs {folder}: cached ({m['parts']} parts per table)")
-            return Inputs(size_mb, folder, m["parts"], files, m["lines"], m["csv_bytes"],
-                          sum(f.stat().st_size for f in files))
+            return Inputs(
+                size_mb,
+                folder,
+                m["parts"],
+                files,
+                m["lines"],
+                m["csv_bytes"],
+                sum(f.stat().st_size for f in files),
+            )
     parts_dir = work / "parts"
     parts_manifest = parts_dir / "manifest.json"
     cache: dict = {}
@@ -173,8 +212,10 @@ def build_inputs(work: Path, size_mb: int, sources: dict[str, Path]) -> Inputs:
             if rel not in cache or not (parts_dir / rel).is_file():
                 todo.append((t, str(sources[t]), str(parts_dir / rel), k, duration))
     if todo:
-        log(f"generating {len(todo)} distinct part files into {parts_dir} "
-            f"(time shift {duration} us per part, job_id shift {JOB_SHIFT:.0e})")
+        log(
+            f"generating {len(todo)} distinct part files into {parts_dir} "
+            f"(time shift {duration} us per part, job_id shift {JOB_SHIFT:.0e})"
+        )
         t0 = time.perf_counter()
         with ProcessPoolExecutor(os.cpu_count() or 1) as ex:
             for r in ex.map(make_part, todo):
@@ -195,14 +236,23 @@ def build_inputs(work: Path, size_mb: int, sources: dict[str, Path]) -> Inputs:
             files.append(dst)
             lines[t] += cache[rel]["lines"]
             csv_bytes += cache[rel]["bytes"]
-    manifest.write_text(json.dumps({
-        "version": GEN_VERSION, "parts": n, "files": [str(f.relative_to(folder)) for f in files],
-        "lines": lines, "csv_bytes": csv_bytes}, indent=1))
-    return Inputs(size_mb, folder, n, files, lines, csv_bytes,
-                  sum(f.stat().st_size for f in files))
+    manifest.write_text(
+        json.dumps(
+            {
+                "version": GEN_VERSION,
+                "parts": n,
+                "files": [str(f.relative_to(folder)) for f in files],
+                "lines": lines,
+                "csv_bytes": csv_bytes,
+            },
+            indent=1,
+        )
+    )
+    return Inputs(size_mb, folder, n, files, lines, csv_bytes, sum(f.stat().st_size for f in files))
 
 
 # --------------------------------------------------------------------------- measuring
+
 
 @dataclass
 class Run:
@@ -214,6 +264,7 @@ class Run:
     busy_cores: float
     waited_s: float
     out_mb: float | None = None
+    others: float = 0.0  # cores used by other processes (and hypervisor steal) during the run
     ok: bool = True
     note: str = ""
     extra: dict = field(default_factory=dict)
@@ -224,10 +275,19 @@ def log(msg: str) -> None:
 
 
 def _cpu_times() -> tuple[float, float]:
+    """(total, idle) jiffies of all CPUs; steal counts as busy (the VM did not get the core)."""
     with open("/proc/stat") as fh:
-        v = [float(x) for x in fh.readline().split()[1:]]
+        v = [float(x) for x in fh.readline().split()[1:9]]
     idle = v[3] + (v[4] if len(v) > 4 else 0.0)  # idle + iowait
     return sum(v), idle
+
+
+def _busy_seconds() -> float | None:
+    try:
+        total, idle = _cpu_times()
+    except OSError:
+        return None
+    return (total - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def busy_cores(sample_s: float = 1.0) -> float:
@@ -283,17 +343,25 @@ sys.exit(r.returncode)
 def measure(tool: str, cmd: list[str], *, stdout_devnull: bool = False) -> tuple[Run, str, str]:
     load1, busy, waited = wait_quiet()
     shown = shlex.join(cmd if len(cmd) < 8 and len(" ".join(cmd)) < 300 else cmd[:1])
-    log(f"{tool}: load1={load1:.2f} busy={busy:.2f} cores (waited {waited:.0f} s); running {shown}"
-        + ("" if shown == shlex.join(cmd) else " ..."))
+    log(
+        f"{tool}: load1={load1:.2f} busy={busy:.2f} cores (waited {waited:.0f} s); running {shown}"
+        + ("" if shown == shlex.join(cmd) else " ...")
+    )
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         if GNU_TIME:
             full = ["/usr/bin/time", "-f", "@@RUSAGE %M %U %S", "-o", tf.name, *cmd]
         else:
             full = [sys.executable, "-c", WRAPPER, "1" if stdout_devnull else "0", *cmd]
+        b0 = _busy_seconds()
         t0 = time.perf_counter()
-        p = subprocess.run(full, stdout=subprocess.DEVNULL if stdout_devnull else subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+        p = subprocess.run(
+            full,
+            stdout=subprocess.DEVNULL if stdout_devnull else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wall = time.perf_counter() - t0
+        b1 = _busy_seconds()
         rss = cpu = None
         text = tf.read() if GNU_TIME else p.stderr
         for line in text.splitlines():
@@ -305,11 +373,16 @@ def measure(tool: str, cmd: list[str], *, stdout_devnull: bool = False) -> tuple
                     kb, c = json.loads(line.split(" ", 1)[1])
                     rss, cpu = kb / 1024, c
     run = Run(tool, wall, rss, cpu, load1, busy, waited, ok=p.returncode == 0)
+    if b0 is not None and b1 is not None and cpu is not None:
+        run.others = max(0.0, (b1 - b0 - cpu) / wall)
     if not run.ok:
         run.note = f"exit {p.returncode}: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''}"
         log(f"{tool} FAILED: {run.note}")
     else:
-        log(f"{tool}: {wall:.2f} s, peak RSS {rss or 0:.0f} MB, CPU {cpu or 0:.1f} s")
+        log(
+            f"{tool}: {wall:.2f} s, peak RSS {rss or 0:.0f} MB, CPU {cpu or 0:.1f} s, "
+            f"other processes {run.others:.2f} cores"
+        )
     return run, p.stdout or "", p.stderr
 
 
@@ -327,9 +400,15 @@ def run_gzip_floor(inp: Inputs) -> Run:
         weight[i] += f.stat().st_size
     script = 'for f; do gzip -dc "$f"; done > /dev/null'
     # One shell launching both halves, so both run under one timer; peak RSS is irrelevant here.
-    cmd = ["sh", "-c", f"sh -c '{script}' sh \"$@\" & P=$!; "
-           f"sh -c '{script}' sh {' '.join(shlex.quote(f) for f in halves[1])}; "
-           "wait $P", "sh", *halves[0]]
+    cmd = [
+        "sh",
+        "-c",
+        f"sh -c '{script}' sh \"$@\" & P=$!; "
+        f"sh -c '{script}' sh {' '.join(shlex.quote(f) for f in halves[1])}; "
+        "wait $P",
+        "sh",
+        *halves[0],
+    ]
     run, _, _ = measure("gzip -dc floor (2 procs)", cmd)
     run.rss_mb = None
     return run
@@ -351,8 +430,9 @@ span = con.execute("SELECT epoch(max(finished) - min(started)) FROM meta.ingests
                    "WHERE trace = 'google2011' AND is_current").fetchone()[0]
 print(json.dumps({"tables": tables, "ingests": ing, "files": files, "span": span}))
 """
-    p = subprocess.run([str(VENV_PY), "-c", code, str(home / "tracewh.duckdb")],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [str(VENV_PY), "-c", code, str(home / "tracewh.duckdb")], capture_output=True, text=True
+    )
     if p.returncode != 0:
         return False, f"could not read the catalog: {p.stderr.strip().splitlines()[-1:]}", {}
     info = json.loads(p.stdout)
@@ -361,15 +441,17 @@ print(json.dumps({"tables": tables, "ingests": ing, "files": files, "span": span
         got = info["tables"].get(t)
         if got != inp.lines[t]:
             problems.append(f"{t}: catalog rows {got} != input lines {inp.lines[t]}")
-    for t, nfiles, read, written, rejected, _, _ in info["ingests"]:
+    for t, _nfiles, read, written, rejected, _, _ in info["ingests"]:
         if read != inp.lines.get(t) or rejected:
-            problems.append(f"{t}: rows_read {read}, written {written}, rejected {rejected} "
-                            f"(input lines {inp.lines.get(t)})")
+            problems.append(
+                f"{t}: rows_read {read}, written {written}, rejected {rejected} "
+                f"(input lines {inp.lines.get(t)})"
+            )
     return not problems, "; ".join(problems), info
 
 
-def run_tracewh(inp: Inputs, work: Path, rep: int) -> Run:
-    home = work / f"home_{inp.size_mb}_{rep}"
+def run_tracewh(inp: Inputs, work: Path) -> Run:
+    home = work / f"home_{inp.size_mb}"
     shutil.rmtree(home, ignore_errors=True)
     cmd = [str(TRACEWH), "--home", str(home), "ingest", "google2011", str(inp.folder), "--quiet"]
     run, _, err = measure("tracewh ingest", cmd)
@@ -382,8 +464,11 @@ def run_tracewh(inp: Inputs, work: Path, rep: int) -> Run:
             run.ok = False
             run.note = "ROW COUNT MISMATCH: " + why
             bar = "!" * 78
-            print(f"\n{bar}\n!!! ROW COUNT MISMATCH after tracewh ingest ({inp.size_mb} MB): {why}\n"
-                  f"{bar}\n", file=sys.stderr, flush=True)
+            print(
+                f"\n{bar}\n!!! ROW COUNT MISMATCH after tracewh ingest ({inp.size_mb} MB): {why}\n{bar}\n",
+                file=sys.stderr,
+                flush=True,
+            )
         run.out_mb = dir_mb(home / "parquet")
     else:
         print(err, file=sys.stderr)
@@ -444,15 +529,97 @@ def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     return run
 
 
-def best(runs: list[Run]) -> Run:
+NOISY_CORES = 0.3  # a run during which other processes used more than this is "noisy"
+
+
+# Instrumented in-process ingest: the same library call the CLI makes, with
+# timing wrappers around the engine's phases (looked up at run time; a phase
+# whose function was renamed is simply not reported). Peak RSS is read before
+# and after the table-stats query to show what that query adds.
+PHASES = r"""
+import json, resource, sys, time
+t_start = time.perf_counter()
+sys.path.insert(0, sys.argv[3])
+from pathlib import Path
+import warehouse.ingest as ing
+from warehouse.home import Home
+out = {"import_s": time.perf_counter() - t_start, "stats": {}}
+marks = {}
+def maxrss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+class P(ing.Progress):
+    def begin(self, files, total_bytes):
+        marks["begin"] = time.perf_counter()
+    def file_done(self, r):
+        marks["last_file"] = time.perf_counter()
+def wrap(name, key):
+    fn = getattr(ing, name, None)
+    if fn is None:
+        return
+    def w(*a, **k):
+        r0, t = maxrss(), time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            if key == "stats":
+                out["stats"][a[1].name] = time.perf_counter() - t
+                out.setdefault("rss_before_stats", r0)
+                out["rss_after_stats"] = maxrss()
+            else:
+                out[key] = time.perf_counter() - t
+    setattr(ing, name, w)
+wrap("_hash_all", "hash_s")
+wrap("_table_stats", "stats")
+wrap("_commit", "commit_s")
+t0 = time.perf_counter()
+ing.ingest(Home.resolve(sys.argv[1]), "google2011", Path(sys.argv[2]), progress=P())
+out["ingest_s"] = time.perf_counter() - t0
+if "begin" in marks and "last_file" in marks:
+    out["convert_s"] = marks["last_file"] - marks["begin"]
+out["rss_peak"] = maxrss()
+print(json.dumps(out))
+"""
+
+
+def run_phases(inp: Inputs, work: Path) -> Run:
+    home = work / f"home_{inp.size_mb}_phases"
+    shutil.rmtree(home, ignore_errors=True)
+    run, stdout, err = measure(
+        "tracewh phases (instrumented library call)",
+        [str(VENV_PY), "-c", PHASES, str(home), str(inp.folder), str(ROOT)],
+    )
+    if run.ok:
+        try:
+            run.extra = json.loads(stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            run.note = "no phase data"
+    else:
+        print(err[-2000:], file=sys.stderr)
+    shutil.rmtree(home, ignore_errors=True)
+    return run
+
+
+def best_of(fn, repeat: int) -> Run:
+    """Run fn() repeat times (one more if every run was noisy); keep the fastest successful run.
+
+    Its peak RSS is replaced by the largest peak over all runs (a peak is a peak).
+    """
+    runs = [fn() for _ in range(repeat)]
+    if repeat > 1 and all(r.others > NOISY_CORES for r in runs):
+        log("every run was noisy (other processes busy): one more run")
+        runs.append(fn())
     good = [r for r in runs if r.ok] or runs
     b = min(good, key=lambda r: r.wall)
+    rss = [r.rss_mb for r in runs if r.rss_mb is not None]
     if len(runs) > 1:
-        b.extra = dict(b.extra, all_walls=[round(r.wall, 2) for r in runs])
+        b.extra = dict(b.extra, all_walls=[round(r.wall, 2) for r in runs], all_rss=[round(x) for x in rss])
+        if rss:
+            b.rss_mb = max(rss)
     return b
 
 
 # --------------------------------------------------------------------------- reporting
+
 
 def machine_info() -> dict[str, str]:
     cpu = "?"
@@ -470,14 +637,25 @@ def machine_info() -> dict[str, str]:
                 ram = f"{int(line.split()[1]) / 1024**2:.1f} GiB"
     except OSError:
         pass
-    code = ("import duckdb, polars, pandas, pyarrow, sys; print(sys.version.split()[0], "
-            "duckdb.__version__, polars.__version__, pandas.__version__, pyarrow.__version__)")
+    code = (
+        "import duckdb, polars, pandas, pyarrow, sys; print(sys.version.split()[0], "
+        "duckdb.__version__, polars.__version__, pandas.__version__, pyarrow.__version__)"
+    )
     v = subprocess.run([str(VENV_PY), "-c", code], capture_output=True, text=True).stdout.split()
     v += ["?"] * (5 - len(v))
     gz = subprocess.run(["gzip", "--version"], capture_output=True, text=True).stdout.splitlines()
-    return {"nproc": str(os.cpu_count()), "cpu": cpu, "ram": ram, "kernel": platform.release(),
-            "python": v[0], "duckdb": v[1], "polars": v[2], "pandas": v[3], "pyarrow": v[4],
-            "gzip": gz[0] if gz else "?"}
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "ram": ram,
+        "kernel": platform.release(),
+        "python": v[0],
+        "duckdb": v[1],
+        "polars": v[2],
+        "pandas": v[3],
+        "pyarrow": v[4],
+        "gzip": gz[0] if gz else "?",
+    }
 
 
 def fmt(x: float | None, spec: str) -> str:
@@ -485,8 +663,10 @@ def fmt(x: float | None, spec: str) -> str:
 
 
 def results_table(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> str:
-    head = ("| input | tool | wall s | rows/s | MB/s (uncompr.) | peak RSS MB | x gzip floor "
-            "| x tracewh | Parquet MB | load1 / busy cores at start |")
+    head = (
+        "| input | tool | wall s | rows/s | MB/s (uncompr.) | peak RSS MB | x gzip floor "
+        "| x tracewh | Parquet MB | load1 / busy before / others during |"
+    )
     lines = [head, "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
     for inp in sizes:
         rs = results[inp.size_mb]
@@ -504,7 +684,8 @@ def results_table(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> st
                 f"{inp.csv_bytes / 1e6 / r.wall:.0f} | {fmt(r.rss_mb, '.0f')} | "
                 f"{fmt(r.wall / floor.wall if floor else None, '.2f')} | "
                 f"{fmt(r.wall / tw.wall if tw else None, '.2f')} | {fmt(r.out_mb, '.1f')} | "
-                f"{r.load1:.2f} / {r.busy_cores:.2f} |")
+                f"{r.load1:.2f} / {r.busy_cores:.2f} / {r.others:.2f} |"
+            )
     return "\n".join(lines)
 
 
@@ -520,33 +701,97 @@ def verdict(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> list[str
         tag = f"{inp.csv_bytes / 1e6:.0f} MB"
         if tw and fl:
             ratio = tw.wall / fl.wall
-            out.append(f"- {tag}: tracewh at most {TARGET_FLOOR_RATIO}x the decompression floor: "
-                       f"{mark(ratio <= TARGET_FLOOR_RATIO)} ({tw.wall:.2f} s vs {fl.wall:.2f} s "
-                       f"= {ratio:.2f}x)")
+            out.append(
+                f"- {tag}: tracewh at most {TARGET_FLOOR_RATIO}x the decompression floor: "
+                f"{mark(ratio <= TARGET_FLOOR_RATIO)} (tracewh {tw.wall:.2f} s, floor "
+                f"{fl.wall:.2f} s: {ratio:.2f}x)"
+            )
         if tw and pl_:
-            out.append(f"- {tag}: tracewh faster than naive polars: {mark(tw.wall < pl_.wall)} "
-                       f"({tw.wall:.2f} s vs {pl_.wall:.2f} s; polars takes "
-                       f"{pl_.wall / tw.wall:.2f}x tracewh's time)")
+            out.append(
+                f"- {tag}: tracewh faster than naive polars: {mark(tw.wall < pl_.wall)} "
+                f"(tracewh {tw.wall:.2f} s, polars {pl_.wall:.2f} s: polars takes "
+                f"{pl_.wall / tw.wall:.2f}x tracewh's time)"
+            )
         if tw and pd_:
-            out.append(f"- {tag}: tracewh at least {TARGET_PANDAS_RATIO:.0f}x faster than pandas: "
-                       f"{mark(pd_.wall / tw.wall >= TARGET_PANDAS_RATIO)} ({pd_.wall:.2f} s vs "
-                       f"{tw.wall:.2f} s = {pd_.wall / tw.wall:.2f}x)")
-    tws = [(inp, results[inp.size_mb].get("tracewh")) for inp in sizes]
-    tws = [(i, r) for i, r in tws if r and r.rss_mb]
-    if len(tws) >= 2:
-        (i0, r0), (i1, r1) = tws[0], tws[-1]
-        g = r1.rss_mb / r0.rss_mb
-        out.append(f"- peak RSS does not grow with the input: {mark(g <= RSS_FLAT_TOLERANCE)} "
-                   f"({r0.rss_mb:.0f} MB at {i0.csv_bytes / 1e6:.0f} MB of CSV, {r1.rss_mb:.0f} MB "
-                   f"at {i1.csv_bytes / 1e6:.0f} MB: x{g:.2f} for x{i1.csv_bytes / i0.csv_bytes:.2f} "
-                   f"input; 'flat' means at most x{RSS_FLAT_TOLERANCE})")
+            out.append(
+                f"- {tag}: tracewh at least {TARGET_PANDAS_RATIO:.0f}x faster than pandas: "
+                f"{mark(pd_.wall / tw.wall >= TARGET_PANDAS_RATIO)} (pandas {pd_.wall:.2f} s, "
+                f"tracewh {tw.wall:.2f} s: pandas takes {pd_.wall / tw.wall:.2f}x tracewh's time)"
+            )
+    tws: list[tuple[Inputs, Run, float]] = []
+    for inp in sizes:
+        r = results[inp.size_mb].get("tracewh")
+        if r is not None and r.rss_mb:
+            tws.append((inp, r, r.rss_mb))
+    for (i0, r0, m0), (i1, r1, m1) in itertools.pairwise(tws):
+        g = m1 / m0
+        out.append(
+            f"- peak RSS of tracewh does not grow with the input "
+            f"({i0.csv_bytes / 1e6:.0f} -> {i1.csv_bytes / 1e6:.0f} MB): "
+            f"{mark(g <= RSS_FLAT_TOLERANCE)} ({m0:.0f} MB -> {m1:.0f} MB, "
+            f"x{g:.2f} for x{i1.csv_bytes / i0.csv_bytes:.2f} input; runs: "
+            f"{r0.extra.get('all_rss', [round(m0)])} -> "
+            f"{r1.extra.get('all_rss', [round(m1)])}; 'flat' = at most "
+            f"x{RSS_FLAT_TOLERANCE})"
+        )
     bad = [(i.size_mb, r.note) for i in sizes for r in results[i.size_mb].values() if not r.ok]
     if bad:
         out.append(f"- FAILURES: {bad}")
     else:
-        out.append("- row counts: the catalog of every tracewh run holds exactly the input's lines "
-                   "(per table; 0 rejects)")
+        out.append(
+            "- row counts: the catalog of every tracewh run holds exactly the input's lines "
+            "(per table; 0 rejects)"
+        )
     return out
+
+
+def cpu_efficiency(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> list[str]:
+    """MB of CSV per CPU-second: how much work each tool spends, independent of parallelism."""
+    out = []
+    for inp in sizes:
+        parts = []
+        for key in ("gzip", "tracewh", "polars", "pandas"):
+            r = results[inp.size_mb].get(key)
+            if r and r.cpu_s:
+                parts.append(
+                    f"{r.tool} {inp.csv_bytes / 1e6 / r.cpu_s:.0f} MB/CPU-s "
+                    f"({r.cpu_s:.1f} CPU-s, {r.cpu_s / r.wall:.2f} cores)"
+                )
+        if parts:
+            out.append(f"- {inp.csv_bytes / 1e6:.0f} MB: " + "; ".join(parts))
+    return out
+
+
+def phases_table(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> list[str]:
+    rows = []
+    for inp in sizes:
+        r = results[inp.size_mb].get("phases")
+        if not r or not r.ok or "ingest_s" not in r.extra:
+            continue
+        x = r.extra
+        stats = sum(x["stats"].values())
+        known = x.get("hash_s", 0) + x.get("convert_s", 0) + stats + x.get("commit_s", 0)
+        te = x["stats"].get("task_events")
+        rows.append(
+            f"| {inp.csv_bytes / 1e6:.0f} MB | {r.wall:.2f} | {x['import_s']:.2f} | "
+            f"{fmt(x.get('hash_s'), '.2f')} | {fmt(x.get('convert_s'), '.2f')} | {stats:.2f}"
+            f"{f' ({te:.2f} task_events)' if te is not None else ''} | "
+            f"{fmt(x.get('commit_s'), '.2f')} | {x['ingest_s'] - known:.2f} | "
+            f"{fmt(x.get('rss_before_stats'), '.0f')} -> {fmt(x.get('rss_after_stats'), '.0f')} | "
+            f"{r.others:.2f} |"
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        "Instrumented run (a separate `warehouse.ingest.ingest` call in a fresh process, "
+        "timing wrappers around the engine's phases; seconds):",
+        "",
+        "| input | wall | python + imports | sha256 | convert (all COPYs) | table stats "
+        "| catalog commit | rest | peak RSS MB before -> after stats | other procs (cores) |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        *rows,
+    ]
 
 
 def tracewh_breakdown(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> list[str]:
@@ -569,38 +814,62 @@ def tracewh_breakdown(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -
             f"files ({busy / nfiles * 1000:.0f} ms per file, {inp.csv_bytes / 1e6 / busy:.0f} MB/s "
             f"per worker); the remaining {tw.wall - conv_span:.2f} s is start-up, hashing, "
             f"table stats and the catalog commit."
-            + (f" task_events Parquet: {te[0]} files in {te[1]} day partitions, "
-               f"{te[2] / 1e6:.1f} MB ({te[2] / te[0] / 1e6:.2f} MB per file)." if te else ""))
+            + (
+                f" task_events Parquet: {te[0]} files in {te[1]} day partitions, "
+                f"{te[2] / 1e6:.1f} MB ({te[2] / te[0] / 1e6:.2f} MB per file)."
+                if te
+                else ""
+            )
+        )
     return out
 
 
-def write_results(path: Path, command: str, mi: dict, sizes: list[Inputs],
-                  results: dict[int, dict[str, Run]], table: str, started: float,
-                  notes: list[str]) -> None:
-    reps = "best of 2" if any("all_walls" in r.extra for rs in results.values()
-                              for r in rs.values()) else "one run"
+def sources_ratio() -> float:
+    src = find_sources()
+    raw = sum(len(b"\n".join(_read_lines(p))) + 1 for p in src.values())
+    return raw / sum(p.stat().st_size for p in src.values())
+
+
+def write_results(
+    path: Path,
+    command: str,
+    mi: dict,
+    sizes: list[Inputs],
+    results: dict[int, dict[str, Run]],
+    table: str,
+    started: float,
+    notes: list[str],
+) -> None:
+    reps = (
+        "best of 2"
+        if any("all_walls" in r.extra for rs in results.values() for r in rs.values())
+        else "one run"
+    )
+    orig = sources_ratio()
+    ratio_txt = ", ".join(f"{i.csv_bytes / i.gz_bytes:.1f}x at {i.csv_bytes / 1e6:.0f} MB" for i in sizes)
+    ratio_txt = f"CSV/gz ratio {ratio_txt}; the original pair compresses {orig:.1f}x"
     text = f"""# Benchmarks
 
 ## Ingest: google2011 task_events + job_events
 
-Measured {time.strftime('%Y-%m-%d %H:%M %Z')} by `bench/bench_ingest.py` (whole run
+Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_ingest.py` (whole run
 {time.perf_counter() - started:.0f} s).
 
-**Machine**: {mi['nproc']} cores ({mi['cpu']}), {mi['ram']} RAM, Linux {mi['kernel']};
-Python {mi['python']}, duckdb {mi['duckdb']}, polars {mi['polars']}, pandas {mi['pandas']},
-pyarrow {mi['pyarrow']}, {mi['gzip']}.
+**Machine**: {mi["nproc"]} cores ({mi["cpu"]}), {mi["ram"]} RAM, Linux {mi["kernel"]};
+Python {mi["python"]}, duckdb {mi["duckdb"]}, polars {mi["polars"]}, pandas {mi["pandas"]},
+pyarrow {mi["pyarrow"]}, {mi["gzip"]}.
 
 **Command**: `{command}`
 
 **Inputs**: the real `part-00001-of-00500.csv.gz` of google2011 `task_events` (77,776 rows,
 8.65 MB of CSV) and `job_events` (3,099 rows), replicated into the original layout
 (`in_<size>/<table>/part-NNNNN-of-00500.csv.gz`). Replica k adds k x (one part's time span)
-to `time` and k x 10^10 to `job_id`, so every part is distinct (gzip level 6, same
-ratio as the originals). Inputs sit in the page cache (they were just written or read), so
+to `time` and k x 10^10 to `job_id`, so every part is distinct (recompressed with gzip
+level 6: {ratio_txt}). Inputs sit in the page cache (they were just written or read), so
 every tool reads from memory, not disk.
 
 **What runs** (each in a fresh subprocess; wall time by the parent, peak RSS and CPU
-time from {'`/usr/bin/time`' if GNU_TIME else '`getrusage(RUSAGE_CHILDREN)` in a wrapper'}):
+time from {"`/usr/bin/time`" if GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}):
 - *gzip -dc floor*: `gzip -dc` of every file to /dev/null, files split into two halves
   (balanced by size), one `sh -c 'for f; do gzip -dc "$f"; done > /dev/null'` per half,
   both in parallel. No parsing, no writing: the floor for any 2-core reader of these files.
@@ -615,10 +884,12 @@ time from {'`/usr/bin/time`' if GNU_TIME else '`getrusage(RUSAGE_CHILDREN)` in a
   `df.to_parquet(..., engine="pyarrow")` (snappy, pandas' default).
 - Timings: {reps} for gzip, tracewh and polars (all walls shown), one run for pandas.
   Before each measurement the bench waits (up to {QUIET_WAIT_S:.0f} s) until the machine is
-  quiet (< {QUIET_BUSY_CORES} cores busy over a 1 s sample); the 1-minute load average
-  and the busy cores at the start are in the last column. The load average includes
-  the tail of the bench's own previous measurement, so a value around 1-2 with ~0 busy
-  cores is not contention.
+  quiet (< {QUIET_BUSY_CORES} cores busy over a 1 s sample). The last column shows the
+  1-minute load average and the busy cores (1 s sample) before the run, and the cores
+  used by other processes (incl. hypervisor steal) during it: /proc/stat busy time minus
+  the measured process tree's CPU time. The load average includes the tail of the
+  bench's own previous measurement, so ~1-2 with ~0 busy cores is not contention.
+- The instrumented tracewh run (phase table at the end) is an extra, separate run.
 
 {table}
 
@@ -629,9 +900,16 @@ wall. rows/s and MB/s count all rows and uncompressed CSV bytes of the input.
 
 {chr(10).join(verdict(sizes, results))}
 
+### CPU spent per MB of CSV (fastest run; CPU time = user + system of the process tree)
+
+{chr(10).join(cpu_efficiency(sizes, results))}
+
 ### Where tracewh's time goes
 
+From the catalog of the timed CLI run (meta.ingests started/finished per file):
+
 {chr(10).join(tracewh_breakdown(sizes, results))}
+{chr(10).join(phases_table(sizes, results))}
 {chr(10).join(notes)}
 """
     path.write_text(text)
@@ -639,22 +917,46 @@ wall. rows/s and MB/s count all rows and uncompressed CSV bytes of the input.
 
 # --------------------------------------------------------------------------- main
 
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="300,600",
-                    help="input sizes in MB of uncompressed CSV, comma-separated (default 300,600)")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "work",
-                    help="work folder: generated inputs (cached), temporary homes and outputs")
-    ap.add_argument("--results", type=Path, default=ROOT / "bench" / "RESULTS.md",
-                    help="markdown file to write (default bench/RESULTS.md)")
-    ap.add_argument("--repeat", type=int, default=2,
-                    help="runs of gzip, tracewh and polars per size, best kept (default 2)")
-    ap.add_argument("--pandas-max-mb", type=int, default=10**9,
-                    help="run pandas only for sizes up to this many MB (default: all)")
+    ap.add_argument(
+        "--sizes",
+        default="300,600",
+        help="input sizes in MB of uncompressed CSV, comma-separated (default 300,600)",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "bench" / "work",
+        help="work folder: generated inputs (cached), temporary homes and outputs",
+    )
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=ROOT / "bench" / "RESULTS.md",
+        help="markdown file to write (default bench/RESULTS.md)",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="runs of gzip, tracewh and polars per size, best kept (default 2)",
+    )
+    ap.add_argument(
+        "--pandas-max-mb",
+        type=int,
+        default=10**9,
+        help="run pandas only for sizes up to this many MB (default: all)",
+    )
+    ap.add_argument(
+        "--no-phases", action="store_true", help="skip the extra instrumented tracewh run (phase breakdown)"
+    )
     args = ap.parse_args(argv)
     started = time.perf_counter()
     command = ".venv/bin/python bench/bench_ingest.py " + " ".join(
-        shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+        shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
     sizes_mb = [int(s) for s in args.sizes.split(",") if s.strip()]
     work = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -664,8 +966,10 @@ def main(argv: list[str] | None = None) -> int:
     log(f"sources: {sources['task_events'].parent.parent}")
     inputs = [build_inputs(work, s, sources) for s in sizes_mb]
     for inp in inputs:
-        log(f"in_{inp.size_mb}: {len(inp.files)} files, {inp.rows:,} rows "
-            f"({inp.lines}), {inp.csv_bytes / 1e6:.1f} MB CSV, {inp.gz_bytes / 1e6:.1f} MB gz")
+        log(
+            f"in_{inp.size_mb}: {len(inp.files)} files, {inp.rows:,} rows "
+            f"({inp.lines}), {inp.csv_bytes / 1e6:.1f} MB CSV, {inp.gz_bytes / 1e6:.1f} MB gz"
+        )
     # Warm the page cache so the first tool does not pay for disk reads the others skip.
     for inp in inputs:
         for f in inp.files:
@@ -675,23 +979,35 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[int, dict[str, Run]] = {}
     for inp in inputs:
         rs: dict[str, Run] = {}
-        rs["gzip"] = best([run_gzip_floor(inp) for _ in range(args.repeat)])
-        rs["tracewh"] = best([run_tracewh(inp, work, i) for i in range(args.repeat)])
-        rs["polars"] = best([run_naive("polars", inp, work) for _ in range(args.repeat)])
+        rs["gzip"] = best_of(partial(run_gzip_floor, inp), args.repeat)
+        rs["tracewh"] = best_of(partial(run_tracewh, inp, work), args.repeat)
+        rs["polars"] = best_of(partial(run_naive, "polars", inp, work), args.repeat)
         if inp.size_mb <= args.pandas_max_mb:
             rs["pandas"] = run_naive("pandas", inp, work)
+        if not args.no_phases:
+            rs["phases"] = run_phases(inp, work)
         results[inp.size_mb] = rs
 
     table = results_table(inputs, results)
     print("\n" + table + "\n")
     for line in verdict(inputs, results):
         print(line)
-    for line in tracewh_breakdown(inputs, results):
+    for line in tracewh_breakdown(inputs, results) + phases_table(inputs, results):
         print(line)
     notes = []
     if any(inp.size_mb > args.pandas_max_mb for inp in inputs):
         notes.append(f"\npandas was run only on inputs up to {args.pandas_max_mb} MB.")
     write_results(args.results, command, mi, inputs, results, table, started, notes)
+    raw = {
+        str(i.size_mb): {
+            "csv_bytes": i.csv_bytes,
+            "gz_bytes": i.gz_bytes,
+            "rows": i.rows,
+            "runs": {k: asdict(r) for k, r in results[i.size_mb].items()},
+        }
+        for i in inputs
+    }
+    (work / "results.json").write_text(json.dumps(raw, indent=1, default=str))
     log(f"wrote {args.results} (whole run {time.perf_counter() - started:.0f} s)")
     failed = any(not r.ok for rs in results.values() for r in rs.values())
     return 1 if failed else 0
@@ -701,7 +1017,7 @@ def _check_columns() -> None:
     """The duplicated column lists must match the trace module (read-only import)."""
     try:
         sys.path.insert(0, str(ROOT))
-        from warehouse.traces import google2011  # noqa: PLC0415
+        from warehouse.traces import google2011
     except Exception as e:  # the bench still runs if the package is broken mid-edit
         log(f"warning: cannot import warehouse.traces.google2011 to check columns: {e}")
         return

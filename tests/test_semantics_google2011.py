@@ -241,6 +241,27 @@ def test_trace_time_macros_are_usable_in_user_sql(hand_con):
     ) == ("before_window", "after_window", 1.5, None)
 
 
+def test_seq_keeps_the_source_order_of_events_that_share_a_time(tmp_path):
+    src = tmp_path / "src"
+    # part 3 holds a KILL then a re-SUBMIT at the same microsecond; part 2 holds earlier lines.
+    write_gz(
+        src / "task_events" / "part-00003-of-00500.csv.gz",
+        [task_row(START + 10, 9, 0, 5), task_row(START + 10, 9, 0, 0), task_row(START + 11, 9, 0, 1)],
+    )
+    write_gz(src / "task_events" / "part-00002-of-00500.csv.gz", [task_row(START + 10, 9, 0, 1)])
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src)
+    con = duckdb.connect(str(home.catalog), read_only=True)
+    got = con.execute("SELECT event_type_name, seq FROM google2011.task_events ORDER BY time, seq").fetchall()
+    con.close()
+    assert got == [
+        ("SCHEDULE", 2 * 2**32 + 1),
+        ("KILL", 3 * 2**32 + 1),
+        ("SUBMIT", 3 * 2**32 + 2),
+        ("SCHEDULE", 3 * 2**32 + 3),
+    ]
+
+
 # ---- the real rows of the bundled sample, against an independent count of the raw files ----
 
 

@@ -129,6 +129,7 @@ def raw_view_sql(trace: str, table: Table, data_dir: Path | None) -> str:
     """The typed view over a table's live Parquet, or an empty typed relation when none is ingested."""
     name = f"{quote_ident(raw_schema(trace))}.{quote_ident(table.name)}"
     cols = [quote_ident(c.name) for c in table.columns]
+    cols.append("seq")
     if table.partition_time:
         cols.append("day")
     has_files = data_dir is not None and any(data_dir.rglob("*.parquet"))
@@ -139,11 +140,18 @@ def raw_view_sql(trace: str, table: Table, data_dir: Path | None) -> str:
         body = f"SELECT {', '.join(cols)} FROM {source}"
     else:
         typed = [f"CAST(NULL AS {c.type}) AS {quote_ident(c.name)}" for c in table.columns]
+        typed.append("CAST(NULL AS BIGINT) AS seq")
         if table.partition_time:
             typed.append("CAST(NULL AS BIGINT) AS day")
         body = f"SELECT {', '.join(typed)} WHERE false"
     comment = f"{table.comment} (typed Parquet as stored; use {trace}.{table.name} for the decoded view)"
     return f"CREATE OR REPLACE VIEW {name} AS {body};\nCOMMENT ON VIEW {name} IS {quote_literal(comment)};"
+
+
+SEQ_COMMENT = (
+    "Source order: file order (part number) * 2^32 + line order within the file; "
+    "orders events that share a time as the trace does"
+)
 
 
 def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) -> None:
@@ -157,14 +165,14 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
         ).fetchall()
     }
     for table in tables:
-        for col in table.columns:
-            if not col.comment:
-                continue
+        comments = [(c.name, c.comment) for c in table.columns if c.comment]
+        comments.append(("seq", SEQ_COMMENT))
+        for name, comment in comments:
             for schema in (trace, raw_schema(trace)):
-                if (schema, table.name, col.name) in existing:
+                if (schema, table.name, name) in existing:
                     con.execute(
                         f"COMMENT ON COLUMN {quote_ident(schema)}.{quote_ident(table.name)}."
-                        f"{quote_ident(col.name)} IS {quote_literal(col.comment)}"
+                        f"{quote_ident(name)} IS {quote_literal(comment)}"
                     )
 
 

@@ -43,6 +43,9 @@ from warehouse.traces import SourceFile, Table, get_trace
 
 MAX_TIME = 9223372036854775807  # 2^63-1: "after the window"; larger raw times are clamped to it
 DAY_US = 86_400_000_000
+# seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
+# events at the same microsecond (a part holds far fewer than 2^32 lines).
+SEQ_FILE_SHIFT = 2**32
 GZIP_MAGIC = b"\x1f\x8b"
 DEFAULT_MEMORY_LIMIT = "2GB"
 
@@ -341,7 +344,7 @@ def _convert(
             cur = db.cursor()
             cursors.append(cur)
         try:
-            _convert_file(cur, trace.TABLES[r.table], r, gens[r.table], n)
+            _convert_file(cur, trace.TABLES[r.table], r, gens[r.table], n, trace.file_order(r.name))
         finally:
             cur.close()
         with lock:
@@ -361,16 +364,21 @@ def _convert(
                         with contextlib.suppress(duckdb.Error):
                             cur.interrupt()
                 raise
+        # The stats scan the whole new generation: every core helps, memory stays under the limit.
+        db.execute(f"SET threads = {os.cpu_count() or 1}")
         return {name: _table_stats(db, trace.TABLES[name], gen) for name, gen in gens.items()}
     finally:
         db.close()
 
 
-def _convert_file(cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, gen: Path, n: int) -> None:
+def _convert_file(
+    cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, gen: Path, n: int, order: int
+) -> None:
     r.started = datetime.now(timezone.utc)
     rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
     try:
-        row = cur.execute(copy_sql(table, r.path, gen, rejects, scans, _stem(r.name))).fetchone()
+        sql = copy_sql(table, r.path, gen, rejects, scans, _stem(r.name), order)
+        row = cur.execute(sql).fetchone()
     except duckdb.Error as e:
         raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
     r.rows_written = int(row[0]) if row else 0
@@ -385,7 +393,7 @@ def _convert_file(cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, g
     r.finished = datetime.now(timezone.utc)
 
 
-def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem: str) -> str:
+def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem: str, order: int) -> str:
     """The COPY that turns one raw CSV (gzip or plain) into Parquet in the table's generation folder.
 
     Built from the trace module's column list (the one place for it); paths and
@@ -398,6 +406,8 @@ def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem
     for c in table.columns:
         q = quote_ident(c.name)
         exprs.append(f"least({q}, {MAX_TIME})::BIGINT AS {q}" if c.is_time else q)
+    # One thread per COPY keeps row_number() in line order (rejected lines leave gaps).
+    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
     if table.partition_time:
         pt = quote_ident(table.partition_time)
         exprs.append(f"least({pt}, {MAX_TIME})::BIGINT // {DAY_US} AS day")

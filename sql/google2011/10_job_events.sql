@@ -19,7 +19,8 @@ SELECT
     CASE WHEN r.scheduling_class IS NOT NULL
          THEN coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') END AS scheduling_class_name,
     r.job_name,
-    r.logical_job_name
+    r.logical_job_name,
+    r.seq
 FROM google2011_raw.job_events AS r
 LEFT JOIN google2011.codes AS et ON et.code_set = 'event_type' AND et.code = r.event_type
 LEFT JOIN google2011.codes AS mi ON mi.code_set = 'missing_info' AND mi.code = r.missing_info

@@ -28,6 +28,7 @@ SELECT
     r.memory_request,
     r.disk_space_request,
     r.different_machines_restriction,
+    r.seq,
     r.day
 FROM google2011_raw.task_events AS r
 LEFT JOIN google2011.codes AS et ON et.code_set = 'event_type' AND et.code = r.event_type

@@ -12,7 +12,8 @@ SELECT
     coalesce(et.name, 'UNKNOWN(' || r.event_type || ')') AS event_type_name,
     r.platform_id,
     r.cpus,
-    r.memory
+    r.memory,
+    r.seq
 FROM google2011_raw.machine_events AS r
 LEFT JOIN google2011.codes AS et ON et.code_set = 'machine_event_type' AND et.code = r.event_type;
 

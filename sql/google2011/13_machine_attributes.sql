@@ -10,7 +10,8 @@ SELECT
     r.attribute_name,
     r.attribute_value,
     TRY_CAST(r.attribute_value AS BIGINT) AS attribute_value_int,
-    r.attribute_deleted
+    r.attribute_deleted,
+    r.seq
 FROM google2011_raw.machine_attributes AS r;
 
 COMMENT ON VIEW google2011.machine_attributes IS 'Machine attributes of the 2011 trace (values are hashes or integers)';

@@ -13,6 +13,7 @@ SELECT
     r.attribute_name,
     r.attribute_value,
     TRY_CAST(r.attribute_value AS BIGINT) AS attribute_value_int,
+    r.seq,
     r.day
 FROM google2011_raw.task_constraints AS r
 LEFT JOIN google2011.codes AS op ON op.code_set = 'comparison_operator' AND op.code = r.comparison_operator;

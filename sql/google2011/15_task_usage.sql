@@ -30,6 +30,7 @@ SELECT
     r.sample_portion,
     r.aggregation_type,
     r.sampled_cpu_usage,
+    r.seq,
     r.day
 FROM google2011_raw.task_usage AS r;
 

@@ -204,3 +204,9 @@ def discover(source: Path, tables: list[str] | None, table_for_file: str | None)
 def checksum_key(source: Path, f: SourceFile) -> str:
     """The path of a file as written in the trace's SHA256SUM (relative to the download root)."""
     return f"{f.table}/{f.name}"
+
+
+def file_order(name: str) -> int:
+    """The position of a file in the trace's time order: the part number (0 for a loose file)."""
+    m = PART_PATTERN.match(name)
+    return int(m.group(1)) if m else 0
