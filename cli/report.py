@@ -17,6 +17,10 @@ app = typer.Typer(
 PlotOpt = Annotated[
     Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
 ]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option("--param", "-p", help="Report parameter NAME=VALUE (see the report's help)."),
+]
 
 
 @app.command("list")
@@ -42,11 +46,19 @@ def _make_command(report: reports.Report):
         cell: CellOpt = None,
         fmt: FormatOpt = "table",
         plot: PlotOpt = None,
+        param: ParamOpt = None,
         home: HomeOpt = None,
     ) -> None:
         from cli.render import render
+        from warehouse.errors import UsageError
 
-        rows = reports.run(home_of(home), report.name, trace=trace, cell=cell)
+        options = {}
+        for item in param or []:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise UsageError(f"--param wants NAME=VALUE, got {item!r}")
+            options[key.strip()] = value.strip()
+        rows = reports.run(home_of(home), report.name, trace=trace, cell=cell, options=options)
         render(rows, fmt, title=report.name)
         if plot is not None:
             from warehouse import plots

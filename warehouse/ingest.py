@@ -447,8 +447,14 @@ def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict
         return stats
     tcol = quote_ident(next(c.name for c in table.columns if c.is_time))
     in_window = f"{tcol} > 0 AND {tcol} < {MAX_TIME}"
+    # Jobs and machines are few (exact counts, small hash tables); tasks are tens of millions, so
+    # an exact count would make the ingest's memory grow with the table: HyperLogLog instead.
     entity_sql = [
-        f"count(DISTINCT {table.entities[k]})" if k in table.entities else "NULL"
+        "NULL"
+        if k not in table.entities
+        else f"approx_count_distinct(hash{table.entities[k]})"
+        if k == "tasks"
+        else f"count(DISTINCT {table.entities[k]})"
         for k in ("jobs", "tasks", "machines")
     ]
     src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, table))})"

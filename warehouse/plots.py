@@ -1,12 +1,25 @@
-"""PNG charts for the reports whose header declares one (`-- plot: x=...; y=a,b; kind=line`)."""
+"""PNG charts for the reports whose header declares one.
+
+The header line ``-- plot: x=hours; y=pending,running; kind=step; title=...; xlabel=...; ylabel=...``
+says how to draw the report's own rows:
+- kind=line | step: one line per y column (and per value of the ``group`` columns);
+- kind=quantiles: each row is a distribution given by its p<NN> (or p<NN>_s), min and max
+  columns, drawn as a CDF (x = value, y = quantile level), one curve per row;
+- where=column (rows where it is not NULL) or where=column:value keeps only some rows;
+- logx=true uses a logarithmic x axis.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 from warehouse.errors import TracewhError, UsageError
 from warehouse.query import Rows
 from warehouse.reports import get
+
+_QUANTILE = re.compile(r"^p(\d+)(_s)?$")
 
 
 def spec(report_name: str) -> dict[str, str]:
@@ -21,6 +34,39 @@ def spec(report_name: str) -> dict[str, str]:
     return out
 
 
+def _selected(rows: Rows, where: str | None) -> list[tuple]:
+    if not where:
+        return rows.rows
+    col, _, value = where.partition(":")
+    i = rows.columns.index(col)
+    if value:
+        return [r for r in rows.rows if str(r[i]) == value]
+    return [r for r in rows.rows if r[i] is not None]
+
+
+def _label(row: tuple, idx: list[int]) -> str:
+    return " / ".join(str(row[i]) for i in idx)
+
+
+def quantile_points(columns: list[str], row: tuple) -> list[tuple[float, float]]:
+    """(value, level) points of one distribution row, sorted by level."""
+    pts = []
+    for i, c in enumerate(columns):
+        m = _QUANTILE.match(c)
+        level = (
+            int(m.group(1)) / 100
+            if m
+            else 0.0
+            if c in ("min", "min_s")
+            else 1.0
+            if c in ("max", "max_s")
+            else None
+        )
+        if level is not None and row[i] is not None:
+            pts.append((float(row[i]), level))
+    return sorted(pts, key=lambda p: p[1])
+
+
 def write(report_name: str, rows: Rows, path: Path) -> None:
     s = spec(report_name)
     try:
@@ -30,28 +76,46 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise TracewhError("--plot needs matplotlib: pip install 'tracewh[plot]'") from e
-    x = rows.columns.index(s["x"])
-    series = [c.strip() for c in s["y"].split(",")]
-    group = rows.columns.index(s["group"]) if "group" in s else None
+    data = _selected(rows, s.get("where"))
+    if not data:
+        raise TracewhError(f"report {report_name} returned no rows to plot")
+    group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
     fig, ax = plt.subplots(figsize=(10, 5.5), dpi=110)
-    keys = sorted({r[group] for r in rows.rows}, key=str) if group is not None else [None]
-    for key in keys:
-        sel = [r for r in rows.rows if group is None or r[group] == key]
-        for name in series:
-            y = rows.columns.index(name)
-            label = name if key is None else f"{key} {name}" if len(series) > 1 else str(key)
-            pts = [(r[x], r[y]) for r in sel if r[x] is not None and r[y] is not None]
-            if s.get("kind") == "step":
-                ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", label=label)
-            else:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label)
+    kind = s.get("kind", "line")
+    if kind == "quantiles":
+        for row in data:
+            pts = quantile_points(rows.columns, row)
+            if s.get("logx") == "true":
+                pts = [p for p in pts if p[0] > 0]
+            ax.plot(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                marker="o",
+                markersize=3,
+                label=_label(row, group_idx) or None,
+            )
+    else:
+        x = rows.columns.index(s["x"])
+        keys: dict[str, list[tuple]] = {}
+        for row in data:
+            keys.setdefault(_label(row, group_idx), []).append(row)
+        series = [c.strip() for c in s["y"].split(",")]
+        for key, sel in keys.items():
+            for name in series:
+                y = rows.columns.index(name)
+                pts = sorted((r[x], r[y]) for r in sel if r[x] is not None and r[y] is not None)
+                label = " ".join(p for p in (key, name) if p)
+                draw: Any = ax.step if kind == "step" else ax.plot
+                kwargs = {"where": "post"} if kind == "step" else {}
+                draw([p[0] for p in pts], [p[1] for p in pts], label=label, **kwargs)
     ax.set_title(s.get("title", report_name))
-    ax.set_xlabel(s.get("xlabel", s["x"]))
-    ax.set_ylabel(s.get("ylabel", ", ".join(series)))
+    ax.set_xlabel(s.get("xlabel", s.get("x", "")))
+    ax.set_ylabel(s.get("ylabel", s.get("y", "")))
     if s.get("logx") == "true":
         ax.set_xscale("log")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     try:
         fig.savefig(path)

@@ -1,12 +1,13 @@
 """The ready-made reports: one SQL file each under sql/reports/, described by its header.
 
-Header keys: name, traces (comma list, or 'any'), description, params,
-reproduces (the published figure), plot (x column, y columns, kind).
+Header keys: name, traces (comma list, or 'any'), description, params (with
+defaults: ``trace, bucket_s = 3600``), reproduces (the published figure),
+plot (``x=...; y=a,b; kind=line|step|quantiles; title=...``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from warehouse import sqlfiles
@@ -17,20 +18,29 @@ from warehouse.traces import TRACE_NAMES
 if TYPE_CHECKING:
     from warehouse.query import Rows
 
+# Parameters the runner fills itself; the others come from --param NAME=VALUE or the defaults.
+BUILTIN_PARAMS = ("trace", "cell")
+
 
 @dataclass(frozen=True)
 class Report:
     name: str
     traces: tuple[str, ...]
     description: str
-    params: tuple[str, ...]
+    params: dict[str, str | None]
     reproduces: str
     sql: str
     plot: str = ""
+    note: str = field(default="")
 
     @property
     def needs_trace(self) -> bool:
         return "trace" in self.params
+
+    @property
+    def options(self) -> dict[str, str | None]:
+        """The tunable parameters and their defaults."""
+        return {k: v for k, v in self.params.items() if k not in BUILTIN_PARAMS}
 
 
 def all_reports() -> dict[str, Report]:
@@ -46,10 +56,11 @@ def all_reports() -> dict[str, Report]:
             f.name,
             traces,
             f.header.get("description", ""),
-            tuple(f.params()),
+            f.params(),
             f.header.get("reproduces", ""),
             f.body,
             f.header.get("plot", ""),
+            f.header.get("note", ""),
         )
     return out
 
@@ -61,12 +72,26 @@ def get(name: str) -> Report:
     return reports[name]
 
 
-def run(home: Home, name: str, trace: str | None = None, cell: str | None = None) -> Rows:
+def run(
+    home: Home,
+    name: str,
+    trace: str | None = None,
+    cell: str | None = None,
+    options: dict[str, str] | None = None,
+) -> Rows:
     """Run a report read-only; the library never writes the catalog here."""
     from warehouse import query
 
     report = get(name)
-    params: dict[str, object] = {}
+    params: dict[str, object] = {k: _typed(v) for k, v in report.options.items()}
+    for key, value in (options or {}).items():
+        if key not in report.options:
+            known = ", ".join(report.options) or "none"
+            raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
+        params[key] = _typed(value)
+    missing = [k for k, v in params.items() if v is None]
+    if missing:
+        raise UsageError(f"report {name} needs --param {missing[0]}=...")
     with query.read_only(home) as con:
         if report.needs_trace:
             params["trace"] = _choose_trace(con, report, trace)
@@ -79,6 +104,18 @@ def run(home: Home, name: str, trace: str | None = None, cell: str | None = None
         return query.fetch(con, report.sql, params)
 
 
+def _typed(value: str | None) -> object:
+    """A parameter value as a number when it reads as one (DuckDB binds it with that type)."""
+    if value is None:
+        return None
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
 def _choose_trace(con, report: Report, trace: str | None) -> str:
     if trace is not None:
         if trace not in report.traces:
@@ -86,7 +123,7 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
         return trace
     ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
     candidates = [t for t in report.traces if t in ingested]
-    if len(candidates) == 1 or (candidates and len(report.traces) == 1):
+    if len(candidates) == 1:
         return candidates[0]
     if not candidates:
         raise UsageError(f"report {report.name} needs one of {', '.join(report.traces)} ingested; none is")

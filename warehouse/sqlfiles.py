@@ -26,12 +26,17 @@ class SqlFile:
     def name(self) -> str:
         return self.header.get("name", self.path.stem)
 
-    def params(self) -> list[str]:
-        """The parameter names declared in the header (``-- params: trace, cell``)."""
+    def params(self) -> dict[str, str | None]:
+        """Parameters declared in the header, with their defaults (``-- params: trace, bucket_s = 3600``)."""
         raw = self.header.get("params", "").strip()
         if not raw or raw == "none":
-            return []
-        return [p.split("(")[0].strip() for p in raw.split(",") if p.strip()]
+            return {}
+        out: dict[str, str | None] = {}
+        for item in raw.split(","):
+            name, _, default = item.partition("=")
+            if name.strip():
+                out[name.split("(")[0].strip()] = default.strip() or None
+        return out
 
 
 @cache

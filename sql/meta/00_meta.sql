@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS meta.tables (
     first_time TIMESTAMPTZ,
     last_time TIMESTAMPTZ,
     distinct_jobs BIGINT,
-    distinct_tasks BIGINT,
+    approx_distinct_tasks BIGINT,
     distinct_machines BIGINT,
     updated TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (trace, table_name)
@@ -65,3 +65,4 @@ COMMENT ON TABLE meta.tables IS 'Per ingested trace table: rows, time range (raw
 COMMENT ON COLUMN meta.tables.data_dir IS 'Live Parquet generation, relative to the home folder';
 COMMENT ON COLUMN meta.tables.min_time IS 'Smallest in-window raw time (special values excluded)';
 COMMENT ON COLUMN meta.tables.max_time IS 'Largest in-window raw time (special values excluded)';
+COMMENT ON COLUMN meta.tables.approx_distinct_tasks IS 'Distinct (job_id, task_index) by HyperLogLog (a few % error on large tables); exact counts: lifecycle.tasks';

@@ -11,7 +11,7 @@ SELECT
     strftime(t.first_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS first_utc,
     strftime(t.last_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS last_utc,
     t.distinct_jobs AS jobs,
-    t.distinct_tasks AS tasks,
+    t.approx_distinct_tasks AS tasks_approx,
     t.distinct_machines AS machines,
     round(t.bytes / 1e6, 1) AS parquet_mb,
     p.published_rows

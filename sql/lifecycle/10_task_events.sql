@@ -1,0 +1,29 @@
+-- name: lifecycle.task_events
+-- purpose: the task (2011) / instance (2019) events of every Google trace in one shape, so each life-cycle report is written once and filtered by $trace.
+-- grain: one row per task event (trace, cell, job_id, task_index, time, seq)
+CREATE OR REPLACE VIEW lifecycle.task_events AS
+SELECT
+    'google2011' AS trace,
+    NULL::VARCHAR AS cell,
+    e.job_id,
+    e.task_index,
+    e.time,
+    e.seq,
+    e.time_class,
+    e.event_time,
+    e.event_type_name,
+    k.kind AS event_kind,
+    e.is_synthesized,
+    e.missing_info_name,
+    e.machine_id,
+    e.priority,
+    e.priority_tier,
+    e.is_production,
+    e.scheduling_class,
+    e.cpu_request,
+    e.memory_request
+FROM google2011.task_events AS e
+LEFT JOIN lifecycle.event_kinds AS k ON k.event = e.event_type_name;
+
+COMMENT ON VIEW lifecycle.task_events IS 'Task/instance events of every Google trace in one shape (trace, cell, job_id, task_index, time, seq, event_type_name, event_kind, ...)';
+COMMENT ON COLUMN lifecycle.task_events.event_kind IS 'submit | pending | schedule | end | update (lifecycle.event_kinds); NULL for unknown codes';

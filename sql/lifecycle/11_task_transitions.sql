@@ -1,0 +1,23 @@
+-- name: lifecycle.task_transitions
+-- purpose: each task's event sequence with UPDATE_* collapsed (the 10-observations paper's method 3-2): every row is one transition from the previous state event into this one.
+-- grain: one row per non-update task event (trace, cell, job_id, task_index, time, seq)
+-- note: events are ordered by (time, seq): seq is the source order, so events sharing a microsecond keep the trace's order.
+CREATE OR REPLACE VIEW lifecycle.task_transitions AS
+SELECT
+    e.trace,
+    e.cell,
+    e.job_id,
+    e.task_index,
+    e.time,
+    e.seq,
+    e.time_class,
+    coalesce(lag(e.event_type_name) OVER w, '(start)') AS from_event,
+    e.event_type_name AS to_event,
+    lag(e.time) OVER w AS from_time,
+    e.is_synthesized,
+    e.priority_tier
+FROM lifecycle.task_events AS e
+WHERE e.event_kind IS DISTINCT FROM 'update'
+WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq);
+
+COMMENT ON VIEW lifecycle.task_transitions IS 'Per task, each state event with the previous one (UPDATE_* collapsed); from_event = (start) for the first';

@@ -1,0 +1,18 @@
+-- name: lifecycle.tasks
+-- purpose: one row per task of every Google trace: its first event, its last known priority and tier, how often it was submitted and whether it ever finished.
+-- grain: one row per (trace, cell, job_id, task_index)
+CREATE OR REPLACE VIEW lifecycle.tasks AS
+SELECT
+    trace, cell, job_id, task_index,
+    count(*) AS events,
+    count(*) FILTER (event_kind = 'submit') AS submits,
+    bool_or(event_type_name = 'FINISH') AS finished,
+    arg_min(event_type_name, (time, seq)) AS first_event,
+    min(time) AS first_time,
+    arg_max(priority, (time, seq)) FILTER (priority IS NOT NULL) AS priority,
+    arg_max(priority_tier, (time, seq)) FILTER (priority IS NOT NULL) AS priority_tier,
+    arg_max(is_production, (time, seq)) FILTER (priority IS NOT NULL) AS is_production
+FROM lifecycle.task_events
+GROUP BY ALL;
+
+COMMENT ON VIEW lifecycle.tasks IS 'One row per task: events, submits, finished, first event, last known priority / tier';

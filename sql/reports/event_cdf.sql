@@ -1,0 +1,51 @@
+-- name: event-cdf
+-- traces: google2011
+-- description: cumulative new task submissions, all submissions, schedules and completions over time, as counts, CDFs and the paper's weighted CDFs
+-- params: trace, bucket_s = 3600
+-- reproduces: "10 Observations on Google Cluster Trace", Figures 2 and 3 (methods 1 and 3-1); whole-trace totals 25,424,731 new submissions, 48,375,166 submissions, 47,331,507 schedules, 18,217,975 completions
+-- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (2^63-1) are left out.
+-- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events
+WITH ev AS (
+    SELECT time, to_event,
+           to_event = 'SUBMIT' AND row_number() OVER (
+               PARTITION BY cell, job_id, task_index, to_event = 'SUBMIT' ORDER BY time, seq) = 1 AS is_new
+    FROM lifecycle.task_transitions
+    WHERE trace = $trace AND time < 9223372036854775807
+),
+per_bucket AS (
+    SELECT
+        time // ($bucket_s::BIGINT * 1000000) AS bucket,
+        count(*) FILTER (is_new) AS new_submissions,
+        count(*) FILTER (to_event = 'SUBMIT') AS submissions,
+        count(*) FILTER (to_event = 'SCHEDULE') AS schedules,
+        count(*) FILTER (to_event = 'FINISH') AS completions
+    FROM ev
+    GROUP BY bucket
+),
+cum AS (
+    SELECT
+        bucket,
+        sum(new_submissions) OVER w AS new_submissions,
+        sum(submissions) OVER w AS submissions,
+        sum(schedules) OVER w AS schedules,
+        sum(completions) OVER w AS completions
+    FROM per_bucket
+    WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
+),
+totals AS (
+    SELECT max(new_submissions) AS n FROM cum
+)
+SELECT
+    bucket,
+    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    new_submissions::BIGINT AS new_submissions,
+    submissions::BIGINT AS submissions,
+    schedules::BIGINT AS schedules,
+    completions::BIGINT AS completions,
+    round(new_submissions / nullif(n, 0), 6) AS cdf_new_submissions,
+    -- (cumulative / total) x (total / new-submission total) = cumulative / new-submission total
+    round(submissions / nullif(n, 0), 6) AS weighted_submissions,
+    round(schedules / nullif(n, 0), 6) AS weighted_schedules,
+    round(completions / nullif(n, 0), 6) AS weighted_completions
+FROM cum, totals
+ORDER BY bucket;

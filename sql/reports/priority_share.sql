@@ -1,0 +1,54 @@
+-- name: priority-share
+-- traces: google2011
+-- description: tasks, requested CPU and memory (request x run time) and used CPU and memory (from task usage) per priority tier and for production (priority >= 9)
+-- params: trace
+-- reproduces: "10 Observations on Google Cluster Trace", section 4.1 and Figure 9: production tasks (priority >= 9) are 6% of tasks (1,558,255) yet use more than 80% of CPU and memory
+-- note: a task counts in the tier of its last known priority. Requested = sum over run attempts of request x execution time (normalised core-seconds, memory-seconds; censored attempts left out). Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
+WITH tasks AS (
+    SELECT cell, job_id, task_index, priority_tier, is_production
+    FROM lifecycle.tasks WHERE trace = $trace
+),
+requested AS (
+    SELECT cell, job_id, task_index,
+           sum(cpu_request * run_s) AS cpu_req, sum(memory_request * run_s) AS mem_req
+    FROM lifecycle.task_episodes WHERE trace = $trace AND run_s IS NOT NULL
+    GROUP BY ALL
+),
+used AS (
+    SELECT cell, job_id, task_index, sum(cpu * window_s) AS cpu_used, sum(memory * window_s) AS mem_used
+    FROM lifecycle.task_usage WHERE trace = $trace AND window_s IS NOT NULL
+    GROUP BY ALL
+),
+per_task AS (
+    SELECT t.*, r.cpu_req, r.mem_req, u.cpu_used, u.mem_used
+    FROM tasks AS t
+    -- cell is NULL for single-cell traces: match it with IS NOT DISTINCT FROM
+    LEFT JOIN requested AS r
+        ON r.cell IS NOT DISTINCT FROM t.cell AND r.job_id = t.job_id AND r.task_index = t.task_index
+    LEFT JOIN used AS u
+        ON u.cell IS NOT DISTINCT FROM t.cell AND u.job_id = t.job_id AND u.task_index = t.task_index
+),
+groups AS (
+    SELECT coalesce(priority_tier, '(none)') AS grp, 1 AS ord, * FROM per_task
+    UNION ALL SELECT 'production (priority >= 9)', 2, * FROM per_task WHERE is_production
+    UNION ALL SELECT 'all', 3, * FROM per_task
+),
+totals AS (
+    SELECT count(*) AS tasks, sum(cpu_req) AS cpu_req, sum(mem_req) AS mem_req,
+           sum(cpu_used) AS cpu_used, sum(mem_used) AS mem_used
+    FROM per_task
+)
+SELECT
+    g.grp AS tier,
+    count(*) AS tasks,
+    round(count(*) / t.tasks, 4) AS task_share,
+    round(sum(g.cpu_req) / nullif(t.cpu_req, 0), 4) AS cpu_requested_share,
+    round(sum(g.mem_req) / nullif(t.mem_req, 0), 4) AS memory_requested_share,
+    round(sum(g.cpu_used) / nullif(t.cpu_used, 0), 4) AS cpu_used_share,
+    round(sum(g.mem_used) / nullif(t.mem_used, 0), 4) AS memory_used_share,
+    round(sum(g.cpu_used) / nullif(sum(g.cpu_req), 0), 4) AS cpu_used_per_requested,
+    round(sum(g.cpu_used) / 3600, 3) AS cpu_used_core_hours
+FROM groups AS g, totals AS t
+GROUP BY g.grp, g.ord, t.tasks, t.cpu_req, t.mem_req, t.cpu_used, t.mem_used
+ORDER BY g.ord, min(CASE g.grp WHEN 'free' THEN 0 WHEN 'best-effort batch' THEN 1 WHEN 'middle' THEN 1
+                              WHEN 'mid' THEN 2 WHEN 'production' THEN 3 WHEN 'monitoring' THEN 4 ELSE 5 END);

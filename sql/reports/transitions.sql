@@ -1,0 +1,26 @@
+-- name: transitions
+-- traces: google2011
+-- description: per task, consecutive state events (from -> to, UPDATE_* collapsed) with counts, marking the pairs the documented state machine does not allow
+-- params: trace
+-- reproduces: "10 Observations on Google Cluster Trace", Figure 1 and section 2.2: tasks are evicted straight from pending (SUBMIT -> EVICT), and SUBMIT never follows SUBMIT
+-- note: (start) -> X is a task's first event; X other than SUBMIT means the task was already alive when the data begins (or its creation is missing)
+SELECT
+    t.from_event,
+    t.to_event,
+    count(*) AS transitions,
+    count(DISTINCT (t.job_id, t.task_index)) AS tasks,
+    count(*) FILTER (t.is_synthesized) AS synthesized,
+    d.to_event IS NOT NULL AS documented,
+    CASE
+        WHEN d.to_event IS NOT NULL THEN ''
+        WHEN t.from_event = '(start)' THEN 'first event is not SUBMIT'
+        WHEN t.from_event = 'SUBMIT' AND t.to_event = 'EVICT' THEN 'evicted while pending (the paper found this too)'
+        WHEN t.from_event = t.to_event THEN 'repeated event'
+        ELSE 'not in the documented state machine'
+    END AS note
+FROM lifecycle.task_transitions AS t
+LEFT JOIN lifecycle.documented_transitions AS d
+    ON d.from_event = t.from_event AND d.to_event = t.to_event
+WHERE t.trace = $trace
+GROUP BY t.from_event, t.to_event, d.to_event
+ORDER BY documented DESC, transitions DESC, t.from_event, t.to_event;

@@ -1,0 +1,41 @@
+-- name: utilization-change
+-- traces: google2011
+-- description: cluster CPU and memory usage per measurement window (default 5 minutes) and the distribution of the relative change between consecutive windows
+-- params: trace, window_s = 300
+-- reproduces: "10 Observations on Google Cluster Trace", Figure 10: for more than 90% of 5-minute windows the consumption changes by less than 20%
+-- note: usage of a window = sum over task usage records starting in it of mean usage x record length / window length (normalised cores, memory). Change = |u(t) - u(t-1)| / u(t-1) between consecutive non-empty windows. Records with special times are left out.
+-- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows
+WITH windows AS (
+    SELECT start_time // ($window_s::BIGINT * 1000000) AS w,
+           sum(cpu * window_s) / $window_s AS cpu,
+           sum(memory * window_s) / $window_s AS memory
+    FROM lifecycle.task_usage
+    WHERE trace = $trace AND window_s IS NOT NULL
+    GROUP BY 1
+),
+changes AS (
+    SELECT 'cpu' AS resource, abs(cpu - lag(cpu) OVER (ORDER BY w)) / nullif(lag(cpu) OVER (ORDER BY w), 0) AS v,
+           cpu AS usage FROM windows
+    UNION ALL
+    SELECT 'memory', abs(memory - lag(memory) OVER (ORDER BY w)) / nullif(lag(memory) OVER (ORDER BY w), 0),
+           memory FROM windows
+)
+SELECT
+    resource,
+    count(*) AS windows,
+    round(avg(usage), 4) AS mean_usage,
+    count(v) AS changes,
+    round(count(*) FILTER (v < 0.05) / nullif(count(v), 0), 4) AS share_under_5pct,
+    round(count(*) FILTER (v < 0.10) / nullif(count(v), 0), 4) AS share_under_10pct,
+    round(count(*) FILTER (v < 0.20) / nullif(count(v), 0), 4) AS share_under_20pct,
+    round(count(*) FILTER (v < 0.50) / nullif(count(v), 0), 4) AS share_under_50pct,
+    round(quantile_cont(v, 0.10), 4) AS p10,
+    round(quantile_cont(v, 0.25), 4) AS p25,
+    round(quantile_cont(v, 0.50), 4) AS p50,
+    round(quantile_cont(v, 0.75), 4) AS p75,
+    round(quantile_cont(v, 0.90), 4) AS p90,
+    round(quantile_cont(v, 0.99), 4) AS p99,
+    round(max(v), 4) AS max
+FROM changes
+GROUP BY resource
+ORDER BY resource;
