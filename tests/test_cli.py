@@ -196,6 +196,42 @@ def test_lifecycle_counts_csv_matches_an_independent_count(capsys, sample_home):
     assert got["events: SUBMIT"]["published_whole_trace"] == "48375166"
 
 
+def test_lifecycle_counts_separates_synthesized_events_as_an_awk_count_does(capsys, sample_home):
+    code, out, _ = run(capsys, "--home", str(sample_home.root), "report", "lifecycle-counts", "-f", "csv")
+    got = {r["metric"]: r for r in csv.DictReader(io.StringIO(out))}
+    names = [
+        "SUBMIT",
+        "SCHEDULE",
+        "EVICT",
+        "FAIL",
+        "FINISH",
+        "KILL",
+        "LOST",
+        "UPDATE_PENDING",
+        "UPDATE_RUNNING",
+    ]
+    counts = awk(
+        f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$2 != \"\" {{n[$6]++}} END {{for (k in n) print k, n[k]}}'"
+    )
+    expected = {names[int(k)]: int(v) for k, v in (line.split() for line in counts.strip().splitlines())}
+    assert code == 0
+    assert {
+        n: int(got[f"events: {n}"]["synthesized"]) for n in names if int(got[f"events: {n}"]["synthesized"])
+    } == expected
+
+
+def test_report_param_unknown_and_typed(capsys, sample_home):
+    code, out, err = run(capsys, "--home", str(sample_home.root), "report", "queue", "--param", "nope=1")
+    assert code == 2 and "no parameter 'nope'" in err
+    code, out, _ = run(
+        capsys, "--home", str(sample_home.root), "report", "queue", "-p", "bucket_s=86400", "-f", "csv"
+    )
+    rows = list(csv.DictReader(io.StringIO(out)))
+    # the sample has events in trace days 0 and 29 only; the days between are there, empty
+    assert code == 0 and [r["bucket"] for r in rows] == [str(d) for d in range(30)]
+    assert rows[1]["submitted"] == "0" and rows[1]["pending"] == rows[0]["pending"]
+
+
 def test_report_with_a_trace_it_does_not_cover_is_a_usage_error(capsys, sample_home):
     code, out, err = run(
         capsys, "--home", str(sample_home.root), "report", "lifecycle-counts", "--trace", "alibaba2018"

@@ -95,7 +95,13 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(raw_schema(trace_name))}")
         for table in trace.TABLES.values():
             data_dir = live.get((trace_name, table.name))
-            con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
+            try:
+                con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
+            except duckdb.Error as e:
+                raise CatalogError(
+                    f"{trace_name}.{table.name}: its Parquet does not match this tracewh version "
+                    f"({str(e).splitlines()[0]}); re-ingest the table"
+                ) from e
         for f in sqlfiles.folder(trace_name):
             _run_sql_file(con, f)
         _comment_columns(con, trace_name, trace.TABLES.values())

@@ -22,6 +22,13 @@ per_bucket AS (
     FROM ev
     GROUP BY bucket
 ),
+all_buckets AS (
+    SELECT b.bucket, coalesce(p.new_submissions, 0) AS new_submissions,
+           coalesce(p.submissions, 0) AS submissions, coalesce(p.schedules, 0) AS schedules,
+           coalesce(p.completions, 0) AS completions
+    FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
+    LEFT JOIN per_bucket AS p USING (bucket)
+),
 cum AS (
     SELECT
         bucket,
@@ -29,7 +36,7 @@ cum AS (
         sum(submissions) OVER w AS submissions,
         sum(schedules) OVER w AS schedules,
         sum(completions) OVER w AS completions
-    FROM per_bucket
+    FROM all_buckets
     WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
 ),
 totals AS (

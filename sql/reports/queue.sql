@@ -35,6 +35,14 @@ per_bucket AS (
         count(*) FILTER (to_event IN ('EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST')) AS ended
     FROM changes
     GROUP BY bucket
+),
+-- every bucket between the first and the last event, empty ones included (they carry the state on)
+all_buckets AS (
+    SELECT b.bucket, coalesce(p.d_pending, 0) AS d_pending, coalesce(p.d_running, 0) AS d_running,
+           coalesce(p.submitted, 0) AS submitted, coalesce(p.scheduled, 0) AS scheduled,
+           coalesce(p.ended, 0) AS ended
+    FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
+    LEFT JOIN per_bucket AS p USING (bucket)
 )
 SELECT
     bucket,
@@ -44,6 +52,6 @@ SELECT
     submitted,
     scheduled,
     ended
-FROM per_bucket
+FROM all_buckets
 WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
 ORDER BY bucket;
