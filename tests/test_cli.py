@@ -211,7 +211,8 @@ def test_lifecycle_counts_separates_synthesized_events_as_an_awk_count_does(caps
         "UPDATE_RUNNING",
     ]
     counts = awk(
-        f"gzip -dc {SAMPLE}/task_events/*.gz | awk -F, '$2 != \"\" {{n[$6]++}} END {{for (k in n) print k, n[k]}}'"
+        f"gzip -dc {SAMPLE}/task_events/*.gz | "
+        "awk -F, '$2 != \"\" {n[$6]++} END {for (k in n) print k, n[k]}'"
     )
     expected = {names[int(k)]: int(v) for k, v in (line.split() for line in counts.strip().splitlines())}
     assert code == 0

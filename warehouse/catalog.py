@@ -126,29 +126,37 @@ def raw_schema(trace: str) -> str:
     return f"{trace}_raw"
 
 
-def parquet_glob(data_dir: Path, table: Table) -> str:
-    base = glob_escape(data_dir)
-    return f"{base}/day=*/*.parquet" if table.partition_time else f"{base}/*.parquet"
+def partition_columns(trace: str, table: Table) -> list[tuple[str, str]]:
+    """Hive partition columns of a table's Parquet, outermost first (the one path rule)."""
+    cols = [("cell", "VARCHAR")] if get_trace(trace).CELLS else []
+    if table.partition_time:
+        cols.append(("day", "BIGINT"))
+    return cols
+
+
+def parquet_glob(data_dir: Path, trace: str, table: Table) -> str:
+    parts = [f"{name}=*" for name, _ in partition_columns(trace, table)]
+    return "/".join([glob_escape(data_dir), *parts, "*.parquet"])
 
 
 def raw_view_sql(trace: str, table: Table, data_dir: Path | None) -> str:
     """The typed view over a table's live Parquet, or an empty typed relation when none is ingested."""
     name = f"{quote_ident(raw_schema(trace))}.{quote_ident(table.name)}"
-    cols = [quote_ident(c.name) for c in table.columns]
-    cols.append("seq")
-    if table.partition_time:
-        cols.append("day")
+    parts = partition_columns(trace, table)
+    cols = [quote_ident(c.name) for c in table.columns] + ["seq"] + [p for p, _ in parts]
     has_files = data_dir is not None and any(data_dir.rglob("*.parquet"))
     if has_files:
         assert data_dir is not None
-        hive = ", hive_partitioning = true, hive_types = {'day': BIGINT}" if table.partition_time else ""
-        source = f"read_parquet({quote_literal(parquet_glob(data_dir, table))}{hive})"
+        hive = ""
+        if parts:
+            types = ", ".join(f"{quote_literal(p)}: {t}" for p, t in parts)
+            hive = f", hive_partitioning = true, hive_types = {{{types}}}"
+        source = f"read_parquet({quote_literal(parquet_glob(data_dir, trace, table))}{hive})"
         body = f"SELECT {', '.join(cols)} FROM {source}"
     else:
         typed = [f"CAST(NULL AS {c.type}) AS {quote_ident(c.name)}" for c in table.columns]
         typed.append("CAST(NULL AS BIGINT) AS seq")
-        if table.partition_time:
-            typed.append("CAST(NULL AS BIGINT) AS day")
+        typed += [f"CAST(NULL AS {t}) AS {p}" for p, t in parts]
         body = f"SELECT {', '.join(typed)} WHERE false"
     comment = f"{table.comment} (typed Parquet as stored; use {trace}.{table.name} for the decoded view)"
     return f"CREATE OR REPLACE VIEW {name} AS {body};\nCOMMENT ON VIEW {name} IS {quote_literal(comment)};"

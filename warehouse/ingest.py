@@ -27,6 +27,7 @@ import shutil
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,17 +36,13 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import __version__, catalog
+from warehouse import __version__, catalog, readers
 from warehouse.errors import InputError, TracewhError, UsageError
 from warehouse.home import Home
 from warehouse.quoting import quote_ident, quote_literal
+from warehouse.readers import MAX_TIME
 from warehouse.traces import SourceFile, Table, get_trace
 
-MAX_TIME = 9223372036854775807  # 2^63-1: "after the window"; larger raw times are clamped to it
-DAY_US = 86_400_000_000
-# seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
-# events at the same microsecond (a part holds far fewer than 2^32 lines).
-SEQ_FILE_SHIFT = 2**32
 GZIP_MAGIC = b"\x1f\x8b"
 DEFAULT_MEMORY_LIMIT = "2GB"
 
@@ -56,6 +53,7 @@ class FileResult:
     name: str
     path: Path
     size: int
+    cell: str | None = None
     sha256: str = ""
     verified: bool = False
     rows_written: int = 0
@@ -108,6 +106,7 @@ def ingest(
     *,
     tables: list[str] | None = None,
     table_for_file: str | None = None,
+    cell: str | None = None,
     append: bool = False,
     verify: bool = True,
     memory_limit: str | None = None,
@@ -117,7 +116,7 @@ def ingest(
     trace = get_trace(trace_name)
     progress = progress or Progress()
     started = time.monotonic()
-    sources = trace.discover(Path(source), tables, table_for_file)
+    sources = trace.discover(Path(source), tables, table_for_file, cell)
     _check_unique_names(sources)
     home.ensure_writable()
     ingest_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
@@ -125,7 +124,7 @@ def ingest(
     with home.writer_lock():
         live = _live_tables(home, trace_name)
         _clean_orphans(home, trace_name, live)
-        results = [FileResult(s.table, s.name, s.path, s.path.stat().st_size) for s in sources]
+        results = [FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell) for s in sources]
         progress.phase("checking files")
         for r in results:
             _precheck(r)
@@ -145,8 +144,10 @@ def ingest(
                 gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
                 gen.mkdir(parents=True)
                 new_gens[table_name] = gen
-                if append and table_name in live:
-                    _link_generation(home.root / live[table_name], gen)
+                if table_name in live and (append or trace.CELLS):
+                    # Append keeps every live file; a cell-partitioned replace keeps the other cells.
+                    replaced = set() if append else {r.cell for r in by_table[table_name]}
+                    _link_generation(home.root / live[table_name], gen, replaced)
             todo = [r for rs in by_table.values() for r in rs]
             progress.begin(len(todo), sum(r.size for r in todo))
             stats = _convert(
@@ -179,9 +180,9 @@ def ingest(
 
 
 def _check_unique_names(sources: list[SourceFile]) -> None:
-    seen: dict[tuple[str, str], Path] = {}
+    seen: dict[tuple[str, str | None, str], Path] = {}
     for s in sources:
-        key = (s.table, s.name)
+        key = (s.table, s.cell, s.name)
         if key in seen:
             raise UsageError(f"{s.path} and {seen[key]} have the same name; ingest one of them")
         seen[key] = s.path
@@ -272,9 +273,9 @@ def _drop_already_ingested(
     con = catalog.connect(home, read_only=True)
     try:
         current = {
-            name: (size, sha)
-            for name, size, sha in con.execute(
-                "SELECT file, size_bytes, sha256 FROM meta.ingests "
+            (cell, name): (size, sha)
+            for cell, name, size, sha in con.execute(
+                "SELECT cell, file, size_bytes, sha256 FROM meta.ingests "
                 "WHERE trace = $t AND table_name = $n AND is_current",
                 {"t": trace_name, "n": table},
             ).fetchall()
@@ -283,9 +284,9 @@ def _drop_already_ingested(
         con.close()
     keep, skipped = [], []
     for r in rs:
-        if r.name not in current:
+        if (r.cell, r.name) not in current:
             keep.append(r)
-        elif current[r.name] == (r.size, r.sha256):
+        elif current[(r.cell, r.name)] == (r.size, r.sha256):
             skipped.append(r.name)
         else:
             raise InputError(
@@ -295,10 +296,15 @@ def _drop_already_ingested(
     return keep, skipped
 
 
-def _link_generation(old: Path, new: Path) -> None:
-    """The new generation starts as hard links of the live one: no copy, and the live one stays intact."""
+def _link_generation(old: Path, new: Path, replaced_cells: set[str | None]) -> None:
+    """The new generation starts as hard links of the live one (no copy; the live one stays intact),
+    less the partitions of the cells this ingest replaces."""
+    skip = {f"cell={c}" for c in replaced_cells if c is not None}
     for src in old.rglob("*.parquet"):
-        dst = new / src.relative_to(old)
+        rel = src.relative_to(old)
+        if rel.parts and rel.parts[0] in skip:
+            continue
+        dst = new / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(src, dst)
@@ -344,7 +350,7 @@ def _convert(
             cur = db.cursor()
             cursors.append(cur)
         try:
-            _convert_file(cur, trace.TABLES[r.table], r, gens[r.table], n, trace.file_order(r.name))
+            _convert_file(cur, trace, trace.TABLES[r.table], r, gens[r.table], n, tmp)
         finally:
             cur.close()
         with lock:
@@ -366,76 +372,77 @@ def _convert(
                 raise
         # The stats scan the whole new generation: every core helps, memory stays under the limit.
         db.execute(f"SET threads = {os.cpu_count() or 1}")
-        return {name: _table_stats(db, trace.TABLES[name], gen) for name, gen in gens.items()}
+        return {name: _table_stats(db, trace.NAME, trace.TABLES[name], gen) for name, gen in gens.items()}
     finally:
         db.close()
 
 
 def _convert_file(
-    cur: duckdb.DuckDBPyConnection, table: Table, r: FileResult, gen: Path, n: int, order: int
+    cur: duckdb.DuckDBPyConnection,
+    trace,
+    table: Table,
+    r: FileResult,
+    gen: Path,
+    n: int,
+    tmp: Path,
 ) -> None:
     r.started = datetime.now(timezone.utc)
-    rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
-    try:
-        sql = copy_sql(table, r.path, gen, rejects, scans, _stem(r.name), order)
-        row = cur.execute(sql).fetchone()
-    except duckdb.Error as e:
-        raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
-    r.rows_written = int(row[0]) if row else 0
-    # A line can carry several errors; it is one rejected row with every reason.
-    r.rejects = cur.execute(
-        f"SELECT line, string_agg(DISTINCT column_name, ', ' ORDER BY column_name), "
-        f"string_agg(DISTINCT error_type, ', ' ORDER BY error_type), "
-        f"string_agg(error_message, '; ' ORDER BY column_idx), any_value(csv_line) "
-        f"FROM {quote_ident(rejects)} GROUP BY line ORDER BY line"
-    ).fetchall()
+    out = gen / f"cell={r.cell}" if r.cell else gen
+    order = trace.file_order(r.name)
+    stem = _stem(r.name)
+    if trace.FORMAT == "csv":
+        rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
+        reader = readers.csv_reader(table, r.path, rejects, scans)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, r)
+        r.rejects = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
+    else:
+        try:
+            r.rows_written = _copy(cur, table, readers.json_reader(table, r.path), out, stem, order, r)
+        except InputError:
+            # The fast reader refused the file: find the bad lines, read the good ones alike.
+            for partial in out.rglob(f"{stem}*.parquet"):
+                partial.unlink()
+            clean = tmp / f"{n}-{stem}.json"
+            try:
+                r.rejects = readers.split_json_file(table, r.path, clean)
+            except (OSError, EOFError, zlib.error) as e:
+                raise InputError(f"{r.table}/{r.name}: {e}") from e
+            r.rows_written = _copy(cur, table, readers.json_reader(table, clean), out, stem, order, r)
+            clean.unlink()
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
 
 
-def copy_sql(table: Table, path: Path, gen: Path, rejects: str, scans: str, stem: str, order: int) -> str:
-    """The COPY that turns one raw CSV (gzip or plain) into Parquet in the table's generation folder.
-
-    Built from the trace module's column list (the one place for it); paths and
-    names go through the quoting helper because COPY cannot bind them.
-    """
-    columns = ", ".join(
-        f"{quote_literal(c.name)}: {quote_literal(c.read_type or c.type)}" for c in table.columns
-    )
-    exprs = []
-    for c in table.columns:
-        q = quote_ident(c.name)
-        exprs.append(f"least({q}, {MAX_TIME})::BIGINT AS {q}" if c.is_time else q)
-    # One thread per COPY keeps row_number() in line order (rejected lines leave gaps).
-    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
+def _copy(
+    cur: duckdb.DuckDBPyConnection, table: Table, reader: str, out: Path, stem: str, order: int, r: FileResult
+) -> int:
+    """One COPY from a reader into the generation folder; returns the rows written."""
     if table.partition_time:
-        pt = quote_ident(table.partition_time)
-        exprs.append(f"least({pt}, {MAX_TIME})::BIGINT // {DAY_US} AS day")
-    reader = (
-        f"read_csv({quote_literal(path)}, columns = {{{columns}}}, header = false, "
-        f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
-        f"store_rejects = true, rejects_table = {quote_literal(rejects)}, "
-        f"rejects_scan = {quote_literal(scans)}, rejects_limit = 0)"
-    )
-    if table.partition_time:
-        target = quote_literal(gen)
+        target = quote_literal(out)
         opts = (
             f", PARTITION_BY (day), FILENAME_PATTERN {quote_literal(stem + '_{i}')}, OVERWRITE_OR_IGNORE true"
         )
     else:
-        target = quote_literal(gen / f"{stem}.parquet")
+        out.mkdir(parents=True, exist_ok=True)
+        target = quote_literal(out / f"{stem}.parquet")
         opts = ""
-    return (
-        f"COPY (SELECT {', '.join(exprs)} FROM {reader}) TO {target} (FORMAT parquet, COMPRESSION zstd{opts})"
+    sql = (
+        f"COPY (SELECT {readers.select_list(table, order)} FROM {reader}) TO {target} "
+        f"(FORMAT parquet, COMPRESSION zstd{opts})"
     )
+    try:
+        row = cur.execute(sql).fetchone()
+    except duckdb.Error as e:
+        raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
+    return int(row[0]) if row else 0
 
 
-def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict:
+def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, gen: Path) -> dict:
     files = list(gen.rglob("*.parquet"))
     stats: dict = {
         "files": len(files),
         "bytes": sum(f.stat().st_size for f in files),
-        "partitions": len({f.parent for f in files}) if table.partition_time else 0,
+        "partitions": len({f.parent for f in files}) if catalog.partition_columns(trace_name, table) else 0,
         "rows": 0,
         "min_time": None,
         "max_time": None,
@@ -457,7 +464,7 @@ def _table_stats(db: duckdb.DuckDBPyConnection, table: Table, gen: Path) -> dict
         else f"count(DISTINCT {table.entities[k]})"
         for k in ("jobs", "tasks", "machines")
     ]
-    src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, table))})"
+    src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, trace_name, table))})"
     row = db.execute(
         f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}), "
         f"{', '.join(entity_sql)} FROM {src}"
@@ -483,17 +490,21 @@ def _commit(
         for table_name, rs in by_table.items():
             params = {"t": trace_name, "n": table_name}
             if not append:
+                # A replace supersedes the table's files, or only those of the cells it re-ingests.
+                cells = sorted({r.cell for r in rs if r.cell is not None})
+                scope = " AND list_contains($cells, cell)" if trace.CELLS else ""
                 con.execute(
-                    "UPDATE meta.ingests SET is_current = false WHERE trace = $t AND table_name = $n",
-                    params,
+                    f"UPDATE meta.ingests SET is_current = false WHERE trace = $t AND table_name = $n{scope}",
+                    {**params, "cells": cells} if trace.CELLS else params,
                 )
             for r in rs:
                 con.execute(
-                    "INSERT INTO meta.ingests VALUES ($id, $t, $n, $file, $path, $size, $sha, $ver, "
+                    "INSERT INTO meta.ingests VALUES ($id, $t, $n, $cell, $file, $path, $size, $sha, $ver, "
                     "$read, $written, $rejected, $started, $finished, $mode, true, $version)",
                     {
                         **params,
                         "id": ingest_id,
+                        "cell": r.cell,
                         "file": r.name,
                         "path": str(r.path.resolve()),
                         "size": r.size,
@@ -510,12 +521,13 @@ def _commit(
                 )
                 if r.rejects:
                     con.executemany(
-                        "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [
                             (
                                 ingest_id,
                                 trace_name,
                                 table_name,
+                                r.cell,
                                 r.name,
                                 line,
                                 col,

@@ -23,6 +23,8 @@ class Column:
     # (time columns are read as UBIGINT so 2^64-1 survives to be clamped).
     read_type: str | None = None
     is_time: bool = False  # special-valued trace time (0 / 2^63-1)
+    # Other source names of the same field (JSON exports disagree); the first present wins.
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,10 @@ class SourceFile:
     table: str
     path: Path
     name: str  # stable name, e.g. "part-00001-of-00500.csv.gz"
+    cell: str | None = None  # traces with several cells (google2019)
 
 
-TRACE_NAMES = ("google2011",)
+TRACE_NAMES = ("google2011", "google2019")
 
 
 def get_trace(name: str):  # -> module with the trace protocol

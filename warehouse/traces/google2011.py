@@ -16,6 +16,8 @@ from warehouse.traces import Column, SourceFile, Table
 
 NAME = "google2011"
 TITLE = "Google clusterdata-2011-2"
+FORMAT = "csv"
+CELLS = None  # one cell
 CHECKSUM_FILE = "SHA256SUM"
 PART_PATTERN = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv(\.gz)?$")
 
@@ -163,12 +165,16 @@ TABLES: dict[str, Table] = {
 }
 
 
-def discover(source: Path, tables: list[str] | None, table_for_file: str | None) -> list[SourceFile]:
+def discover(
+    source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None = None
+) -> list[SourceFile]:
     """The raw files under ``source`` in the original layout, or ``source`` itself as one part.
 
     Returns them sorted by table and part name. Raises InputError when the
     folder holds nothing of this trace, naming what it holds instead.
     """
+    if cell is not None:
+        raise UsageError(f"{NAME} has a single cell; --cell is for google2019")
     for name in tables or []:
         if name not in TABLES:
             raise UsageError(f"unknown {NAME} table {name!r} (known: {', '.join(TABLES)})")

@@ -1,0 +1,1109 @@
+"""Report benchmark: every tracewh report over >= 20 M google2011 task events, with a naive queue baseline.
+
+Usage (from the project root):
+
+    .venv/bin/python bench/bench_reports.py [--events 20000000] [--out bench/work]
+
+What it does, in one run:
+
+1. Builds an input in the original google2011 layout
+   (``<out>/reports_in_<events>/<table>/part-NNNNN-of-00500.csv.gz``) from the REAL
+   ``part-00001-of-00500.csv.gz`` of task_events and job_events. Replica k adds
+   ``k * (the part's time span + 1 s)`` to every in-window time and ``k * 10**10`` to
+   every job_id, so tasks stay distinct and replicas do not overlap in time;
+   REPLICAS_PER_FILE replicas share one part file (~311 k task events, close to the real
+   parts' ~290 k). task_usage and machine_events have no real rows here, so they are
+   generated consistently with the task events: for every SCHEDULE, 300 s usage windows
+   from the SCHEDULE time until the task's next event (or at most --usage-windows windows
+   when the task has none), on the scheduled machine, cpu_rate / canonical_memory_usage
+   drawn uniformly from [0, 0.1] (fixed seed); machine_events: an ADD at time 0 for every
+   machine seen (cpus and memory from {0.25, 0.5, 1}, 1% without capacity), then REMOVE /
+   re-ADD for 5% of them. Part files are generated once into ``<out>/reports_parts/``
+   (polars, 2 processes) and hard-linked into each input; both are cached between runs.
+2. Ingests the input with ``tracewh --home <home> ingest google2011 <in> --quiet`` (timed,
+   row counts checked against the generated lines).
+3. Runs every report (``tracewh report list``) in a fresh subprocess,
+   ``tracewh --home <home> report <name> --trace google2011 --format csv > /dev/null``,
+   best of --repeat, wall time and peak RSS (``/usr/bin/time``).
+4. A naive baseline for ``queue`` in the same run: pandas and polars read the raw
+   task_events CSV.gz files, sort by (job_id, task_index, time) (stable, file order
+   kept), drop UPDATE_* (7, 8), take the previous event per task and sum the paper's
+   pending / running changes per hour bucket (method 3-2 / 3-3). Their final pending and
+   running per bucket are compared with tracewh's ``queue`` output (loud MISMATCH if not).
+5. Ingests a second input of half the events and re-runs the 3 reports with the largest
+   peak RSS, to show whether their memory grows with the input.
+6. For reports over the target (10 s per 10 M task events), profiles the report SQL in a
+   read-only DuckDB connection (JSON profile: the most expensive operators) and times
+   the lifecycle views it reads.
+7. Prints the tables and writes the ``## Reports: ...`` section of bench/RESULTS.md
+   (every other section of that file is kept as it is).
+
+Measuring helpers (quiet-machine wait, /usr/bin/time, best-of, machine info, catalog
+row check) come from bench_ingest.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import json
+import math
+import multiprocessing
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from functools import cache, partial
+from pathlib import Path
+
+import bench_ingest as bi
+
+ROOT = bi.ROOT
+GEN_VERSION = 1  # bump when the generated inputs change, to invalidate the cache
+REPLICAS_PER_FILE = 4
+WINDOW_US = 300_000_000  # task_usage measurement window
+SEED = 20111
+MAX_TIME = bi.MAX_TIME
+JOB_SHIFT = bi.JOB_SHIFT
+HOUR_US = 3_600_000_000
+TARGET_S_PER_10M = 10.0  # every report under 10 s per 10 M task events (2 cores)
+HEAVIEST = 3  # reports re-run on the smaller input for the memory comparison
+# "Memory bounded" = peak RSS grows by at most this factor when the input doubles.
+RSS_BOUNDED_TOLERANCE = 1.25
+EXPECTED_REPORTS = (
+    "lifecycle-counts",
+    "transitions",
+    "queue",
+    "event-cdf",
+    "task-times",
+    "priority-share",
+    "utilization-change",
+    "arrivals",
+    "job-size",
+    "machines",
+    "overview",
+)
+# Lifecycle views each report reads (for the profile of slow reports).
+REPORT_VIEWS = {
+    "lifecycle-counts": ["task_events"],
+    "transitions": ["task_transitions"],
+    "queue": ["task_transitions"],
+    "event-cdf": ["task_transitions"],
+    "task-times": ["task_episodes"],
+    "priority-share": ["tasks", "task_episodes", "task_usage"],
+    "utilization-change": ["task_usage"],
+    "arrivals": ["job_events", "tasks"],
+    "job-size": ["task_usage"],
+    "machines": ["machine_events", "task_usage"],
+    "overview": [],
+}
+# A query per view that forces its computed columns (a bare count(*) may skip the windows).
+VIEW_PROBES = {
+    "task_events": "SELECT count(*), max(event_kind), max(priority_tier) FROM lifecycle.task_events",
+    "task_transitions": "SELECT count(*), max(from_event), max(from_time) FROM lifecycle.task_transitions",
+    "task_episodes": "SELECT count(*), max(run_s), max(wait_s), max(end_reason) FROM lifecycle.task_episodes",
+    "tasks": "SELECT count(*), max(first_event), max(priority_tier) FROM lifecycle.tasks",
+    "task_usage": "SELECT count(*), sum(cpu), sum(window_s) FROM lifecycle.task_usage",
+    "job_events": "SELECT count(*), max(event_type_name) FROM lifecycle.job_events",
+    "machine_events": "SELECT count(*), max(event_type_name) FROM lifecycle.machine_events",
+}
+
+USAGE_COLUMNS = [
+    "start_time",
+    "end_time",
+    "job_id",
+    "task_index",
+    "machine_id",
+    "cpu_rate",
+    "canonical_memory_usage",
+    "assigned_memory_usage",
+    "unmapped_page_cache",
+    "total_page_cache",
+    "maximum_memory_usage",
+    "disk_io_time",
+    "local_disk_space_usage",
+    "maximum_cpu_rate",
+    "maximum_disk_io_time",
+    "cycles_per_instruction",
+    "memory_accesses_per_instruction",
+    "sample_portion",
+    "aggregation_type",
+    "sampled_cpu_usage",
+]
+MACHINE_COLUMNS = ["time", "machine_id", "event_type", "platform_id", "cpus", "memory"]
+ALL_TABLES = ("task_events", "job_events", "task_usage", "machine_events")
+
+log = bi.log
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@cache
+def _source(table: str) -> object:
+    """The real part of one table, every column as text (so the output keeps the original spelling)."""
+    import polars as pl
+
+    src = bi.find_sources()[table]
+    df = pl.read_csv(src, has_header=False, infer_schema=False, new_columns=bi.COLUMNS[table])
+    return df
+
+
+def _ti(col: str):
+    import polars as pl
+
+    return pl.col(col).cast(pl.Int64)
+
+
+@cache
+def _shift_us() -> int:
+    """One replica's time shift: the real part's in-window span + 1 s (microseconds)."""
+    import polars as pl
+
+    t = _source("task_events")["time"].cast(pl.UInt64)
+    t = t.filter((t > 0) & (t < MAX_TIME))
+    return int(t.max()) - int(t.min()) + 1_000_000
+
+
+@cache
+def _first_time() -> int:
+    import polars as pl
+
+    t = _source("task_events")["time"].cast(pl.UInt64)
+    return int(t.filter((t > 0) & (t < MAX_TIME)).min())
+
+
+@cache
+def _base_usage(max_windows: int) -> object:
+    """Usage windows of replica 0: per SCHEDULE, 300 s windows until the task's next event.
+
+    A task with no later event gets max_windows windows; windows are cut at the next event.
+    """
+    import polars as pl
+
+    ev = (
+        _source("task_events")
+        .select(
+            _ti("time").alias("time"),
+            _ti("job_id").alias("job_id"),
+            _ti("task_index").alias("task_index"),
+            _ti("machine_id").alias("machine_id"),
+            _ti("event_type").alias("event_type"),
+        )
+        .with_row_index("row")
+        .filter(~pl.col("event_type").is_in([7, 8]))
+        .sort(["job_id", "task_index", "time", "row"])
+        .with_columns(pl.col("time").shift(-1).over(["job_id", "task_index"]).alias("next_time"))
+    )
+    s = ev.filter(
+        (pl.col("event_type") == 1)
+        & pl.col("machine_id").is_not_null()
+        & (pl.col("time") > 0)
+        & (pl.col("time") < MAX_TIME)
+    )
+    span = pl.col("next_time") - pl.col("time")
+    n = (
+        pl.when(pl.col("next_time").is_null() | (pl.col("next_time") >= MAX_TIME))
+        .then(pl.lit(max_windows, pl.Int64))
+        .otherwise(((span + WINDOW_US - 1) // WINDOW_US).clip(1, max_windows))
+    )
+    s = s.with_columns(n.alias("n")).with_columns(pl.int_ranges(0, pl.col("n")).alias("i")).explode("i")
+    start = pl.col("time") + pl.col("i") * WINDOW_US
+    end = pl.min_horizontal(start + WINDOW_US, pl.col("next_time").fill_null(MAX_TIME))
+    return (
+        s.select(
+            start.alias("start_time"),
+            end.alias("end_time"),
+            "job_id",
+            "task_index",
+            "machine_id",
+        )
+        .with_row_index("row")
+        .sort(["start_time", "row"])
+        .drop("row")
+    )
+
+
+def _replica_events(table: str, k: int, shift: int):
+    import polars as pl
+
+    df = _source(table)
+    t = pl.col("time").cast(pl.UInt64)
+    return df.with_columns(
+        pl.when((t > 0) & (t < MAX_TIME)).then(t + k * shift).otherwise(t).cast(pl.String).alias("time"),
+        (_ti("job_id") + k * JOB_SHIFT).cast(pl.String).alias("job_id"),
+    )
+
+
+def _replica_usage(k: int, shift: int, max_windows: int):
+    import numpy as np
+    import polars as pl
+
+    base = _base_usage(max_windows)
+    rng = np.random.default_rng([SEED, k])
+    r = rng.random((base.height, 4))
+    cpu, mem = r[:, 0] * 0.1, r[:, 1] * 0.1
+    null = pl.lit(None, pl.Float64)
+    return base.select(
+        (pl.col("start_time") + k * shift).alias("start_time"),
+        (pl.col("end_time") + k * shift).alias("end_time"),
+        (pl.col("job_id") + k * JOB_SHIFT).alias("job_id"),
+        "task_index",
+        "machine_id",
+        pl.Series("cpu_rate", cpu),
+        pl.Series("canonical_memory_usage", mem),
+        pl.Series("assigned_memory_usage", mem * (1 + r[:, 2] * 0.3)),
+        null.alias("unmapped_page_cache"),
+        null.alias("total_page_cache"),
+        pl.Series("maximum_memory_usage", mem * (1 + r[:, 3] * 0.2)),
+        null.alias("disk_io_time"),
+        null.alias("local_disk_space_usage"),
+        pl.Series("maximum_cpu_rate", cpu * (1 + r[:, 3])),
+        null.alias("maximum_disk_io_time"),
+        null.alias("cycles_per_instruction"),
+        null.alias("memory_accesses_per_instruction"),
+        pl.lit(1.0).alias("sample_portion"),
+        pl.lit(0).alias("aggregation_type"),
+        pl.Series("sampled_cpu_usage", cpu),
+    )
+
+
+def _write_gz(df, dst: Path, float_precision: int | None = None) -> tuple[int, int]:
+    data = df.write_csv(include_header=False, float_precision=float_precision).encode()
+    tmp = dst.with_name(dst.name + ".tmp")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
+    os.replace(tmp, dst)
+    return df.height, len(data)
+
+
+def make_group(args: tuple[int, str, int]) -> dict:
+    """Write part file g of task_events, job_events and task_usage (replicas g*R .. g*R+R-1)."""
+    import polars as pl
+
+    g, parts_dir, max_windows = args
+    shift = _shift_us()
+    ks = range(g * REPLICAS_PER_FILE, (g + 1) * REPLICAS_PER_FILE)
+    name = f"part-{g + 1:05d}-of-00500.csv.gz"
+    out = {}
+    for table in ("task_events", "job_events"):
+        df = pl.concat([_replica_events(table, k, shift) for k in ks])
+        out[table] = _write_gz(df, Path(parts_dir) / table / name)
+    usage = pl.concat([_replica_usage(k, shift, max_windows) for k in ks])
+    out["task_usage"] = _write_gz(usage, Path(parts_dir) / "task_usage" / name, float_precision=6)
+    return {"g": g, "lines": {t: v[0] for t, v in out.items()}, "bytes": {t: v[1] for t, v in out.items()}}
+
+
+def machine_events_csv(span_us: int) -> tuple[bytes, int]:
+    """ADD at time 0 for every machine of the real part, then REMOVE / re-ADD for 5% of them."""
+    import numpy as np
+    import polars as pl
+
+    ids = (
+        _source("task_events")
+        .select(_ti("machine_id").alias("m"))
+        .drop_nulls()
+        .unique()
+        .sort("m")["m"]
+        .to_numpy()
+    )
+    rng = np.random.default_rng([SEED, 1_000_000])
+    levels = np.array([0.25, 0.5, 1.0])
+    cpus = levels[rng.choice(3, len(ids), p=[0.2, 0.6, 0.2])]
+    mem = levels[rng.choice(3, len(ids), p=[0.3, 0.5, 0.2])]
+    empty = rng.random(len(ids)) < 0.01
+    platforms = np.array(
+        ["HxHQkDVwR6CqXz7sTmWP1yBsfkLOxs9zb3hKp4RYk8s=", "70ZOvysYGtB6j9MUHMPzA2Iy7GRzWeJTdX0YCLRKGVg="]
+    )
+    platform = platforms[rng.choice(2, len(ids))]
+    rows = [
+        (0, int(m), 0, p, None if e else float(c), None if e else float(x))
+        for m, p, c, x, e in zip(ids, platform, cpus, mem, empty, strict=True)
+    ]
+    moved = rng.choice(len(ids), max(1, len(ids) // 20), replace=False)
+    for i in moved:
+        t_remove = int(rng.integers(600_000_000, max(600_000_001, span_us)))
+        rows.append((t_remove, int(ids[i]), 1, None, None, None))
+        t_add = t_remove + int(rng.integers(1_800, 86_400)) * 1_000_000
+        if t_add < span_us:
+            c, x = (None, None) if empty[i] else (float(cpus[i]), float(mem[i]))
+            rows.append((t_add, int(ids[i]), 0, str(platform[i]), c, x))
+    df = pl.DataFrame(rows, schema=MACHINE_COLUMNS, orient="row").with_row_index("row")
+    df = df.sort(["time", "row"]).drop("row")
+    data = df.write_csv(include_header=False).encode()
+    return data, df.height
+
+
+@dataclass
+class Input:
+    events: int  # requested task events
+    folder: Path
+    groups: int
+    replicas: int
+    files: list[Path]
+    lines: dict[str, int]  # per table
+    csv_bytes: dict[str, int]
+    gz_bytes: int
+    shift_us: int
+    max_windows: int
+
+    @property
+    def task_events(self) -> int:
+        return self.lines["task_events"]
+
+    def as_bi(self) -> bi.Inputs:
+        """The shape bench_ingest.check_catalog expects."""
+        return bi.Inputs(
+            0, self.folder, self.groups, self.files, self.lines, sum(self.csv_bytes.values()), self.gz_bytes
+        )
+
+    def task_event_files(self) -> list[Path]:
+        return sorted((self.folder / "task_events").glob("part-*.csv.gz"))
+
+
+def build_input(work: Path, events: int, max_windows: int) -> Input:
+    """reports_in_<events>/ with enough replica groups to reach `events` task events (cached)."""
+    per_group = _source("task_events").height * REPLICAS_PER_FILE
+    groups = max(1, math.ceil(events / per_group))
+    if groups > 499:
+        raise SystemExit(f"--events {events} needs {groups} part files; the layout allows 499")
+    folder = work / f"reports_in_{events}"
+    key = {"version": GEN_VERSION, "groups": groups, "windows": max_windows, "per_file": REPLICAS_PER_FILE}
+    manifest = folder / "manifest.json"
+    if manifest.is_file():
+        m = json.loads(manifest.read_text())
+        files = [folder / f for f in m["files"]]
+        if m.get("key") == key and all(f.is_file() for f in files):
+            log(f"input {folder.name}: cached ({groups} part files per table)")
+            return _input_from(events, folder, m, files)
+    parts_dir = work / "reports_parts"
+    pm_path = parts_dir / "manifest.json"
+    parts: dict = {}
+    pkey = {"version": GEN_VERSION, "windows": max_windows, "per_file": REPLICAS_PER_FILE}
+    if pm_path.is_file():
+        pm = json.loads(pm_path.read_text())
+        if pm.get("key") == pkey:
+            parts = pm["groups"]
+    todo = [
+        g
+        for g in range(groups)
+        if str(g) not in parts
+        or not all(
+            (parts_dir / t / f"part-{g + 1:05d}-of-00500.csv.gz").is_file()
+            for t in ("task_events", "job_events", "task_usage")
+        )
+    ]
+    shift = _shift_us()
+    if todo:
+        log(
+            f"generating {len(todo)} part files per table into {parts_dir} ({REPLICAS_PER_FILE} replicas "
+            f"per file, time shift {shift} us per replica, job_id shift {JOB_SHIFT:.0e})"
+        )
+        t0 = time.perf_counter()
+        ctx = multiprocessing.get_context("spawn")  # polars' thread pool does not survive fork
+        with ProcessPoolExecutor(min(2, os.cpu_count() or 1), mp_context=ctx) as ex:
+            for r in ex.map(make_group, [(g, str(parts_dir), max_windows) for g in todo]):
+                parts[str(r["g"])] = r
+                if len(parts) % 10 == 0:
+                    log(f"  {len(parts)} groups done")
+        pm_path.write_text(json.dumps({"key": pkey, "groups": parts}, indent=0))
+        log(f"generated in {time.perf_counter() - t0:.1f} s")
+    shutil.rmtree(folder, ignore_errors=True)
+    files: list[str] = []
+    lines = dict.fromkeys(ALL_TABLES, 0)
+    csv_bytes = dict.fromkeys(ALL_TABLES, 0)
+    for t in ("task_events", "job_events", "task_usage"):
+        (folder / t).mkdir(parents=True)
+        for g in range(groups):
+            rel = f"{t}/part-{g + 1:05d}-of-00500.csv.gz"
+            try:
+                os.link(parts_dir / rel, folder / rel)
+            except OSError:
+                shutil.copy2(parts_dir / rel, folder / rel)
+            files.append(rel)
+            lines[t] += parts[str(g)]["lines"][t]
+            csv_bytes[t] += parts[str(g)]["bytes"][t]
+    # Machine events span the whole input, so they are made per input (small).
+    replicas = groups * REPLICAS_PER_FILE
+    span = replicas * shift + _first_time()
+    data, n = machine_events_csv(span)
+    rel = "machine_events/part-00000-of-00001.csv.gz"
+    (folder / "machine_events").mkdir(parents=True)
+    (folder / rel).write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
+    files.append(rel)
+    lines["machine_events"], csv_bytes["machine_events"] = n, len(data)
+    m = {"key": key, "files": files, "lines": lines, "csv_bytes": csv_bytes, "shift_us": shift}
+    manifest.write_text(json.dumps(m, indent=1))
+    return _input_from(events, folder, m, [folder / f for f in files])
+
+
+def _input_from(events: int, folder: Path, m: dict, files: list[Path]) -> Input:
+    return Input(
+        events,
+        folder,
+        m["key"]["groups"],
+        m["key"]["groups"] * REPLICAS_PER_FILE,
+        files,
+        m["lines"],
+        m["csv_bytes"],
+        sum(f.stat().st_size for f in files),
+        m["shift_us"],
+        m["key"]["windows"],
+    )
+
+
+# --------------------------------------------------------------------------- tracewh
+
+
+def home_for(work: Path, inp: Input) -> Path:
+    return work / f"reports_home_{inp.events}"
+
+
+def ingest(inp: Input, work: Path) -> bi.Run:
+    home = home_for(work, inp)
+    shutil.rmtree(home, ignore_errors=True)
+    cmd = [str(bi.TRACEWH), "--home", str(home), "ingest", "google2011", str(inp.folder), "--quiet"]
+    run, _, err = bi.measure(f"tracewh ingest ({inp.task_events / 1e6:.1f} M task events)", cmd)
+    if not run.ok:
+        print(err[-3000:], file=sys.stderr)
+        return run
+    ok, why, info = bi.check_catalog(home, inp.as_bi())
+    got = info.get("tables", {})
+    for t in ALL_TABLES:
+        if got.get(t) != inp.lines[t]:
+            ok = False
+            why += f"; {t}: catalog rows {got.get(t)} != input lines {inp.lines[t]}"
+    run.extra = {"tables": got, "files": info.get("files", [])}
+    run.out_mb = bi.dir_mb(home / "parquet")
+    if ok:
+        log(f"row check OK: {got}")
+    else:
+        run.ok = False
+        run.note = "ROW COUNT MISMATCH: " + why.strip("; ")
+        _banner(f"ROW COUNT MISMATCH after tracewh ingest: {run.note}")
+    return run
+
+
+def _banner(msg: str) -> None:
+    bar = "!" * 78
+    print(f"\n{bar}\n!!! {msg}\n{bar}\n", file=sys.stderr, flush=True)
+
+
+def report_names() -> list[str]:
+    p = subprocess.run(
+        [str(bi.TRACEWH), "report", "list", "--format", "csv"], capture_output=True, text=True, check=False
+    )
+    names = [r[0] for r in list(csv.reader(io.StringIO(p.stdout)))[1:] if r] if p.returncode == 0 else []
+    if not names:
+        log(f"warning: `tracewh report list` gave nothing ({p.stderr.strip()[-200:]}); using the known list")
+        return list(EXPECTED_REPORTS)
+    missing = [n for n in EXPECTED_REPORTS if n not in names]
+    if missing:
+        log(f"warning: reports named in the brief but not listed by tracewh: {missing}")
+    return names
+
+
+def report_cmd(home: Path, name: str) -> list[str]:
+    cmd = [str(bi.TRACEWH), "--home", str(home), "report", name]
+    if name != "overview":
+        cmd += ["--trace", "google2011"]
+    return [*cmd, "--format", "csv"]
+
+
+def run_report(home: Path, name: str, label: str) -> bi.Run:
+    run, _, err = bi.measure(label, report_cmd(home, name), stdout_devnull=True)
+    if not run.ok:
+        print(err[-3000:], file=sys.stderr)
+    return run
+
+
+def capture_report(home: Path, name: str) -> list[dict]:
+    p = subprocess.run(report_cmd(home, name), capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        log(f"report {name} failed: {p.stderr.strip()[-500:]}")
+        return []
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+
+# --------------------------------------------------------------------------- naive queue baselines
+
+_QUEUE_COMMON = r"""
+import json, sys
+job = json.loads(open(sys.argv[1]).read())
+MAX, HOUR = 9223372036854775807, 3600000000
+USE = ["time", "job_id", "task_index", "event_type"]
+"""
+
+NAIVE_QUEUE = {
+    "pandas": _QUEUE_COMMON
+    + r"""
+import numpy as np
+import pandas as pd
+frames = [pd.read_csv(f, header=None, names=job["columns"], usecols=USE,
+                      dtype={c: "int64" for c in USE}) for f in job["files"]]
+df = pd.concat(frames, ignore_index=True)
+rows = len(df)
+df = df[~df["event_type"].isin([7, 8])]
+# Stable sort: events of a task at the same microsecond keep the file order.
+df = df.sort_values(["job_id", "task_index", "time"], kind="stable")
+df["prev"] = df.groupby(["job_id", "task_index"], sort=False)["event_type"].shift(1)
+ev, prev = df["event_type"], df["prev"]
+ends = ev.isin([2, 3, 5, 6])  # EVICT FAIL KILL LOST
+df["d_pending"] = (ev == 0).astype(int) - (ev == 1) - (ends & (prev == 0))
+df["d_running"] = (ev == 1).astype(int) - (ev == 4) - (ends & (prev == 1))
+df = df[df["time"] < MAX]
+df["bucket"] = df["time"] // HOUR
+df["submitted"], df["scheduled"], df["ended"] = ev == 0, ev == 1, ev.between(2, 6)
+per = df.groupby("bucket").agg(
+    d_pending=("d_pending", "sum"), d_running=("d_running", "sum"),
+    submitted=("submitted", "sum"), scheduled=("scheduled", "sum"), ended=("ended", "sum"),
+).sort_index()
+per["pending"], per["running"] = per["d_pending"].cumsum(), per["d_running"].cumsum()
+out = {int(b): [int(r.pending), int(r.running), int(r.submitted), int(r.scheduled), int(r.ended)]
+       for b, r in per.iterrows()}
+json.dump({"rows": rows, "buckets": out}, open(job["out"], "w"))
+""",
+    "polars": _QUEUE_COMMON
+    + r"""
+import polars as pl
+frames = [pl.read_csv(f, has_header=False, new_columns=job["columns"], columns=USE,
+                      schema_overrides={c: pl.Int64 for c in USE}) for f in job["files"]]
+df = pl.concat(frames)
+rows = df.height
+ev, prev = pl.col("event_type"), pl.col("prev")
+ends = ev.is_in([2, 3, 5, 6])  # EVICT FAIL KILL LOST
+per = (
+    df.filter(~ev.is_in([7, 8]))
+    # Stable sort: events of a task at the same microsecond keep the file order.
+    .sort(["job_id", "task_index", "time"], maintain_order=True)
+    .with_columns(ev.shift(1).over(["job_id", "task_index"]).alias("prev"))
+    .filter(pl.col("time") < MAX)
+    .group_by((pl.col("time") // HOUR).alias("bucket"))
+    .agg(
+        ((ev == 0).cast(pl.Int64) - (ev == 1) - (ends & (prev == 0)).fill_null(False)).sum().alias("d_pending"),
+        ((ev == 1).cast(pl.Int64) - (ev == 4) - (ends & (prev == 1)).fill_null(False)).sum().alias("d_running"),
+        (ev == 0).sum().alias("submitted"),
+        (ev == 1).sum().alias("scheduled"),
+        ev.is_between(2, 6).sum().alias("ended"),
+    )
+    .sort("bucket")
+    .with_columns(pl.col("d_pending").cum_sum().alias("pending"), pl.col("d_running").cum_sum().alias("running"))
+)
+out = {int(r["bucket"]): [int(r["pending"]), int(r["running"]), int(r["submitted"]), int(r["scheduled"]),
+                          int(r["ended"])] for r in per.iter_rows(named=True)}
+json.dump({"rows": rows, "buckets": out}, open(job["out"], "w"))
+""",
+}
+
+
+def tracewh_queue(rows: list[dict]) -> dict[int, list[int]]:
+    keys = ("pending", "running", "submitted", "scheduled", "ended")
+    return {int(r["bucket"]): [int(float(r[k])) for k in keys] for r in rows}
+
+
+def run_naive_queue(kind: str, inp: Input, work: Path, reference: dict[int, list[int]]) -> bi.Run:
+    out = work / f"queue_{kind}.json"
+    job = work / f"queue_{kind}_job.json"
+    out.unlink(missing_ok=True)
+    files = [str(f) for f in inp.task_event_files()]
+    job.write_text(json.dumps({"files": files, "columns": bi.COLUMNS["task_events"], "out": str(out)}))
+    run, _, err = bi.measure(
+        f"naive {kind} queue", [str(bi.VENV_PY), "-c", NAIVE_QUEUE[kind], str(job)], stdout_devnull=True
+    )
+    job.unlink(missing_ok=True)
+    if not run.ok:
+        print(err[-3000:], file=sys.stderr)
+        return run
+    res = json.loads(out.read_text())
+    got = {int(b): v for b, v in res["buckets"].items()}
+    run.extra = {"rows": res["rows"], "buckets": len(got)}
+    problems = []
+    if res["rows"] != inp.task_events:
+        problems.append(f"read {res['rows']} rows, the input has {inp.task_events}")
+    if not reference:
+        problems.append("no tracewh queue output to compare with")
+    if set(got) != set(reference):
+        problems.append(f"buckets differ: {len(got)} vs tracewh {len(reference)}")
+    bad = [b for b in sorted(set(got) & set(reference)) if got[b][:2] != reference[b][:2]]
+    if bad:
+        b = bad[0]
+        problems.append(
+            f"pending/running differ in {len(bad)} buckets (first: bucket {b}: {kind} {got[b][:2]}, "
+            f"tracewh {reference[b][:2]})"
+        )
+    counts = [b for b in sorted(set(got) & set(reference)) if got[b][2:] != reference[b][2:]]
+    if counts:
+        problems.append(f"submitted/scheduled/ended differ in {len(counts)} buckets")
+    if problems:
+        run.ok = False
+        run.note = "QUEUE MISMATCH: " + "; ".join(problems)
+        _banner(f"{kind} baseline vs tracewh queue: {run.note}")
+    else:
+        last = max(got)
+        run.note = (
+            f"matches tracewh queue in all {len(got)} buckets (pending, running, submitted, scheduled, "
+            f"ended); final bucket {last}: pending {got[last][0]:,}, running {got[last][1]:,}"
+        )
+        log(f"{kind}: {run.note}")
+    return run
+
+
+# --------------------------------------------------------------------------- profiling
+
+PROFILE = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import duckdb
+from warehouse import catalog, reports
+from warehouse.home import Home
+job = json.loads(sys.argv[2])
+home = Home.resolve(job["home"])
+out = {"reports": {}, "views": {}}
+
+def walk(node, acc, depth=0):
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type") or node.get("operator_type") or node.get("operator_name")
+    t = node.get("timing", node.get("operator_timing"))
+    if kind and t is not None:
+        rows = node.get("intermediate_rows", node.get("operator_cardinality"))
+        info = node.get("extra_info") or {}
+        what = ""
+        if isinstance(info, dict):
+            for key in ("Function", "Table", "Partition By", "Order By", "Groups", "Aggregates", "Projections"):
+                if key in info:
+                    what = f"{key}: {str(info[key])[:90]}"
+                    break
+        acc.append({"op": kind, "s": t, "rows": rows, "depth": depth, "what": what})
+    for c in node.get("children", []) or []:
+        walk(c, acc, depth + 1)
+
+for name in job["reports"]:
+    rep = reports.get(name)
+    params = {k: reports._typed(v) for k, v in rep.options.items()}
+    if rep.needs_trace:
+        params["trace"] = "google2011"
+    con = catalog.connect(home, read_only=True)
+    prof = job["tmp"] + "/profile_" + name + ".json"
+    con.execute("PRAGMA enable_profiling='json'")
+    con.execute(f"PRAGMA profiling_output='{prof}'")
+    t0 = time.perf_counter()
+    con.execute(rep.sql, params).fetchall()
+    wall = time.perf_counter() - t0
+    con.execute("PRAGMA disable_profiling")
+    con.close()
+    d = json.load(open(prof))
+    ops = []
+    walk(d.get("operator", d), ops)
+    total = sum(o["s"] for o in ops) or 1
+    ops.sort(key=lambda o: -o["s"])
+    system = d.get("system", {})
+    out["reports"][name] = {"wall": wall, "ops": ops[:6], "op_total": total,
+                            "peak_buffer_mb": (system.get("peak_buffer_memory") or 0) / 1e6}
+for view in job["views"]:
+    con = catalog.connect(home, read_only=True)
+    t0 = time.perf_counter()
+    con.execute(job["probes"][view]).fetchall()
+    out["views"][view] = time.perf_counter() - t0
+    con.close()
+print(json.dumps(out))
+"""
+
+
+def profile(home: Path, names: list[str], work: Path) -> tuple[bi.Run, dict]:
+    views = sorted({v for n in names for v in REPORT_VIEWS.get(n, [])} | {"task_events"})
+    tmp = work / "profiles"
+    tmp.mkdir(exist_ok=True)
+    job = {"home": str(home), "reports": names, "views": views, "probes": VIEW_PROBES, "tmp": str(tmp)}
+    run, stdout, err = bi.measure(
+        f"profile of {', '.join(names)}", [str(bi.VENV_PY), "-c", PROFILE, str(ROOT), json.dumps(job)]
+    )
+    if not run.ok:
+        print(err[-3000:], file=sys.stderr)
+        return run, {}
+    return run, json.loads(stdout.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+@dataclass
+class Results:
+    big: Input
+    small: Input | None = None
+    ingest: dict[int, bi.Run] = field(default_factory=dict)
+    reports: dict[str, bi.Run] = field(default_factory=dict)
+    small_reports: dict[str, bi.Run] = field(default_factory=dict)
+    out_rows: dict[str, int] = field(default_factory=dict)
+    baselines: dict[str, bi.Run] = field(default_factory=dict)
+    queue_run: bi.Run | None = None
+    profile: dict = field(default_factory=dict)
+    profile_run: bi.Run | None = None
+
+
+def per10m(r: bi.Run, inp: Input) -> float:
+    return r.wall / (inp.task_events / 1e7)
+
+
+def walls(r: bi.Run) -> str:
+    w = r.extra.get("all_walls")
+    return f"{r.wall:.2f}" + (f" ({', '.join(f'{x:.2f}' for x in w)})" if w and len(w) > 1 else "")
+
+
+def report_table(res: Results) -> str:
+    inp = res.big
+    lines = [
+        "| report | wall s (runs) | s per 10 M task events | < 10 s / 10 M | peak RSS MB (runs) "
+        "| CPU s | cores | output rows | load1 / busy before / others during |",
+        "|---|--:|--:|:-:|--:|--:|--:|--:|---|",
+    ]
+    for name, r in res.reports.items():
+        p = per10m(r, inp)
+        rss = r.extra.get("all_rss")
+        flag = "" if r.ok else f" **FAILED** ({r.note})"
+        lines.append(
+            f"| {name}{flag} | {walls(r)} | {p:.2f} | {'yes' if p < TARGET_S_PER_10M else '**NO**'} | "
+            f"{bi.fmt(r.rss_mb, '.0f')}{f' ({rss})' if rss and len(rss) > 1 else ''} | "
+            f"{bi.fmt(r.cpu_s, '.1f')} | {bi.fmt((r.cpu_s or 0) / r.wall, '.2f')} | "
+            f"{res.out_rows.get(name, 'n/a')} | {r.load1:.2f} / {r.busy_cores:.2f} / {r.others:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def baseline_table(res: Results) -> str:
+    q = res.reports.get("queue")
+    lines = [
+        "| tool | wall s | peak RSS MB | CPU s | x tracewh queue wall | check |",
+        "|---|--:|--:|--:|--:|---|",
+    ]
+    if q:
+        lines.append(
+            f"| tracewh report queue | {walls(q)} | {bi.fmt(q.rss_mb, '.0f')} | {bi.fmt(q.cpu_s, '.1f')} "
+            f"| 1.00 | reference |"
+        )
+    for kind, r in res.baselines.items():
+        lines.append(
+            f"| naive {kind} (raw CSV.gz) | {r.wall:.2f} | {bi.fmt(r.rss_mb, '.0f')} | "
+            f"{bi.fmt(r.cpu_s, '.1f')} | {bi.fmt(r.wall / q.wall if q else None, '.2f')} | "
+            f"{'OK: ' if r.ok else '**'}{r.note}{'' if r.ok else '**'} |"
+        )
+    return "\n".join(lines)
+
+
+def memory_table(res: Results) -> list[str]:
+    if not res.small or not res.small_reports:
+        return []
+    s, b = res.small, res.big
+    x = b.task_events / s.task_events
+    out = [
+        f"| report | peak RSS MB at {s.task_events / 1e6:.1f} M | at {b.task_events / 1e6:.1f} M "
+        f"| growth (input x{x:.2f}) | bounded (<= x{RSS_BOUNDED_TOLERANCE}) | wall s at "
+        f"{s.task_events / 1e6:.1f} M -> {b.task_events / 1e6:.1f} M |",
+        "|---|--:|--:|--:|:-:|--:|",
+    ]
+    for name, rs in res.small_reports.items():
+        rb = res.reports[name]
+        g = (rb.rss_mb or 0) / (rs.rss_mb or 1)
+        out.append(
+            f"| {name} | {bi.fmt(rs.rss_mb, '.0f')} | {bi.fmt(rb.rss_mb, '.0f')} | x{g:.2f} | "
+            f"{'yes' if g <= RSS_BOUNDED_TOLERANCE else '**NO**'} | {rs.wall:.2f} -> {rb.wall:.2f} |"
+        )
+    return out
+
+
+def verdict(res: Results) -> list[str]:
+    inp = res.big
+    out = []
+    slow = {n: per10m(r, inp) for n, r in res.reports.items() if per10m(r, inp) >= TARGET_S_PER_10M}
+    failed = [n for n, r in res.reports.items() if not r.ok]
+    ok = not slow and not failed
+    worst = max(res.reports, key=lambda n: res.reports[n].wall) if res.reports else None
+    out.append(
+        f"- every report under {TARGET_S_PER_10M:.0f} s per 10 M task events on 2 cores: "
+        + ("**met**" if ok else "**NOT met**")
+        + (
+            f" (slowest: {worst} {per10m(res.reports[worst], inp):.2f} s per 10 M)"
+            if worst and ok
+            else f" (over: {', '.join(f'{n} {v:.2f} s' for n, v in slow.items())}"
+            f"{'; failed: ' + ', '.join(failed) if failed else ''})"
+        )
+    )
+    if res.small_reports:
+        grow = {
+            n: (res.reports[n].rss_mb or 0) / (r.rss_mb or 1)
+            for n, r in res.small_reports.items()
+            if r.rss_mb and res.reports[n].rss_mb
+        }
+        unbounded = {n: g for n, g in grow.items() if g > RSS_BOUNDED_TOLERANCE}
+        out.append(
+            f"- memory bounded (peak RSS of the {len(grow)} heaviest reports grows at most "
+            f"x{RSS_BOUNDED_TOLERANCE} when the input grows x{inp.task_events / res.small.task_events:.2f}): "
+            + ("**met**" if not unbounded else "**NOT met**")
+            + f" ({', '.join(f'{n} x{g:.2f}' for n, g in grow.items())})"
+        )
+    biggest = max((r.rss_mb or 0 for r in res.reports.values()), default=0)
+    out.append(
+        f"- largest peak RSS of any report at {inp.task_events / 1e6:.1f} M task events: {biggest:.0f} MB"
+    )
+    q = res.reports.get("queue")
+    for kind, r in res.baselines.items():
+        if q:
+            out.append(
+                f"- queue vs naive {kind}: tracewh {q.wall:.2f} s / {bi.fmt(q.rss_mb, '.0f')} MB, {kind} "
+                f"{r.wall:.2f} s / {bi.fmt(r.rss_mb, '.0f')} MB ({r.wall / q.wall:.2f}x tracewh's time); "
+                + ("results identical" if r.ok else f"**{r.note}**")
+            )
+    return out
+
+
+def profile_lines(res: Results) -> list[str]:
+    p = res.profile
+    if not p:
+        return []
+    out = [
+        "",
+        "### Profile of the reports over the target",
+        "",
+        "One run of each report's SQL in a read-only DuckDB connection with `PRAGMA enable_profiling='json'`"
+        " (same catalog; operator times are summed thread time, so they can exceed the wall), and one query "
+        "per lifecycle view it reads that forces the view's computed columns "
+        "(`SELECT count(*), max(<computed column>) ...`):",
+        "",
+    ]
+    for name, d in p.get("reports", {}).items():
+        ops = "; ".join(
+            f"{o['op']} {o['s']:.2f} s ({100 * o['s'] / d['op_total']:.0f}%, "
+            f"{bi.fmt(o['rows'], ',')} rows{', ' + o['what'] if o['what'] else ''})"
+            for o in d["ops"][:4]
+        )
+        out.append(
+            f"- **{name}**: {d['wall']:.2f} s in-process, DuckDB peak buffer memory "
+            f"{d['peak_buffer_mb']:.0f} MB; top operators: {ops}"
+        )
+    if p.get("views"):
+        out.append(
+            "- lifecycle views alone: "
+            + ", ".join(f"`lifecycle.{v}` {t:.2f} s" for v, t in p["views"].items())
+        )
+    return out
+
+
+def input_text(inp: Input) -> str:
+    ln, cb = inp.lines, inp.csv_bytes
+    return (
+        f"{inp.task_events:,} task events ({inp.replicas} replicas of the real part, "
+        f"{inp.groups} part files per table), {ln['job_events']:,} job events, {ln['task_usage']:,} "
+        f"task_usage rows ({inp.task_events / ln['task_usage']:.2f} task events per usage row), "
+        f"{ln['machine_events']:,} machine events; {sum(cb.values()) / 1e6:,.0f} MB of CSV, "
+        f"{inp.gz_bytes / 1e6:,.0f} MB gzipped"
+    )
+
+
+def ingest_line(inp: Input, r: bi.Run) -> str:
+    return (
+        f"- {inp.task_events / 1e6:.1f} M task events: {r.wall:.1f} s, peak RSS {bi.fmt(r.rss_mb, '.0f')} MB, "
+        f"CPU {bi.fmt(r.cpu_s, '.1f')} s, Parquet {bi.fmt(r.out_mb, '.0f')} MB"
+        + ("" if r.ok else f" **FAILED: {r.note}**")
+        + f"; catalog rows {r.extra.get('tables', {})}"
+    )
+
+
+def section(res: Results, mi: dict, command: str, started: float, repeat: int) -> str:
+    inp = res.big
+    mem = memory_table(res)
+    small = res.small
+    return f"""## Reports: google2011 life-cycle reports over {inp.task_events:,} task events
+
+Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_reports.py` (whole run
+{time.perf_counter() - started:.0f} s, input generation cached from an earlier run excluded).
+
+**Machine**: {mi["nproc"]} cores ({mi["cpu"]}), {mi["ram"]} RAM, Linux {mi["kernel"]};
+Python {mi["python"]}, duckdb {mi["duckdb"]}, polars {mi["polars"]}, pandas {mi["pandas"]}.
+
+**Command**: `{command}`
+
+**Input**: {input_text(inp)}. The real `part-00001-of-00500.csv.gz` of `task_events` (77,776 rows)
+and `job_events` (3,099 rows) is replicated: replica k adds k x {inp.shift_us:,} us (the part's
+in-window span + 1 s) to every time and k x 10^10 to every job_id, {REPLICAS_PER_FILE} replicas per
+part file (`part-NNNNN-of-00500.csv.gz`, NNNNN = 1 + k // {REPLICAS_PER_FILE}, gzip level 6);
+{inp.replicas} replicas cover {inp.replicas * inp.shift_us / 86400e6:.1f} trace days. The real part
+has no UPDATE_* events and no synthesized rows. Generated consistently (no real rows exist here):
+`task_usage`: for every SCHEDULE, 300 s windows from the SCHEDULE time until the task's next event
+(at most {inp.max_windows} windows when it has none), on the scheduled machine, cpu_rate and
+canonical_memory_usage uniform in [0, 0.1] (fixed seed); `machine_events`: ADD at time 0 for each
+of the part's machines (cpus and memory from {{0.25, 0.5, 1}}, 1% empty), REMOVE and re-ADD for 5%.
+(The real trace has ~8 usage rows per task event; the usage-based reports here see far fewer.)
+
+**What runs** (each in a fresh subprocess; wall time by the parent, peak RSS and CPU time from
+{"`/usr/bin/time`" if bi.GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}; before each the
+bench waits until the machine is quiet, as in the ingest bench):
+- *ingest*: `.venv/bin/tracewh --home <home> ingest google2011 <in> --quiet`, once per input,
+  catalog rows checked against the generated lines.
+- *reports*: `.venv/bin/tracewh --home <home> report <name> --trace google2011 --format csv >
+  /dev/null` (`overview` without `--trace`), best of {repeat} (all walls shown; peak RSS = the
+  largest over the runs). Output rows from one extra, untimed run.
+- *naive queue baselines*: the raw task_events CSV.gz files read with pandas (`read_csv`,
+  4 columns) and polars (`read_csv`), concatenated in file order, UPDATE_* dropped, stable sort
+  by (job_id, task_index, time), previous event per task (`groupby().shift(1)` /
+  `shift(1).over()`), the paper's changes (pending += SUBMIT - SCHEDULE - end after SUBMIT;
+  running += SCHEDULE - FINISH - EVICT/FAIL/KILL/LOST after SCHEDULE), time 2^63-1 left out,
+  summed per hour (`time // 3600e6`) and accumulated. Their pending, running, submitted,
+  scheduled and ended per bucket are compared with tracewh's `queue` output.
+
+### Ingest
+
+{chr(10).join(ingest_line(i, r) for i, r in ((res.big, res.ingest.get(inp.events)),) + (((small, res.ingest.get(small.events)),) if small else ()) if r)}
+
+### Reports at {inp.task_events / 1e6:.1f} M task events
+
+{report_table(res)}
+
+### Naive baseline for `queue` (same input, same run)
+
+{baseline_table(res)}
+{(chr(10) + "### Peak memory at two input sizes (the " + str(len(res.small_reports)) + " reports with the largest peak RSS)" + chr(10) + chr(10) + (input_text(small) if small else "") + "; one run each at the smaller size." + chr(10) + chr(10) + chr(10).join(mem) + chr(10)) if mem else ""}
+### Verdict
+
+{chr(10).join(verdict(res))}
+{chr(10).join(profile_lines(res))}
+"""
+
+
+SECTION_RE = re.compile(r"^## Reports: .*?(?=^## |\Z)", re.S | re.M)
+
+
+def write_section(path: Path, text: str) -> None:
+    """Replace this bench's section of RESULTS.md (or append it); leave every other section alone."""
+    old = path.read_text() if path.is_file() else "# Benchmarks\n"
+    text = text.rstrip() + "\n"
+    if SECTION_RE.search(old):
+        new = SECTION_RE.sub(lambda _m: text + "\n", old, count=1).rstrip() + "\n"
+    else:
+        new = old.rstrip() + "\n\n" + text
+    path.write_text(new)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _check_columns() -> None:
+    try:
+        sys.path.insert(0, str(ROOT))
+        from warehouse.traces import google2011
+    except Exception as e:  # the bench still runs if the package is broken mid-edit
+        log(f"warning: cannot import warehouse.traces.google2011 to check columns: {e}")
+        return
+    finally:
+        sys.path.pop(0)
+    mine = {
+        **{t: bi.COLUMNS[t] for t in bi.TABLES},
+        "task_usage": USAGE_COLUMNS,
+        "machine_events": MACHINE_COLUMNS,
+    }
+    for t, cols in mine.items():
+        if google2011.TABLES[t].column_names != cols:
+            raise SystemExit(f"bench columns of {t!r} differ from warehouse/traces/google2011.py")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--events", type=int, default=20_000_000, help="task events, at least (default 20 M)")
+    ap.add_argument(
+        "--small-events",
+        type=int,
+        default=None,
+        help="task events of the second input for the memory comparison (default: --events / 2; 0 = skip)",
+    )
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "work", help="work folder (cached inputs)")
+    ap.add_argument("--results", type=Path, default=ROOT / "bench" / "RESULTS.md", help="markdown to update")
+    ap.add_argument("--repeat", type=int, default=2, help="runs per report, best kept (default 2)")
+    ap.add_argument(
+        "--usage-windows", type=int, default=3, help="usage windows of a task with no later event (default 3)"
+    )
+    ap.add_argument("--baselines", default="pandas,polars", help="naive queue baselines to run")
+    ap.add_argument("--no-profile", action="store_true", help="skip profiling the reports over the target")
+    ap.add_argument("--keep-homes", action="store_true", help="keep the tracewh homes after the run")
+    args = ap.parse_args(argv)
+    started = time.perf_counter()
+    command = ".venv/bin/python bench/bench_reports.py " + " ".join(
+        shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
+    work = args.out.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    _check_columns()
+    log(f"sources: {bi.find_sources()['task_events'].parent.parent}")
+    big = build_input(work, args.events, args.usage_windows)
+    small_n = args.events // 2 if args.small_events is None else args.small_events
+    small = build_input(work, small_n, args.usage_windows) if small_n else None
+    for i in (big, small):
+        if i:
+            log(f"{i.folder.name}: {input_text(i)}")
+    started = time.perf_counter()  # the whole-run time excludes the (cached) generation
+    for f in big.files:  # warm the page cache
+        f.read_bytes()
+    mi = bi.machine_info()
+    res = Results(big, small)
+    names = report_names()
+
+    res.ingest[big.events] = ingest(big, work)
+    if not res.ingest[big.events].ok:
+        return 1
+    home = home_for(work, big)
+    for name in names:
+        res.reports[name] = bi.best_of(
+            partial(run_report, home, name, f"report {name} ({big.task_events / 1e6:.1f} M)"), args.repeat
+        )
+    outputs = {name: capture_report(home, name) for name in names}
+    res.out_rows = {n: len(rows) for n, rows in outputs.items()}
+    (work / "reports_queue.csv").write_text(
+        "\n".join(",".join(r.values()) for r in outputs.get("queue", [])) + "\n"
+    )
+    reference = tracewh_queue(outputs.get("queue", []))
+    for kind in [k.strip() for k in args.baselines.split(",") if k.strip()]:
+        res.baselines[kind] = run_naive_queue(kind, big, work, reference)
+
+    slow = [n for n, r in res.reports.items() if per10m(r, big) >= TARGET_S_PER_10M]
+    if slow and not args.no_profile:
+        res.profile_run, res.profile = profile(home, slow, work)
+    if not args.keep_homes:
+        shutil.rmtree(home, ignore_errors=True)
+
+    if small:
+        res.ingest[small.events] = ingest(small, work)
+        if res.ingest[small.events].ok:
+            heavy = sorted(res.reports, key=lambda n: -(res.reports[n].rss_mb or 0))[:HEAVIEST]
+            shome = home_for(work, small)
+            for name in heavy:
+                res.small_reports[name] = run_report(
+                    shome, name, f"report {name} ({small.task_events / 1e6:.1f} M)"
+                )
+            if not args.keep_homes:
+                shutil.rmtree(shome, ignore_errors=True)
+
+    print("\n" + report_table(res) + "\n\n" + baseline_table(res) + "\n")
+    for line in memory_table(res) + [""] + verdict(res) + profile_lines(res):
+        print(line)
+    write_section(args.results, section(res, mi, command, started, args.repeat))
+    raw = {
+        "inputs": {str(i.events): asdict(i) for i in (big, small) if i},
+        "ingest": {str(k): asdict(v) for k, v in res.ingest.items()},
+        "reports": {k: asdict(v) for k, v in res.reports.items()},
+        "small_reports": {k: asdict(v) for k, v in res.small_reports.items()},
+        "baselines": {k: asdict(v) for k, v in res.baselines.items()},
+        "profile": res.profile,
+    }
+    (work / "reports_results.json").write_text(json.dumps(raw, indent=1, default=str))
+    log(f"updated {args.results} (whole run {time.perf_counter() - started:.0f} s)")
+    runs = [*res.ingest.values(), *res.reports.values(), *res.small_reports.values(), *res.baselines.values()]
+    return 0 if all(r.ok for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+-- name: google2019.collection_events
+-- purpose: collection (job and alloc set) events per cell with every enum named, defaults applied, special times classified and priority tiers.
+-- grain: one row per collection event (cell, collection_id, time, seq)
+-- note: the export omits fields holding their default value: absent type, scheduling_class, missing_type, collection_type, priority, alloc_collection_id are 0 here (the raw NULL is in google2019_raw).
+CREATE OR REPLACE VIEW google2019.collection_events AS
+SELECT
+    coalesce(r.time, 0) AS time,
+    google2019.time_class(coalesce(r.time, 0)) AS time_class,
+    google2019.trace_timestamp(r.time) AS event_time,
+    timezone(c.time_zone, google2019.trace_timestamp(r.time)) AS event_time_local,
+    r.cell,
+    r.collection_id,
+    coalesce(r.type, 0) AS type,
+    coalesce(ty.name, 'UNKNOWN(' || r.type || ')') AS type_name,
+    coalesce(r.scheduling_class, 0) AS scheduling_class,
+    coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') AS scheduling_class_name,
+    coalesce(r.missing_type, 0) AS missing_type,
+    coalesce(mt.name, 'UNKNOWN(' || r.missing_type || ')') AS missing_type_name,
+    coalesce(r.missing_type, 0) <> 0 AS is_synthesized,
+    coalesce(r.collection_type, 0) AS collection_type,
+    coalesce(ct.name, 'UNKNOWN(' || r.collection_type || ')') AS collection_type_name,
+    coalesce(r.priority, 0) AS priority,
+    coalesce(pt.tier, 'UNKNOWN(' || r.priority || ')') AS priority_tier,
+    google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
+    google2019.nonzero(r.alloc_collection_id) IS NOT NULL AS in_alloc_set,
+    r.user,
+    r.collection_name,
+    r.collection_logical_name,
+    google2019.nonzero(r.parent_collection_id) AS parent_collection_id,
+    coalesce(r.start_after_collection_ids, []) AS start_after_collection_ids,
+    r.max_per_machine,
+    r.max_per_switch,
+    coalesce(r.vertical_scaling, 0) AS vertical_scaling,
+    coalesce(vs.name, 'UNKNOWN(' || r.vertical_scaling || ')') AS vertical_scaling_name,
+    coalesce(r.scheduler, 0) AS scheduler,
+    coalesce(sd.name, 'UNKNOWN(' || r.scheduler || ')') AS scheduler_name,
+    r.day,
+    r.seq
+FROM google2019_raw.collection_events AS r
+LEFT JOIN google2019.cells AS c ON c.cell = r.cell
+LEFT JOIN google2019.codes AS ty ON ty.code_set = 'type' AND ty.code = coalesce(r.type, 0)
+LEFT JOIN google2019.codes AS sc ON sc.code_set = 'scheduling_class' AND sc.code = coalesce(r.scheduling_class, 0)
+LEFT JOIN google2019.codes AS mt ON mt.code_set = 'missing_type' AND mt.code = coalesce(r.missing_type, 0)
+LEFT JOIN google2019.codes AS ct ON ct.code_set = 'collection_type' AND ct.code = coalesce(r.collection_type, 0)
+LEFT JOIN google2019.codes AS vs ON vs.code_set = 'vertical_scaling' AND vs.code = coalesce(r.vertical_scaling, 0)
+LEFT JOIN google2019.codes AS sd ON sd.code_set = 'scheduler' AND sd.code = coalesce(r.scheduler, 0)
+LEFT JOIN google2019.priority_tiers AS pt
+    ON coalesce(r.priority, 0) BETWEEN pt.min_priority AND pt.max_priority;
+
+COMMENT ON VIEW google2019.collection_events IS 'Collection events of the 2019 trace (jobs and alloc sets) per cell, decoded, defaults applied';
+COMMENT ON COLUMN google2019.collection_events.type_name IS 'SUBMIT | QUEUE | ENABLE | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
+COMMENT ON COLUMN google2019.collection_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
+COMMENT ON COLUMN google2019.collection_events.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';
+COMMENT ON COLUMN google2019.collection_events.event_time_local IS 'Wall-clock time in the cell''s time zone; NULL unless in_window';
+COMMENT ON COLUMN google2019.collection_events.scheduling_class_name IS 'MOST_INSENSITIVE | INSENSITIVE | SENSITIVE | MOST_SENSITIVE';
+COMMENT ON COLUMN google2019.collection_events.missing_type_name IS 'NONE for real records; else why the record was synthesized (codes 1..5)';
+COMMENT ON COLUMN google2019.collection_events.collection_type_name IS 'JOB | ALLOC_SET';
+COMMENT ON COLUMN google2019.collection_events.priority_tier IS 'free 0-99 | best-effort batch 100-115 | mid 116-119 | production 120-359 | monitoring >= 360 (google2019.priority_tiers)';
+COMMENT ON COLUMN google2019.collection_events.vertical_scaling_name IS 'UNKNOWN | OFF | CONSTRAINED | FULLY_AUTOMATED';
+COMMENT ON COLUMN google2019.collection_events.scheduler_name IS 'DEFAULT | BATCH';
+COMMENT ON COLUMN google2019.collection_events.alloc_collection_id IS 'The alloc set this collection runs in; NULL = none (absent, null and 0 in the export)';
+COMMENT ON COLUMN google2019.collection_events.parent_collection_id IS 'Parent job; NULL = none (absent, null and 0 in the export)';

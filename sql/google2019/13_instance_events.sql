@@ -1,0 +1,71 @@
+-- name: google2019.instance_events
+-- purpose: instance (task and alloc instance) events per cell with every enum named, defaults applied, machine and alloc flags, requests flattened, special times classified and priority tiers.
+-- grain: one row per instance event (cell, collection_id, instance_index, time, seq)
+-- note: absent type, scheduling_class, missing_type, collection_type, priority, instance_index are 0 (the export omits defaults). machine_id: absent/NULL/0 = not on a machine (placed_machine_id NULL), -1 = some dedicated machine. A present resource_request with an absent field has 0 there.
+CREATE OR REPLACE VIEW google2019.instance_events AS
+SELECT
+    coalesce(r.time, 0) AS time,
+    google2019.time_class(coalesce(r.time, 0)) AS time_class,
+    google2019.trace_timestamp(r.time) AS event_time,
+    timezone(c.time_zone, google2019.trace_timestamp(r.time)) AS event_time_local,
+    r.cell,
+    r.collection_id,
+    coalesce(r.instance_index, 0) AS instance_index,
+    coalesce(r.type, 0) AS type,
+    coalesce(ty.name, 'UNKNOWN(' || r.type || ')') AS type_name,
+    coalesce(r.scheduling_class, 0) AS scheduling_class,
+    coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') AS scheduling_class_name,
+    coalesce(r.missing_type, 0) AS missing_type,
+    coalesce(mt.name, 'UNKNOWN(' || r.missing_type || ')') AS missing_type_name,
+    coalesce(r.missing_type, 0) <> 0 AS is_synthesized,
+    coalesce(r.collection_type, 0) AS collection_type,
+    coalesce(ct.name, 'UNKNOWN(' || r.collection_type || ')') AS collection_type_name,
+    coalesce(r.priority, 0) AS priority,
+    coalesce(pt.tier, 'UNKNOWN(' || r.priority || ')') AS priority_tier,
+    google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
+    google2019.nonzero(r.alloc_collection_id) IS NOT NULL AS in_alloc_set,
+    coalesce(r.alloc_instance_index, 0) AS alloc_instance_index,
+    r.machine_id,
+    CASE WHEN r.machine_id > 0 THEN r.machine_id END AS placed_machine_id,
+    coalesce(r.machine_id = -1, false) AS on_dedicated_machine,
+    r.resource_request,
+    CASE WHEN r.resource_request IS NOT NULL THEN coalesce(r.resource_request.cpus, 0) END AS request_cpus,
+    CASE WHEN r.resource_request IS NOT NULL THEN coalesce(r.resource_request.memory, 0) END AS request_memory,
+    coalesce(r."constraint", []) AS "constraint",
+    len(coalesce(r."constraint", [])) AS constraints,
+    r.day,
+    r.seq
+FROM google2019_raw.instance_events AS r
+LEFT JOIN google2019.cells AS c ON c.cell = r.cell
+LEFT JOIN google2019.codes AS ty ON ty.code_set = 'type' AND ty.code = coalesce(r.type, 0)
+LEFT JOIN google2019.codes AS sc ON sc.code_set = 'scheduling_class' AND sc.code = coalesce(r.scheduling_class, 0)
+LEFT JOIN google2019.codes AS mt ON mt.code_set = 'missing_type' AND mt.code = coalesce(r.missing_type, 0)
+LEFT JOIN google2019.codes AS ct ON ct.code_set = 'collection_type' AND ct.code = coalesce(r.collection_type, 0)
+LEFT JOIN google2019.priority_tiers AS pt
+    ON coalesce(r.priority, 0) BETWEEN pt.min_priority AND pt.max_priority;
+
+-- One row per constraint of an instance event, the relation named.
+CREATE OR REPLACE VIEW google2019.instance_constraints AS
+SELECT e.cell, e.collection_id, e.instance_index, e.time, e.seq, e.type_name,
+       k.c.name AS attribute_name, k.c.value AS attribute_value,
+       TRY_CAST(k.c.value AS BIGINT) AS attribute_value_int,
+       coalesce(k.c.relation, 0) AS relation,
+       coalesce(rel.name, 'UNKNOWN(' || k.c.relation || ')') AS relation_name
+FROM google2019.instance_events AS e,
+     LATERAL (SELECT unnest(e."constraint") AS c) AS k
+LEFT JOIN google2019.codes AS rel ON rel.code_set = 'constraint_relation' AND rel.code = coalesce(k.c.relation, 0);
+
+COMMENT ON VIEW google2019.instance_events IS 'Instance events of the 2019 trace (tasks and alloc instances) per cell, decoded, defaults applied';
+COMMENT ON VIEW google2019.instance_constraints IS 'One row per placement constraint of an instance event, relation named';
+COMMENT ON COLUMN google2019.instance_events.type_name IS 'SUBMIT | QUEUE | ENABLE | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
+COMMENT ON COLUMN google2019.instance_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
+COMMENT ON COLUMN google2019.instance_events.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';
+COMMENT ON COLUMN google2019.instance_events.event_time_local IS 'Wall-clock time in the cell''s time zone; NULL unless in_window';
+COMMENT ON COLUMN google2019.instance_events.scheduling_class_name IS 'MOST_INSENSITIVE | INSENSITIVE | SENSITIVE | MOST_SENSITIVE';
+COMMENT ON COLUMN google2019.instance_events.missing_type_name IS 'NONE for real records; else why the record was synthesized (codes 1..5)';
+COMMENT ON COLUMN google2019.instance_events.collection_type_name IS 'JOB (the instance is a task) | ALLOC_SET (an alloc instance)';
+COMMENT ON COLUMN google2019.instance_events.priority_tier IS 'free 0-99 | best-effort batch 100-115 | mid 116-119 | production 120-359 | monitoring >= 360';
+COMMENT ON COLUMN google2019.instance_events.placed_machine_id IS 'The machine the instance is on; NULL when not on a machine (0/absent) or on a dedicated machine (-1)';
+COMMENT ON COLUMN google2019.instance_events.on_dedicated_machine IS 'machine_id = -1: on some dedicated machine';
+COMMENT ON COLUMN google2019.instance_events.in_alloc_set IS 'The instance runs inside an alloc set (alloc_collection_id not absent/NULL/0)';
+COMMENT ON COLUMN google2019.instance_events.request_cpus IS 'Requested CPU, normalised compute units; NULL when no request';

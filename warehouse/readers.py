@@ -1,0 +1,211 @@
+"""The SQL that reads one raw file (CSV or newline-delimited JSON) into typed rows, and the careful
+second path for JSON files the fast reader refuses.
+
+CSV: DuckDB's reader with ``store_rejects`` keeps every malformed line (line
+number, reason, raw text) in a reject table. JSON: DuckDB's reader casts ints
+given as strings or numbers, absent and null fields, nested structs and lists
+in one fast pass; a file it refuses (a line that is not JSON, a value of the
+wrong type) is re-read line by line here, the bad lines become rejects, and the
+good ones are read by the same DuckDB reader, so both paths type values alike.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from warehouse.quoting import quote_ident, quote_literal
+from warehouse.traces import Column, Table
+
+MAX_TIME = 9223372036854775807  # 2^63-1: "after the window"; larger raw times are clamped to it
+DAY_US = 86_400_000_000
+# seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
+# events at the same microsecond (a part holds far fewer than 2^32 lines).
+SEQ_FILE_SHIFT = 2**32
+RAW_TEXT_LIMIT = 2000  # characters of a rejected line kept in meta.rejects
+
+
+def _struct_literal(columns: list[tuple[str, str]]) -> str:
+    return "{" + ", ".join(f"{quote_literal(n)}: {quote_literal(t)}" for n, t in columns) + "}"
+
+
+def select_list(table: Table, order: int) -> str:
+    """Typed columns as stored: times clamped to 2^63-1, aliases merged, plus seq and the day partition."""
+    exprs = []
+    for c in table.columns:
+        q = quote_ident(c.name)
+        if c.is_time:
+            exprs.append(f"least({q}, {MAX_TIME})::BIGINT AS {q}")
+        elif c.aliases:
+            names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
+            exprs.append(f"coalesce({names}) AS {q}")
+        else:
+            exprs.append(q)
+    # One thread per COPY keeps row_number() in line order.
+    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
+    if table.partition_time:
+        pt = quote_ident(table.partition_time)
+        exprs.append(f"least({pt}, {MAX_TIME})::BIGINT // {DAY_US} AS day")
+    return ", ".join(exprs)
+
+
+def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
+    columns = _struct_literal([(c.name, c.read_type or c.type) for c in table.columns])
+    return (
+        f"read_csv({quote_literal(path)}, columns = {columns}, header = false, "
+        f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
+        f"store_rejects = true, rejects_table = {quote_literal(rejects)}, "
+        f"rejects_scan = {quote_literal(scans)}, rejects_limit = 0)"
+    )
+
+
+def json_reader(table: Table, path: Path) -> str:
+    pairs = []
+    for c in table.columns:
+        for name in (c.name, *c.aliases):
+            pairs.append((name, c.read_type or c.type))
+    return (
+        f"read_json({quote_literal(path)}, columns = {_struct_literal(pairs)}, "
+        f"format = 'newline_delimited', maximum_object_size = 104857600)"
+    )
+
+
+def csv_rejects_sql(rejects: str) -> str:
+    """One row per rejected line (a line can carry several errors): line, columns, kinds, reasons, raw."""
+    return (
+        f"SELECT line, string_agg(DISTINCT column_name, ', ' ORDER BY column_name), "
+        f"string_agg(DISTINCT error_type, ', ' ORDER BY error_type), "
+        f"string_agg(error_message, '; ' ORDER BY column_idx), any_value(csv_line) "
+        f"FROM {quote_ident(rejects)} GROUP BY line ORDER BY line"
+    )
+
+
+# ---- the careful JSON path -------------------------------------------------------------------
+
+_INT_RANGES = {
+    "TINYINT": (-(2**7), 2**7 - 1),
+    "SMALLINT": (-(2**15), 2**15 - 1),
+    "INTEGER": (-(2**31), 2**31 - 1),
+    "BIGINT": (-(2**63), 2**63 - 1),
+    "UBIGINT": (0, 2**64 - 1),
+}
+_INT_TEXT = re.compile(r"^\s*[-+]?\d+\s*$")
+
+
+@dataclass(frozen=True)
+class _Type:
+    kind: str  # int | float | text | bool | struct | list
+    name: str = ""
+    fields: tuple[tuple[str, _Type], ...] = ()
+    item: _Type | None = None
+
+
+def parse_type(text: str) -> _Type:
+    """A DuckDB type string of the shapes the trace modules use (scalars, STRUCT(...), T[])."""
+    text = text.strip()
+    if text.endswith("[]"):
+        return _Type("list", item=parse_type(text[:-2]))
+    if text.upper().startswith("STRUCT(") and text.endswith(")"):
+        body, fields, depth, start = text[7:-1], [], 0, 0
+        for i, ch in enumerate(body + ","):
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch == "," and depth == 0:
+                name, _, ftype = body[start:i].strip().partition(" ")
+                fields.append((name, parse_type(ftype)))
+                start = i + 1
+        return _Type("struct", fields=tuple(fields))
+    upper = text.upper()
+    if upper in _INT_RANGES:
+        return _Type("int", upper)
+    if upper in ("DOUBLE", "FLOAT", "REAL"):
+        return _Type("float", upper)
+    if upper == "BOOLEAN":
+        return _Type("bool", upper)
+    return _Type("text", upper)
+
+
+def type_problem(value: Any, t: _Type, where: str) -> str | None:
+    """Why DuckDB could not read ``value`` as ``t`` (None when it can); absent and null are fine."""
+    if value is None:
+        return None
+    if t.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            return f"{where}: {value!r} is not an integer"
+        if isinstance(value, str):
+            if not _INT_TEXT.match(value):
+                return f"{where}: {value!r} is not an integer"
+            value = int(value)
+        lo, hi = _INT_RANGES[t.name]
+        return None if lo <= value <= hi else f"{where}: {value} does not fit {t.name}"
+    if t.kind == "float":
+        if isinstance(value, bool):
+            return f"{where}: {value!r} is not a number"
+        if isinstance(value, int | float):
+            return None
+        if isinstance(value, str):
+            try:
+                float(value)
+                return None
+            except ValueError:
+                pass
+        return f"{where}: {value!r} is not a number"
+    if t.kind == "bool":
+        ok = isinstance(value, bool) or value in (0, 1, "true", "false", "0", "1")
+        return None if ok else f"{where}: {value!r} is not a boolean"
+    if t.kind == "text":
+        return None if isinstance(value, str | int | float | bool) else f"{where}: {value!r} is not text"
+    if t.kind == "struct":
+        if not isinstance(value, dict):
+            return f"{where}: expected an object, got {type(value).__name__}"
+        for name, ft in t.fields:
+            problem = type_problem(value.get(name), ft, f"{where}.{name}")
+            if problem:
+                return problem
+        return None
+    if not isinstance(value, list):
+        return f"{where}: expected a list, got {type(value).__name__}"
+    assert t.item is not None
+    for i, item in enumerate(value):
+        problem = type_problem(item, t.item, f"{where}[{i}]")
+        if problem:
+            return problem
+    return None
+
+
+def split_json_file(table: Table, path: Path, clean: Path) -> list[tuple]:
+    """Write the lines DuckDB can read to ``clean`` (plain NDJSON, same order); return the others
+    as reject rows (line, column, error_type, reason, raw). Blank lines are not records."""
+    types = [(c, parse_type(c.read_type or c.type)) for c in table.columns]
+    rejects: list[tuple] = []
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as src, open(clean, "wb") as out:
+        for line_no, raw in enumerate(src, start=1):
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if not text.strip():
+                continue
+            problem, column, kind = _line_problem(text, types)
+            if problem:
+                rejects.append((line_no, column, kind, problem, text[:RAW_TEXT_LIMIT]))
+            else:
+                out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+    return rejects
+
+
+def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | None, str | None, str]:
+    try:
+        record = json.loads(text)
+    except ValueError as e:
+        return f"not JSON: {e}", None, "NOT JSON"
+    if not isinstance(record, dict):
+        return f"not a JSON object: {type(record).__name__}", None, "NOT JSON"
+    for column, t in types:
+        for name in (column.name, *column.aliases):
+            problem = type_problem(record.get(name), t, name)
+            if problem:
+                return problem, name, "CAST"
+    return None, None, ""
