@@ -53,7 +53,7 @@ def root(
 
 @app.command()
 def demo(home: HomeOpt = None) -> None:
-    """Ingest the bundled sample into a fresh home and print a report."""
+    """Ingest the bundled samples into a fresh home and print reports."""
     from warehouse import demo as demo_lib
 
     h = home_of(home)
@@ -66,12 +66,11 @@ def demo(home: HomeOpt = None) -> None:
 
     err_console.print("\nreport overview:")
     render(reports.run(h, "overview"), "table", title="overview")
-    err_console.print("\nreport lifecycle-counts --trace google2011:")
-    render(
-        reports.run(h, "lifecycle-counts", trace="google2011"),
-        "table",
-        title="lifecycle-counts (google2011 sample)",
-    )
+    for trace in ("google2011", "google2019"):
+        err_console.print(f"\nreport lifecycle-counts --trace {trace}:")
+        render(reports.run(h, "lifecycle-counts", trace=trace), "table", title=f"lifecycle-counts ({trace})")
+    err_console.print("\nreport compare:")
+    render(reports.run(h, "compare"), "table", title="compare")
 
 
 @app.command()

@@ -16,6 +16,7 @@ from warehouse.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample" / "google2011"
+SAMPLE_2019 = REPO / "data" / "sample" / "google2019"
 MAX_TIME = 2**63 - 1
 
 
@@ -27,9 +28,10 @@ def _isolated_home(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def sample_home(tmp_path_factory) -> Home:
-    """The bundled google2011 sample, ingested once per test worker; tests must not modify it."""
+    """The bundled samples, ingested once per test worker; tests must not modify it."""
     home = Home.resolve(tmp_path_factory.mktemp("sample") / "home")
     ingest.ingest(home, "google2011", SAMPLE)
+    ingest.ingest(home, "google2019", SAMPLE_2019)
     return home
 
 

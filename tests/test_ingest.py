@@ -46,7 +46,8 @@ def home(tmp_path) -> Home:
 def test_rows_read_equal_written_plus_rejected_per_file_and_match_line_counts(sample_home):
     rows = read(
         sample_home,
-        "SELECT table_name, file, rows_read, rows_written, rows_rejected FROM meta.ingests WHERE is_current",
+        "SELECT table_name, file, rows_read, rows_written, rows_rejected FROM meta.ingests "
+        "WHERE is_current AND trace = 'google2011'",
     )
     assert len(rows) == len(list(SAMPLE.glob("*/*.csv.gz")))
     for table, file, n_read, written, rejected in rows:
@@ -55,7 +56,10 @@ def test_rows_read_equal_written_plus_rejected_per_file_and_match_line_counts(sa
 
 
 def test_sample_checksums_are_verified_and_recorded(sample_home):
-    rows = read(sample_home, "SELECT table_name, file, sha256, sha256_verified FROM meta.ingests")
+    rows = read(
+        sample_home,
+        "SELECT table_name, file, sha256, sha256_verified FROM meta.ingests WHERE trace = 'google2011'",
+    )
     for table, file, sha, verified in rows:
         expected = awk(f"sha256sum {SAMPLE}/{table}/{file}").split()[0]
         assert (sha, verified) == (expected, True)

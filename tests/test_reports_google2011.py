@@ -191,10 +191,10 @@ def test_priority_share(home):
         "middle": 2,
         "production": 2,
         "monitoring": 1,
-        "production (priority >= 9)": 3,
+        "production and above (is_production)": 3,
         "all": 6,
     }
-    assert got["production (priority >= 9)"]["task_share"] == 0.5
+    assert got["production and above (is_production)"]["task_share"] == 0.5
     assert got["production"]["cpu_used_share"] == round(used["production"] / total_used, 4)
     assert got["free"]["cpu_requested_share"] == round(requested["free"] / total_req, 4)
     assert got["monitoring"]["cpu_requested_share"] == round(requested["monitoring"] / total_req, 4)

@@ -11,8 +11,10 @@ SELECT
     min(time) AS first_time,
     arg_max(priority, (time, seq)) FILTER (priority IS NOT NULL) AS priority,
     arg_max(priority_tier, (time, seq)) FILTER (priority IS NOT NULL) AS priority_tier,
-    arg_max(is_production, (time, seq)) FILTER (priority IS NOT NULL) AS is_production
+    arg_max(is_production, (time, seq)) FILTER (priority IS NOT NULL) AS is_production,
+    arg_max(cpu_request, (time, seq)) FILTER (cpu_request IS NOT NULL) AS cpu_request,
+    arg_max(memory_request, (time, seq)) FILTER (memory_request IS NOT NULL) AS memory_request
 FROM lifecycle.task_events
 GROUP BY ALL;
 
-COMMENT ON VIEW lifecycle.tasks IS 'One row per task: events, submits, finished, first event, last known priority / tier';
+COMMENT ON VIEW lifecycle.tasks IS 'One row per task: events, submits, finished, first event, last known priority / tier / requests';

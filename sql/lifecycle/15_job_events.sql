@@ -11,6 +11,10 @@ SELECT
     time_class,
     event_type_name,
     is_synthesized
-FROM google2011.job_events;
+FROM google2011.job_events
+UNION ALL
+SELECT 'google2019', cell, collection_id, time, seq, time_class, type_name, is_synthesized
+FROM google2019.collection_events
+WHERE collection_type = 0;
 
 COMMENT ON VIEW lifecycle.job_events IS 'Job events of every Google trace (2019: collections of type JOB)';

@@ -12,6 +12,9 @@ SELECT
     event_type_name,
     cpus,
     memory
-FROM google2011.machine_events;
+FROM google2011.machine_events
+UNION ALL
+SELECT 'google2019', cell, machine_id, time, seq, time_class, type_name, capacity_cpus, capacity_memory
+FROM google2019.machine_events;
 
 COMMENT ON VIEW lifecycle.machine_events IS 'Machine events of every Google trace: event_type_name ADD | REMOVE | UPDATE, cpus and memory normalised';

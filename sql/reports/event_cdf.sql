@@ -1,7 +1,7 @@
 -- name: event-cdf
--- traces: google2011
+-- traces: google2011, google2019
 -- description: cumulative new task submissions, all submissions, schedules and completions over time, as counts, CDFs and the paper's weighted CDFs
--- params: trace, bucket_s = 3600
+-- params: trace, cell, bucket_s = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 2 and 3 (methods 1 and 3-1); whole-trace totals 25,424,731 new submissions, 48,375,166 submissions, 47,331,507 schedules, 18,217,975 completions
 -- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (2^63-1) are left out.
 -- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events
@@ -10,7 +10,7 @@ WITH ev AS (
            to_event = 'SUBMIT' AND row_number() OVER (
                PARTITION BY cell, job_id, task_index, to_event = 'SUBMIT' ORDER BY time, seq) = 1 AS is_new
     FROM lifecycle.task_transitions
-    WHERE trace = $trace AND time < 9223372036854775807
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
 ),
 per_bucket AS (
     SELECT

@@ -1,14 +1,14 @@
 -- name: job-size
--- traces: google2011
+-- traces: google2011, google2019
 -- description: how concentrated usage is: share of CPU-hours and memory-hours used by the top 0.01% / 0.1% / 1% / 10% of jobs, squared coefficient of variation, Pareto tail index
--- params: trace
+-- params: trace, cell
 -- reproduces: Borg 2020 paper: the top 1% of jobs use 97.3% of CPU-hours and 98.6% of memory-hours in 2011 (99.2% / 99.1% in 2019); Pareto tail index ~0.69 (CPU) / 0.72 (memory) in 2019
 -- note: job usage = sum over its usage windows of mean usage x window length / 3600 (normalised core-hours, memory-hours). C^2 = variance / mean^2 over jobs. Pareto index: Hill estimator over the top 1% of jobs (alpha = k / sum ln(x_i / x_(k+1))).
 -- plot: x=top_fraction; y=cpu,memory; kind=line; where=top_fraction; title=Share of usage by the largest jobs; xlabel=fraction of jobs (largest first, log scale); ylabel=share of usage; logx=true
 WITH jobs AS (
     SELECT cell, job_id, sum(cpu * window_s) / 3600 AS cpu, sum(memory * window_s) / 3600 AS memory
     FROM lifecycle.task_usage
-    WHERE trace = $trace AND window_s IS NOT NULL
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
     GROUP BY ALL
 ),
 ranked AS (

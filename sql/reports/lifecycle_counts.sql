@@ -1,11 +1,11 @@
 -- name: lifecycle-counts
--- traces: google2011
+-- traces: google2011, google2019
 -- description: event counts by type (real and synthesized), new submissions vs resubmissions, distinct tasks, tasks that finished
--- params: trace
+-- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion
--- note: a new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. Synthesized (missing_info) events are counted, and shown apart.
+-- note: for google2019 the tasks are the instances of jobs (alloc instances are left out) and QUEUE / ENABLE are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. Synthesized (missing_info) events are counted, and shown apart.
 WITH ev AS (
-    SELECT * FROM lifecycle.task_events WHERE trace = $trace
+    SELECT * FROM lifecycle.task_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 by_type AS (
     SELECT event_type_name,
@@ -14,10 +14,10 @@ by_type AS (
     FROM ev GROUP BY event_type_name
 ),
 per_task AS (
-    SELECT job_id, task_index,
+    SELECT cell, job_id, task_index,
            count(*) FILTER (event_type_name = 'SUBMIT') AS submits,
            bool_or(event_type_name = 'FINISH') AS finished
-    FROM ev GROUP BY job_id, task_index
+    FROM ev GROUP BY cell, job_id, task_index
 ),
 totals AS (
     SELECT count(*) AS tasks,
@@ -33,12 +33,12 @@ published(metric, published_2011) AS (VALUES
 ),
 rows(ord, metric, value, synthesized) AS (
     SELECT 1 + c.code, 'events: ' || c.name, coalesce(b.events, 0), coalesce(b.synthesized, 0)
-    FROM google2011.codes AS c LEFT JOIN by_type AS b ON b.event_type_name = c.name
-    WHERE c.code_set = 'event_type'
+    FROM lifecycle.event_types AS c LEFT JOIN by_type AS b ON b.event_type_name = c.name
+    WHERE c.trace = $trace
     UNION ALL
     SELECT 50, 'events: ' || b.event_type_name, b.events, b.synthesized
     FROM by_type AS b
-    WHERE b.event_type_name NOT IN (SELECT name FROM google2011.codes WHERE code_set = 'event_type')
+    WHERE b.event_type_name NOT IN (SELECT name FROM lifecycle.event_types WHERE trace = $trace)
     UNION ALL SELECT 60, 'events: all', (SELECT count(*) FROM ev), (SELECT count(*) FILTER (is_synthesized) FROM ev)
     UNION ALL SELECT 70, 'distinct tasks', tasks, NULL FROM totals
     UNION ALL SELECT 71, 'new submissions (first SUBMIT of a task)', new_submissions, NULL FROM totals

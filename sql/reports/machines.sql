@@ -1,15 +1,15 @@
 -- name: machines
--- traces: google2011
+-- traces: google2011, google2019
 -- description: machines present over time (per day), the capacity histogram, machines without capacity, and the distribution of per-machine CPU and memory utilisation
--- params: trace
+-- params: trace, cell
 -- reproduces: traces.md: 2011 has ~12.5k machines (machine_events 37,780 rows); 2019 cell a has 459 machines without a capacity value
 -- note: long format (section, item, machines, value, x). A machine is present from an ADD until a REMOVE; time 0 counts as the start. Capacity = the last known (cpus, memory) of each machine. Utilisation of a machine = its mean total task usage over the usage windows it appears in, divided by its capacity.
 -- plot: x=x; y=machines; kind=step; where=section:present per day; title=Machines present at the end of each day; xlabel=trace day; ylabel=machines
 WITH ev AS (
-    SELECT * FROM lifecycle.machine_events WHERE trace = $trace AND time < 9223372036854775807
+    SELECT * FROM lifecycle.machine_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
 ),
 state AS (
-    SELECT machine_id, time // 86400000000 AS day,
+    SELECT cell, machine_id, time // 86400000000 AS day,
            arg_max(event_type_name, (time, seq)) FILTER (event_type_name IN ('ADD', 'REMOVE')) AS last_event
     FROM ev GROUP BY ALL
 ),
@@ -19,28 +19,29 @@ days AS (
 present AS (
     SELECT days.d, count(*) FILTER (s.last_event = 'ADD') AS machines
     FROM days
-    JOIN (SELECT machine_id, day, last_event,
-                 lead(day, 1, 1000000) OVER (PARTITION BY machine_id ORDER BY day) AS next_day
+    JOIN (SELECT cell, machine_id, day, last_event,
+                 lead(day, 1, 1000000) OVER (PARTITION BY cell, machine_id ORDER BY day) AS next_day
           FROM state WHERE last_event IS NOT NULL) AS s
       ON s.day <= days.d AND days.d < s.next_day
     GROUP BY days.d
 ),
 capacity AS (
-    SELECT machine_id,
+    SELECT cell, machine_id,
            arg_max(cpus, (time, seq)) FILTER (cpus IS NOT NULL) AS cpus,
            arg_max(memory, (time, seq)) FILTER (memory IS NOT NULL) AS memory
-    FROM ev GROUP BY machine_id
+    FROM ev GROUP BY cell, machine_id
 ),
 window_use AS (
-    SELECT machine_id, start_time, sum(cpu) AS cpu, sum(memory) AS memory
-    FROM lifecycle.task_usage WHERE trace = $trace AND window_s IS NOT NULL
+    SELECT cell, machine_id, start_time, sum(cpu) AS cpu, sum(memory) AS memory
+    FROM lifecycle.task_usage WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
     GROUP BY ALL
 ),
 machine_use AS (
-    SELECT u.machine_id, avg(u.cpu) / c.cpus AS cpu_util, avg(u.memory) / c.memory AS memory_util
-    FROM window_use AS u JOIN capacity AS c USING (machine_id)
+    SELECT u.cell, u.machine_id, avg(u.cpu) / c.cpus AS cpu_util, avg(u.memory) / c.memory AS memory_util
+    FROM window_use AS u
+    JOIN capacity AS c ON c.cell IS NOT DISTINCT FROM u.cell AND c.machine_id = u.machine_id
     WHERE c.cpus > 0 AND c.memory > 0
-    GROUP BY u.machine_id, c.cpus, c.memory
+    GROUP BY u.cell, u.machine_id, c.cpus, c.memory
 )
 SELECT 'present per day' AS section, 'day ' || d AS item, machines, NULL::DOUBLE AS value, d AS x, 1 AS ord
 FROM present

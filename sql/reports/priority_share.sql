@@ -1,22 +1,22 @@
 -- name: priority-share
--- traces: google2011
+-- traces: google2011, google2019
 -- description: tasks, requested CPU and memory (request x run time) and used CPU and memory (from task usage) per priority tier and for production (priority >= 9)
--- params: trace
+-- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", section 4.1 and Figure 9: production tasks (priority >= 9) are 6% of tasks (1,558,255) yet use more than 80% of CPU and memory
--- note: a task counts in the tier of its last known priority. Requested = sum over run attempts of request x execution time (normalised core-seconds, memory-seconds; censored attempts left out). Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
+-- note: is_production = priority >= 9 (2011, the paper's definition) or >= 120 (2019, production tier and above). A task counts in the tier of its last known priority. Requested = sum over run attempts of request x execution time (normalised core-seconds, memory-seconds; censored attempts left out). Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
 WITH tasks AS (
     SELECT cell, job_id, task_index, priority_tier, is_production
-    FROM lifecycle.tasks WHERE trace = $trace
+    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 requested AS (
     SELECT cell, job_id, task_index,
            sum(cpu_request * run_s) AS cpu_req, sum(memory_request * run_s) AS mem_req
-    FROM lifecycle.task_episodes WHERE trace = $trace AND run_s IS NOT NULL
+    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND run_s IS NOT NULL
     GROUP BY ALL
 ),
 used AS (
     SELECT cell, job_id, task_index, sum(cpu * window_s) AS cpu_used, sum(memory * window_s) AS mem_used
-    FROM lifecycle.task_usage WHERE trace = $trace AND window_s IS NOT NULL
+    FROM lifecycle.task_usage WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
     GROUP BY ALL
 ),
 per_task AS (
@@ -30,7 +30,7 @@ per_task AS (
 ),
 groups AS (
     SELECT coalesce(priority_tier, '(none)') AS grp, 1 AS ord, * FROM per_task
-    UNION ALL SELECT 'production (priority >= 9)', 2, * FROM per_task WHERE is_production
+    UNION ALL SELECT 'production and above (is_production)', 2, * FROM per_task WHERE is_production
     UNION ALL SELECT 'all', 3, * FROM per_task
 ),
 totals AS (

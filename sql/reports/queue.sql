@@ -1,7 +1,7 @@
 -- name: queue
--- traces: google2011
+-- traces: google2011, google2019
 -- description: tasks pending (submitted, not yet scheduled or ended) and running (scheduled, not yet ended) at the end of each time bucket
--- params: trace, bucket_s = 3600
+-- params: trace, cell, bucket_s = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", methods 3-2 and 3-3, Figures 4 and 5 (the queue slowly grows; running tasks surge at the end of the month)
 -- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (FAIL, KILL, LOST after a pending event); running += SCHEDULE - FINISH - (EVICT, FAIL, KILL, LOST after SCHEDULE). One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket.
 -- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks
@@ -23,7 +23,7 @@ WITH changes AS (
         END AS d_running,
         to_event
     FROM lifecycle.task_transitions
-    WHERE trace = $trace AND time < 9223372036854775807
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
 ),
 per_bucket AS (
     SELECT

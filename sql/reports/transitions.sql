@@ -1,7 +1,7 @@
 -- name: transitions
--- traces: google2011
+-- traces: google2011, google2019
 -- description: per task, consecutive state events (from -> to, UPDATE_* collapsed) with counts, marking the pairs the documented state machine does not allow
--- params: trace
+-- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 1 and section 2.2: tasks are evicted straight from pending (SUBMIT -> EVICT), and SUBMIT never follows SUBMIT
 -- note: (start) -> X is a task's first event; X other than SUBMIT means the task was already alive when the data begins (or its creation is missing)
 SELECT
@@ -21,6 +21,6 @@ SELECT
 FROM lifecycle.task_transitions AS t
 LEFT JOIN lifecycle.documented_transitions AS d
     ON d.from_event = t.from_event AND d.to_event = t.to_event
-WHERE t.trace = $trace
+WHERE t.trace = $trace AND ($cell IS NULL OR t.cell = $cell)
 GROUP BY t.from_event, t.to_event, d.to_event
 ORDER BY documented DESC, transitions DESC, t.from_event, t.to_event;

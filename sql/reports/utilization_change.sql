@@ -1,7 +1,7 @@
 -- name: utilization-change
--- traces: google2011
+-- traces: google2011, google2019
 -- description: cluster CPU and memory usage per measurement window (default 5 minutes) and the distribution of the relative change between consecutive windows
--- params: trace, window_s = 300
+-- params: trace, cell, window_s = 300
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 10: for more than 90% of 5-minute windows the consumption changes by less than 20%
 -- note: usage of a window = sum over task usage records starting in it of mean usage x record length / window length (normalised cores, memory). Change = |u(t) - u(t-1)| / u(t-1) between consecutive non-empty windows. Records with special times are left out.
 -- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows
@@ -10,7 +10,7 @@ WITH windows AS (
            sum(cpu * window_s) / $window_s AS cpu,
            sum(memory * window_s) / $window_s AS memory
     FROM lifecycle.task_usage
-    WHERE trace = $trace AND window_s IS NOT NULL
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
     GROUP BY 1
 ),
 changes AS (

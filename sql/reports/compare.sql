@@ -1,0 +1,66 @@
+-- name: compare
+-- traces: any
+-- description: the same headline metrics side by side for every ingested Google trace: machines, jobs, tasks per job, jobs per hour, outcome shares, mean utilisation
+-- params: none
+-- reproduces: the 2011 vs 2019 comparison of the 2020 Borg paper (median 885 vs 3,309 jobs/hour; resubmitted:new 0.66 vs 2.26)
+-- note: outcome shares are over ended run attempts (lifecycle.task_episodes). Mean utilisation = used core-seconds / (sum of the machines' last known capacity x the span of the usage windows), normalised units. Empty where a trace has no data.
+WITH traces(trace) AS (VALUES ('google2011'), ('google2019')),
+machines AS (
+    SELECT trace, count(DISTINCT (cell, machine_id)) AS n FROM lifecycle.machine_events GROUP BY trace
+),
+capacity AS (
+    SELECT trace, sum(cpus) AS cpus, sum(memory) AS memory FROM (
+        SELECT trace, cell, machine_id,
+               arg_max(cpus, (time, seq)) FILTER (cpus IS NOT NULL) AS cpus,
+               arg_max(memory, (time, seq)) FILTER (memory IS NOT NULL) AS memory
+        FROM lifecycle.machine_events GROUP BY ALL
+    ) GROUP BY trace
+),
+tasks AS (
+    SELECT trace, count(*) AS tasks, count(DISTINCT (cell, job_id)) AS jobs,
+           sum(greatest(submits - 1, 0)) / nullif(count(*) FILTER (submits > 0), 0) AS resubmit_ratio
+    FROM lifecycle.tasks GROUP BY trace
+),
+hourly AS (
+    SELECT trace, median(jobs) AS median_jobs_per_hour FROM lifecycle.hourly_job_arrivals GROUP BY trace
+),
+outcomes AS (
+    SELECT trace,
+           count(*) FILTER (end_reason = 'FINISH') / count(*) AS finish,
+           count(*) FILTER (end_reason = 'KILL') / count(*) AS kill,
+           count(*) FILTER (end_reason = 'FAIL') / count(*) AS fail,
+           count(*) FILTER (end_reason = 'EVICT') / count(*) AS evict,
+           count(*) FILTER (end_reason = 'LOST') / count(*) AS lost
+    FROM lifecycle.task_episodes WHERE end_reason IS NOT NULL GROUP BY trace
+),
+usage AS (
+    SELECT trace, sum(cpu * window_s) AS cpu_s, sum(memory * window_s) AS mem_s,
+           (max(end_time) - min(start_time)) / 1e6 AS span_s
+    FROM lifecycle.task_usage WHERE window_s IS NOT NULL GROUP BY trace
+),
+wide AS (
+    SELECT t.trace, m.n AS machines, k.jobs, k.tasks, k.tasks / nullif(k.jobs, 0) AS tasks_per_job,
+           h.median_jobs_per_hour, k.resubmit_ratio,
+           o.finish, o.kill, o.fail, o.evict, o.lost,
+           u.cpu_s / nullif(c.cpus * u.span_s, 0) AS mean_cpu_utilisation,
+           u.mem_s / nullif(c.memory * u.span_s, 0) AS mean_memory_utilisation
+    FROM traces AS t
+    LEFT JOIN machines AS m USING (trace) LEFT JOIN capacity AS c USING (trace)
+    LEFT JOIN tasks AS k USING (trace) LEFT JOIN hourly AS h USING (trace)
+    LEFT JOIN outcomes AS o USING (trace) LEFT JOIN usage AS u USING (trace)
+),
+long AS (
+    UNPIVOT wide ON machines, jobs, tasks, tasks_per_job, median_jobs_per_hour, resubmit_ratio,
+                    finish, kill, fail, evict, lost, mean_cpu_utilisation, mean_memory_utilisation
+    INTO NAME metric VALUE value
+)
+SELECT metric,
+       round(max(value) FILTER (trace = 'google2011'), 4) AS google2011,
+       round(max(value) FILTER (trace = 'google2019'), 4) AS google2019,
+       CASE metric WHEN 'median_jobs_per_hour' THEN '885 / 3,309' WHEN 'resubmit_ratio' THEN '0.66 / 2.26' END
+           AS published_2011_2019
+FROM long
+GROUP BY metric
+ORDER BY min(CASE metric WHEN 'machines' THEN 1 WHEN 'jobs' THEN 2 WHEN 'tasks' THEN 3 WHEN 'tasks_per_job' THEN 4
+              WHEN 'median_jobs_per_hour' THEN 5 WHEN 'resubmit_ratio' THEN 6 WHEN 'finish' THEN 7 WHEN 'kill' THEN 8
+              WHEN 'fail' THEN 9 WHEN 'evict' THEN 10 WHEN 'lost' THEN 11 ELSE 12 END), metric;

@@ -1,0 +1,29 @@
+-- name: tier-usage
+-- traces: google2019, google2011
+-- description: hourly CPU and memory usage by priority tier, and the allocation (requests) of the measured instances beside it
+-- params: trace, cell
+-- reproduces: the official clusterdata 2019 example notebook (usage by tier over time) and the 2020 Borg paper, Figure 2 (usage by tier)
+-- note: hour = hours since the trace start of the usage window's start; used = sum of mean usage x window length / 3600 (mean normalised cores / memory over the hour); allocated = the instance's last known request x window length / 3600, over the same windows. Tier = the instance's last known priority tier. 2019: instances of jobs only (alloc instances are reservations; their usage is the usage of the tasks inside them).
+-- plot: x=hour; y=cpu_used; group=tier; kind=line; title=CPU usage by priority tier; xlabel=hours since the trace start; ylabel=mean normalised CPU
+WITH usage AS (
+    SELECT u.cell, u.job_id, u.task_index, (u.start_time - 600000000) // 3600000000 AS hour, u.window_s, u.cpu, u.memory
+    FROM lifecycle.task_usage AS u
+    WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell) AND u.window_s IS NOT NULL
+),
+tasks AS (
+    SELECT cell, job_id, task_index, priority_tier, cpu_request, memory_request
+    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+)
+SELECT
+    u.hour,
+    coalesce(t.priority_tier, '(no task events)') AS tier,
+    round(sum(u.cpu * u.window_s) / 3600, 6) AS cpu_used,
+    round(sum(u.memory * u.window_s) / 3600, 6) AS memory_used,
+    round(sum(t.cpu_request * u.window_s) / 3600, 6) AS cpu_allocated,
+    round(sum(t.memory_request * u.window_s) / 3600, 6) AS memory_allocated,
+    count(*) AS windows
+FROM usage AS u
+LEFT JOIN tasks AS t
+    ON t.cell IS NOT DISTINCT FROM u.cell AND t.job_id = u.job_id AND t.task_index = u.task_index
+GROUP BY u.hour, tier
+ORDER BY u.hour, tier;
