@@ -39,7 +39,7 @@ def select_list(table: Table, order: int) -> str:
     for c in table.columns:
         q = quote_ident(c.name)
         if c.is_time:
-            exprs.append(f"least({q}, {MAX_TIME})::BIGINT AS {q}")
+            exprs.append(f"{_clamped(q)} AS {q}")
         elif c.aliases:
             names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
             exprs.append(f"coalesce({names}) AS {q}")
@@ -48,9 +48,13 @@ def select_list(table: Table, order: int) -> str:
     # One thread per COPY keeps row_number() in line order.
     exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
     if table.partition_time:
-        pt = quote_ident(table.partition_time)
-        exprs.append(f"least({pt}, {MAX_TIME})::BIGINT // {DAY_US} AS day")
+        exprs.append(f"{_clamped(quote_ident(table.partition_time))} // {DAY_US} AS day")
     return ", ".join(exprs)
+
+
+def _clamped(column: str) -> str:
+    # Not least(): it ignores NULL, and an empty time must stay NULL, not become "after the window".
+    return f"(CASE WHEN {column} >= {MAX_TIME} THEN {MAX_TIME} ELSE {column} END)::BIGINT"
 
 
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
