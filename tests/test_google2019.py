@@ -209,7 +209,8 @@ def test_machine_capacity_absent_partial_and_missing_data_reason(con):
     got = rows(
         con,
         "SELECT machine_id, type_name, capacity_cpus, capacity_memory, missing_data_reason_name "
-        "FROM google2019.machine_events WHERE cell = 'a' AND machine_id IN (6, 8, 9) ORDER BY machine_id, seq",
+        "FROM google2019.machine_events WHERE cell = 'a' AND machine_id IN (6, 8, 9) "
+        "ORDER BY machine_id, seq",
     )
     assert got == [
         (6, "ADD", 1.0, 1.0, "NONE"),

@@ -189,7 +189,7 @@ def test_sha256sum_mismatch_is_fatal_unless_no_verify(home, tmp_path):
     src = tmp_path / "src"
     write_gz(src / "job_events" / "part-00000-of-00500.csv.gz", [JOB_ROW])
     (src / "SHA256SUM").write_text("0" * 64 + "  job_events/part-00000-of-00500.csv.gz\n")
-    with pytest.raises(InputError, match="does not match SHA256SUM"):
+    with pytest.raises(InputError, match="does not match the published digest"):
         ingest.ingest(home, "google2011", src)
     assert not home.catalog.exists() or read(home, "SELECT count(*) FROM meta.ingests") == [(0,)]
     ingest.ingest(home, "google2011", src, verify=False)

@@ -235,33 +235,19 @@ def _hash_all(results: list[FileResult], workers: int | None) -> None:
 
 
 def _verify(trace, source: Path, sources, results: list[FileResult], verify: bool) -> list[str]:
-    """Compare against the trace's checksum file when the download has one; mismatches are fatal."""
-    checksum_file = getattr(trace, "CHECKSUM_FILE", None)
-    if not verify or not checksum_file:
+    """Compare each file with the digest the trace publishes for it, if any; mismatches are fatal."""
+    if not verify:
         return []
-    root = source if source.is_dir() else source.parent.parent
-    sums_path = root / checksum_file
-    if not sums_path.is_file():
-        return []
-    expected: dict[str, str] = {}
-    for line in sums_path.read_text(encoding="utf-8", errors="replace").splitlines():
-        parts = line.split()
-        if len(parts) >= 2:
-            expected[parts[-1].lstrip("*").removeprefix("./")] = parts[0].lower()
-    unlisted = []
     for s, r in zip(sources, results, strict=True):
-        want = expected.get(trace.checksum_key(root, s))
+        want = trace.expected_sha256(source, s)
         if want is None:
-            unlisted.append(f"{r.table}/{r.name}")
-        elif want != r.sha256:
+            continue
+        if want != r.sha256:
             raise InputError(
-                f"{r.table}/{r.name}: sha256 {r.sha256[:12]}... does not match {checksum_file} "
+                f"{r.table}/{r.name}: sha256 {r.sha256[:12]}... does not match the published digest "
                 f"({want[:12]}...): the download is damaged; fetch it again or pass --no-verify"
             )
-        else:
-            r.verified = True
-    if unlisted:
-        return [f"{len(unlisted)} file(s) not listed in {sums_path.name}, not verified: {unlisted[0]}..."]
+        r.verified = True
     return []
 
 
@@ -390,14 +376,16 @@ def _convert_file(
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
     stem = _stem(r.name)
+    days = trace.UNITS_PER_DAY
     if trace.FORMAT == "csv":
         rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
-        reader = readers.csv_reader(table, r.path, rejects, scans)
-        r.rows_written = _copy(cur, table, reader, out, stem, order, r)
+        with readers.streamed(r.path, tmp / f"{n}.fifo") as path:
+            reader = readers.csv_reader(table, path, rejects, scans)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r)
         r.rejects = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
     else:
         try:
-            r.rows_written = _copy(cur, table, readers.json_reader(table, r.path), out, stem, order, r)
+            r.rows_written = _copy(cur, table, readers.json_reader(table, r.path), out, stem, order, days, r)
         except InputError:
             # The fast reader refused the file: find the bad lines, read the good ones alike.
             for partial in out.rglob(f"{stem}*.parquet"):
@@ -407,14 +395,21 @@ def _convert_file(
                 r.rejects = readers.split_json_file(table, r.path, clean)
             except (OSError, EOFError, zlib.error) as e:
                 raise InputError(f"{r.table}/{r.name}: {e}") from e
-            r.rows_written = _copy(cur, table, readers.json_reader(table, clean), out, stem, order, r)
+            r.rows_written = _copy(cur, table, readers.json_reader(table, clean), out, stem, order, days, r)
             clean.unlink()
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
 
 
 def _copy(
-    cur: duckdb.DuckDBPyConnection, table: Table, reader: str, out: Path, stem: str, order: int, r: FileResult
+    cur: duckdb.DuckDBPyConnection,
+    table: Table,
+    reader: str,
+    out: Path,
+    stem: str,
+    order: int,
+    units_per_day: int,
+    r: FileResult,
 ) -> int:
     """One COPY from a reader into the generation folder; returns the rows written."""
     if table.partition_time:
@@ -427,7 +422,7 @@ def _copy(
         target = quote_literal(out / f"{stem}.parquet")
         opts = ""
     sql = (
-        f"COPY (SELECT {readers.select_list(table, order)} FROM {reader}) TO {target} "
+        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} FROM {reader}) TO {target} "
         f"(FORMAT parquet, COMPRESSION zstd{opts})"
     )
     try:

@@ -11,18 +11,24 @@ good ones are read by the same DuckDB reader, so both paths type values alike.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
 import re
+import shutil
+import tarfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from warehouse.errors import InputError
 from warehouse.quoting import quote_ident, quote_literal
 from warehouse.traces import Column, Table
 
 MAX_TIME = 9223372036854775807  # 2^63-1: "after the window"; larger raw times are clamped to it
-DAY_US = 86_400_000_000
 # seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
 # events at the same microsecond (a part holds far fewer than 2^32 lines).
 SEQ_FILE_SHIFT = 2**32
@@ -33,7 +39,7 @@ def _struct_literal(columns: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{quote_literal(n)}: {quote_literal(t)}" for n, t in columns) + "}"
 
 
-def select_list(table: Table, order: int) -> str:
+def select_list(table: Table, order: int, units_per_day: int) -> str:
     """Typed columns as stored: times clamped to 2^63-1, aliases merged, plus seq and the day partition."""
     exprs = []
     for c in table.columns:
@@ -48,7 +54,7 @@ def select_list(table: Table, order: int) -> str:
     # One thread per COPY keeps row_number() in line order.
     exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
     if table.partition_time:
-        exprs.append(f"{_clamped(quote_ident(table.partition_time))} // {DAY_US} AS day")
+        exprs.append(f"{_clamped(quote_ident(table.partition_time))} // {units_per_day} AS day")
     return ", ".join(exprs)
 
 
@@ -213,3 +219,53 @@ def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | N
             if problem:
                 return problem, name, "CAST"
     return None, None, ""
+
+
+# ---- archives, streamed ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def streamed(path: Path, fifo: Path) -> Iterator[Path]:
+    """A path DuckDB can read the table from: the file itself, or for a ``.tar.gz`` archive a named
+    pipe fed by a thread that streams the archive's CSV member (nothing is extracted to disk).
+
+    A damaged archive is an InputError after the read, so the ingest never commits a part of it.
+    """
+    if not path.name.endswith(".tar.gz"):
+        yield path
+        return
+    os.mkfifo(fifo)
+    failure: list[BaseException] = []
+
+    def feed() -> None:
+        try:
+            with tarfile.open(path, mode="r|gz") as archive:
+                for member in archive:
+                    if member.isfile() and member.name.endswith(".csv"):
+                        src = archive.extractfile(member)
+                        assert src is not None
+                        with open(fifo, "wb") as out:
+                            shutil.copyfileobj(src, out, 1 << 20)
+                        return
+                raise ValueError("the archive holds no .csv file")
+        except BrokenPipeError:
+            pass  # the reader stopped early (its own error is reported)
+        except BaseException as e:
+            failure.append(e)
+            # Release a reader waiting on the pipe, so it sees end of file instead of hanging.
+            with contextlib.suppress(OSError), open(fifo, "wb"):
+                pass
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    try:
+        yield fifo
+    finally:
+        if feeder.is_alive():
+            # The reader never opened the pipe or stopped: open and close it to end the feeder.
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+            feeder.join(timeout=30)
+        fifo.unlink(missing_ok=True)
+    if failure:
+        raise InputError(f"{path.name}: {failure[0]}")

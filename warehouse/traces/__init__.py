@@ -52,7 +52,7 @@ class SourceFile:
     cell: str | None = None  # traces with several cells (google2019)
 
 
-TRACE_NAMES = ("google2011", "google2019")
+TRACE_NAMES = ("google2011", "google2019", "alibaba2018")
 
 
 def get_trace(name: str):  # -> module with the trace protocol

@@ -9,6 +9,7 @@ live in ``sql/google2011/``.
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 from warehouse.errors import InputError, UsageError
@@ -17,6 +18,7 @@ from warehouse.traces import Column, SourceFile, Table
 NAME = "google2011"
 TITLE = "Google clusterdata-2011-2"
 FORMAT = "csv"
+UNITS_PER_DAY = 86_400_000_000  # times are microseconds
 CELLS = None  # one cell
 CHECKSUM_FILE = "SHA256SUM"
 PART_PATTERN = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv(\.gz)?$")
@@ -207,9 +209,25 @@ def discover(
     return found
 
 
-def checksum_key(source: Path, f: SourceFile) -> str:
-    """The path of a file as written in the trace's SHA256SUM (relative to the download root)."""
-    return f"{f.table}/{f.name}"
+def expected_sha256(source: Path, f: SourceFile) -> str | None:
+    """The digest of a part in the download's SHA256SUM (``<sha>  <table>/<part>`` lines), if listed."""
+    root = source if source.is_dir() else source.parent.parent
+    path = root / CHECKSUM_FILE
+    if not path.is_file():
+        return None
+    st = path.stat()
+    return _sha256sum(path, st.st_mtime_ns, st.st_size).get(f"{f.table}/{f.name}")
+
+
+@cache
+def _sha256sum(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
+    """The parsed file, read once per version of it (500 parts would read it 500 times)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            out[parts[-1].lstrip("*").removeprefix("./")] = parts[0].lower()
+    return out
 
 
 def file_order(name: str) -> int:

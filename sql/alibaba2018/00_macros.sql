@@ -1,0 +1,57 @@
+-- name: alibaba2018.macros
+-- purpose: the semantics of the 2018 trace as macros users can call: invalid percent values, cores, trace time, and the DAG task-name parser.
+-- params: see each macro
+-- source: traces.md section 3 and the Alibaba co-location paper (seeds); task-name forms: task_<base64>==, MergeTask, <letters><id>(_<dep>)*, _Stg<n> suffix, trailing underscore
+-- Percent and normalised fields are 0..100; -1 and 101 (and anything outside) mark invalid values.
+CREATE OR REPLACE MACRO alibaba2018.valid_percent(x) AS CASE WHEN x >= 0 AND x <= 100 THEN x END;
+
+-- cpu fields count 100 per core.
+CREATE OR REPLACE MACRO alibaba2018.cores(x) AS x / 100.0;
+
+-- Times are seconds since the trace start (t = 0 is a midnight; the place is not disclosed), so
+-- there is no real instant: trace_timestamp is NULL, trace_offset an INTERVAL.
+CREATE OR REPLACE MACRO alibaba2018.trace_timestamp(t) AS NULL::TIMESTAMPTZ;
+CREATE OR REPLACE MACRO alibaba2018.trace_offset(t) AS to_seconds(t);
+
+-- start/end time classes of batch tasks and instances (0 = unknown; end before start happens).
+CREATE OR REPLACE MACRO alibaba2018.start_time_class(s) AS
+    CASE WHEN s IS NULL THEN NULL WHEN s = 0 THEN 'unknown' ELSE 'known' END;
+CREATE OR REPLACE MACRO alibaba2018.end_time_class(s, e) AS
+    CASE WHEN e IS NULL THEN NULL WHEN e = 0 THEN 'unknown'
+         WHEN s > 0 AND e < s THEN 'before_start' ELSE 'known' END;
+
+-- The DAG name of a batch task, e.g. 'M5_3_4' (task 5 of kind M depends on tasks 3 and 4),
+-- 'J10_7_9_Stg4' (_Stg<n> is not a dependency), 'J30_4_5_25_' (trailing underscore),
+-- 'task_<base64>==' and 'MergeTask' (no DAG). form: independent | merge_task | dag | unparsed.
+CREATE OR REPLACE MACRO alibaba2018._dag_core(name) AS
+    regexp_replace(rtrim(name, '_'), '_Stg[0-9]+$', '');
+CREATE OR REPLACE MACRO alibaba2018.parse_task_name(name) AS struct_pack(
+    form := CASE
+        WHEN name IS NULL THEN NULL
+        WHEN starts_with(name, 'task_') THEN 'independent'
+        WHEN name = 'MergeTask' THEN 'merge_task'
+        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*') THEN 'dag'
+        ELSE 'unparsed' END,
+    task_kind := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*')
+                      AND NOT starts_with(name, 'task_')
+                      THEN regexp_extract(name, '^[A-Za-z]+') END,
+    task_id := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*')
+                    AND NOT starts_with(name, 'task_')
+                    THEN TRY_CAST(regexp_extract(name, '^[A-Za-z]+([0-9]+)', 1) AS BIGINT) END,
+    parent_task_ids := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*')
+                            AND NOT starts_with(name, 'task_')
+                            THEN TRY_CAST(regexp_extract_all(alibaba2018._dag_core(name), '_([0-9]+)', 1) AS BIGINT[])
+                            ELSE []::BIGINT[] END,
+    stage := TRY_CAST(regexp_extract(rtrim(name, '_'), '_Stg([0-9]+)$', 1) AS INTEGER),
+    trailing_underscore := ends_with(name, '_') AND NOT starts_with(name, 'task_')
+);
+
+-- The DAG class of a task name without the full parse (cheap enough for 1.35e9 instance rows):
+-- no_dag | dag_root | dag_dependent; NULL when the name does not parse.
+CREATE OR REPLACE MACRO alibaba2018.dag_class(name) AS
+    CASE
+        WHEN name IS NULL THEN NULL
+        WHEN starts_with(name, 'task_') OR name = 'MergeTask' THEN 'no_dag'
+        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+') THEN 'dag_root'
+        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)+') THEN 'dag_dependent'
+    END;

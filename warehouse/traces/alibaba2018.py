@@ -1,0 +1,209 @@
+"""Alibaba cluster-trace-v2018: the six tables, their columns, and where their files may come from.
+
+This module is the one place that knows the 2018 layout: each table is one headerless
+``<table>.csv``, given as the official ``<table>.tar.gz`` archive (read as a stream, never
+extracted to disk), as the extracted ``<table>.csv``, or gzip'd (``<table>.csv.gz``); and the
+official sha256 digests of the archives. Column order is the corrected official one (the first
+README had another). Times are seconds since the trace start; the semantics (invalid -1/101
+values, DAG task names) live in ``sql/alibaba2018/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from warehouse.errors import InputError, UsageError
+from warehouse.traces import Column, SourceFile, Table
+
+NAME = "alibaba2018"
+TITLE = "Alibaba cluster-trace-v2018"
+FORMAT = "csv"
+CELLS = None
+UNITS_PER_DAY = 86_400  # times are seconds
+FILE_PATTERN = re.compile(r"^(?P<table>[a-z_]+)\.(?P<ext>tar\.gz|csv\.gz|csv)$")
+
+# sha256 of the official archives (traces.md section 3)
+OFFICIAL_SHA256 = {
+    "batch_instance.tar.gz": "e73e5a9326669aa079ba20048ddd759383cabe1fe3e58620aa75bd034e2450c6",
+    "batch_task.tar.gz": "7c4b32361bd1ec2083647a8f52a6854a03bc125ca5c202652316c499fbf978c6",
+    "container_meta.tar.gz": "febd75e693d1f208a8941395e7faa7e466e50d21c256eff12a815b7e2fa2053f",
+    "container_usage.tar.gz": "b4bd3b1b82f5407c1b0dd47fe736ff5152c4b016a9c30cb26f988e2d1c5e5031",
+    "machine_meta.tar.gz": "b5b1b786b22cd413a3674b8f2ebfb2f02fac991c95df537f363ef2797c8f6d55",
+    "machine_usage.tar.gz": "3e6ee87fd204bb85b9e234c5c75a5096580fdabc8f085b224033080090753a7a",
+}
+
+_T = "seconds since the trace start (0 can mean unknown)"
+_PCT = "percent 0..100; -1 and 101 mark invalid values (NULL in the view, raw value in <name>_raw)"
+
+
+def _time(name: str, comment: str = _T) -> Column:
+    return Column(name, "BIGINT", comment=comment, is_time=True)
+
+
+def _pct(name: str) -> Column:
+    return Column(name, "DOUBLE", comment=_PCT)
+
+
+TABLES: dict[str, Table] = {
+    t.name: t
+    for t in (
+        Table(
+            "machine_meta",
+            (
+                Column("machine_id", "VARCHAR", mandatory=True),
+                _time("time_stamp"),
+                Column("failure_domain_1", "BIGINT", comment="first failure domain (integer)"),
+                Column(
+                    "failure_domain_2", "VARCHAR", comment="documented as string; holds integers or empty"
+                ),
+                Column("cpu_num", "INTEGER", comment="cores (96 in every real row)"),
+                Column("mem_size", "DOUBLE", comment="normalised memory (100 in every real row)"),
+                Column("status", "VARCHAR", comment="USING | IMPORT_INSTALLING | ..."),
+            ),
+            "Machine descriptions and status changes",
+            entities={"machines": "machine_id"},
+        ),
+        Table(
+            "machine_usage",
+            (
+                Column("machine_id", "VARCHAR", mandatory=True),
+                _time("time_stamp"),
+                _pct("cpu_util_percent"),
+                _pct("mem_util_percent"),
+                Column("mem_gps", "DOUBLE", comment="memory bandwidth (normalised); empty in most rows"),
+                Column(
+                    "mkpi", "DOUBLE", comment="cache misses per thousand instructions; empty in most rows"
+                ),
+                _pct("net_in"),
+                _pct("net_out"),
+                _pct("disk_io_percent"),
+            ),
+            "Machine utilisation samples (irregular intervals)",
+            partition_time="time_stamp",
+            entities={"machines": "machine_id"},
+        ),
+        Table(
+            "container_meta",
+            (
+                Column("container_id", "VARCHAR", mandatory=True),
+                Column("machine_id", "VARCHAR"),
+                _time("time_stamp"),
+                Column("app_du", "VARCHAR", comment="application deployment unit (a service)"),
+                Column("status", "VARCHAR", comment="e.g. started, allocated"),
+                Column("cpu_request", "DOUBLE", comment="100 = 1 core"),
+                Column("cpu_limit", "DOUBLE", comment="100 = 1 core"),
+                Column("mem_size", "DOUBLE", comment="normalised memory"),
+            ),
+            "Online containers (Sigma): placement, app and requests",
+            entities={"machines": "machine_id"},
+        ),
+        Table(
+            "container_usage",
+            (
+                Column("container_id", "VARCHAR", mandatory=True),
+                Column("machine_id", "VARCHAR"),
+                _time("time_stamp"),
+                _pct("cpu_util_percent"),
+                _pct("mem_util_percent"),
+                Column("cpi", "DOUBLE", comment="cycles per instruction"),
+                Column("mem_gps", "DOUBLE", comment="memory bandwidth (normalised)"),
+                Column("mpki", "DOUBLE", comment="cache misses per thousand instructions"),
+                _pct("net_in"),
+                _pct("net_out"),
+                _pct("disk_io_percent"),
+            ),
+            "Online container utilisation samples",
+            partition_time="time_stamp",
+            entities={"machines": "machine_id"},
+        ),
+        Table(
+            "batch_task",
+            (
+                Column(
+                    "task_name",
+                    "VARCHAR",
+                    mandatory=True,
+                    comment="DAG name: see alibaba2018.parse_task_name",
+                ),
+                Column("instance_num", "BIGINT", comment="instances of the task"),
+                Column("job_name", "VARCHAR", mandatory=True),
+                Column("task_type", "VARCHAR"),
+                Column("status", "VARCHAR", comment="Terminated | Failed | Running | Waiting | ..."),
+                _time("start_time"),
+                _time("end_time", "seconds since the trace start; 0 = unknown; may precede start_time"),
+                Column("plan_cpu", "DOUBLE", comment="per instance, 100 = 1 core"),
+                Column("plan_mem", "DOUBLE", comment="per instance, normalised memory"),
+            ),
+            "Batch tasks (Fuxi): one row per task of a job, its DAG position in the name",
+            entities={"jobs": "job_name", "tasks": "(job_name, task_name)"},
+        ),
+        Table(
+            "batch_instance",
+            (
+                Column("instance_name", "VARCHAR", mandatory=True),
+                Column("task_name", "VARCHAR", mandatory=True),
+                Column("job_name", "VARCHAR", mandatory=True),
+                Column("task_type", "VARCHAR"),
+                Column("status", "VARCHAR"),
+                _time("start_time"),
+                _time("end_time", "seconds since the trace start; 0 = unknown; may precede start_time"),
+                Column("machine_id", "VARCHAR"),
+                Column("seq_no", "BIGINT", comment="attempt number of the instance"),
+                Column("total_seq_no", "BIGINT", comment="attempts in all"),
+                Column("cpu_avg", "DOUBLE", comment="100 = 1 core"),
+                Column("cpu_max", "DOUBLE", comment="100 = 1 core"),
+                Column("mem_avg", "DOUBLE", comment="normalised memory"),
+                Column("mem_max", "DOUBLE", comment="normalised memory"),
+            ),
+            "Batch instances: one row per instance attempt of a task",
+            partition_time="start_time",
+            entities={"jobs": "job_name", "tasks": "(job_name, task_name)", "machines": "machine_id"},
+        ),
+    )
+}
+
+
+def discover(
+    source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None = None
+) -> list[SourceFile]:
+    """``<table>.tar.gz``, ``<table>.csv`` or ``<table>.csv.gz`` in ``source`` (or ``source`` itself)."""
+    if cell is not None:
+        raise UsageError(f"{NAME} has no cells; --cell is for google2019")
+    for name in tables or []:
+        if name not in TABLES:
+            raise UsageError(f"unknown {NAME} table {name!r} (known: {', '.join(TABLES)})")
+    if source.is_file():
+        m = FILE_PATTERN.match(source.name)
+        table = table_for_file or (m.group("table") if m else None)
+        if table not in TABLES:
+            raise UsageError(f"{source}: a single file needs --table (one of {', '.join(TABLES)})")
+        return [SourceFile(table, source, source.name)]
+    if not source.is_dir():
+        raise InputError(f"{source}: no such file or folder")
+    wanted = set(tables or TABLES)
+    found: dict[str, SourceFile] = {}
+    for path in sorted(source.iterdir()):
+        m = FILE_PATTERN.match(path.name)
+        if not m or m.group("table") not in TABLES or m.group("table") not in wanted:
+            continue
+        table = m.group("table")
+        if table in found:
+            raise UsageError(f"{source}: {found[table].name} and {path.name} hold the same table; keep one")
+        found[table] = SourceFile(table, path, path.name)
+    if not found:
+        present = sorted(p.name for p in source.iterdir())[:8]
+        raise InputError(
+            f"{source}: no {NAME} files found (expected <table>.tar.gz, <table>.csv or <table>.csv.gz "
+            f"for tables {', '.join(TABLES)}; the folder holds: {', '.join(present) or 'nothing'})"
+        )
+    return sorted(found.values(), key=lambda s: s.table)
+
+
+def expected_sha256(source: Path, f: SourceFile) -> str | None:
+    """The official digest of an archive; extracted or re-compressed files have none."""
+    return OFFICIAL_SHA256.get(f.name)
+
+
+def file_order(name: str) -> int:
+    return 0  # one file per table
