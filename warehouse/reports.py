@@ -32,6 +32,9 @@ class Report:
     sql: str
     plot: str = ""
     note: str = field(default="")
+    # A step in Python between two statements (header `-- python: dag_paths`): the first
+    # statement's rows go to warehouse.dag.STEPS[name], which registers views the second reads.
+    python: str = ""
 
     @property
     def needs_trace(self) -> bool:
@@ -61,6 +64,7 @@ def all_reports() -> dict[str, Report]:
             f.body,
             f.header.get("plot", ""),
             f.header.get("note", ""),
+            f.header.get("python", ""),
         )
     return out
 
@@ -101,7 +105,22 @@ def run(
             params["cell"] = cell
         elif cell is not None:
             raise UsageError(f"report {name} has no --cell")
-        return query.fetch(con, report.sql, params)
+        if not report.python:
+            return query.fetch(con, report.sql, params)
+        from warehouse import dag
+
+        first, _, second = report.sql.partition(STEP_MARKER)
+        rows = query.fetch(con, first, _used(first, params))
+        dag.STEPS[report.python](con, rows.columns, rows.rows)
+        return query.fetch(con, second, _used(second, params))
+
+
+STEP_MARKER = "-- then:"
+
+
+def _used(sql: str, params: dict[str, object]) -> dict[str, object]:
+    """The parameters a statement names (DuckDB refuses unused named parameters)."""
+    return {k: v for k, v in params.items() if f"${k}" in sql}
 
 
 def _typed(value: str | None) -> object:

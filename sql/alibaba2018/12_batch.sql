@@ -98,3 +98,25 @@ COMMENT ON COLUMN alibaba2018.batch_task.plan_cpu_cores IS 'plan_cpu in cores (p
 COMMENT ON COLUMN alibaba2018.batch_instance.dag_class IS 'no_dag | dag_root | dag_dependent (from the task name); NULL when it does not parse';
 COMMENT ON COLUMN alibaba2018.batch_instance.cpu_avg_cores IS 'cpu_avg in cores (cpu_avg / 100)';
 COMMENT ON COLUMN alibaba2018.task_edges.parent_exists IS 'false: the name depends on a task id that no task of the job has';
+
+-- name: alibaba2018.dag_tasks
+-- purpose: the input of the DAG walks (critical path, cycle detection): per DAG task of a job, its usable parents (existing, not itself) and its run time.
+-- grain: one row per (job_name, task_id)
+-- note: a task id named twice in one job is one node (its longest run); edges to missing parents and self-loops are left out here (see task_edges for them).
+CREATE OR REPLACE VIEW alibaba2018.dag_tasks AS
+WITH nodes AS (
+    SELECT job_name, task_id,
+           max(duration_s) AS run_s,
+           bool_and(duration_s IS NOT NULL) AS times_known
+    FROM alibaba2018.batch_task WHERE name_form = 'dag'
+    GROUP BY job_name, task_id
+),
+parents AS (
+    SELECT job_name, task_id, list(DISTINCT parent_task_id ORDER BY parent_task_id) AS parent_task_ids
+    FROM alibaba2018.task_edges WHERE parent_exists AND NOT is_self_loop
+    GROUP BY job_name, task_id
+)
+SELECT n.job_name, n.task_id, coalesce(p.parent_task_ids, []::BIGINT[]) AS parent_task_ids, n.run_s, n.times_known
+FROM nodes AS n LEFT JOIN parents AS p USING (job_name, task_id);
+
+COMMENT ON VIEW alibaba2018.dag_tasks IS 'Per DAG task: usable parents (existing, not itself) and run time (s); the input of the critical-path walk';

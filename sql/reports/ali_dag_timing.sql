@@ -1,0 +1,67 @@
+-- name: ali-dag-timing
+-- traces: alibaba2018
+-- description: per DAG job the critical path (longest chain of task run times), job time and communication time = job time - critical path; per edge the interval time (child start - parent end); per task the waiting time (first instance start - task start)
+-- params: none
+-- python: dag_paths
+-- reproduces: Alibaba co-location paper, Table 8: critical path mean 134.97 s (71.20% of job time), communication mean 54.59 s (28.80%); max critical path 175,453 s and max job time 175,460 s (job j_2724077); max communication 4,691 s
+-- note: the critical path walks the DAG of alibaba2018.dag_tasks (Kahn's algorithm, warehouse/dag.py); jobs with a cycle, or a task whose start or end time is unknown (0, end before start), are skipped and counted. Edges to missing parents and self-loops are not DAG edges. Job time = latest end - earliest start of the job's tasks (known times only).
+-- plot: kind=quantiles; group=measure; where=p50_s; title=DAG timing (CDF over jobs / edges / tasks); xlabel=seconds (log scale); ylabel=fraction; logx=true
+SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.dag_tasks ORDER BY job_name, task_id;
+-- then:
+WITH jobs AS (
+    SELECT job_name, min(start_time) FILTER (start_time > 0) AS t0, max(end_time) FILTER (end_time > 0) AS t1
+    FROM alibaba2018.batch_task GROUP BY job_name
+),
+per_job AS (
+    SELECT p.job_name, p.critical_path_s, (j.t1 - j.t0)::DOUBLE AS job_time_s,
+           (j.t1 - j.t0) - p.critical_path_s AS communication_s
+    FROM dag_paths AS p JOIN jobs AS j USING (job_name) WHERE p.status = 'ok'
+),
+edges AS (
+    SELECT e.job_name, (c.start_time - p.end_time)::DOUBLE AS interval_s
+    FROM alibaba2018.task_edges AS e
+    JOIN alibaba2018.batch_task AS c ON c.job_name = e.job_name AND c.task_id = e.task_id
+    JOIN alibaba2018.batch_task AS p ON p.job_name = e.job_name AND p.task_id = e.parent_task_id
+    WHERE e.parent_exists AND NOT e.is_self_loop
+      AND c.start_time_class = 'known' AND p.end_time_class = 'known'
+),
+waits AS (
+    SELECT t.job_name, (min(i.start_time) - t.start_time)::DOUBLE AS waiting_s
+    FROM alibaba2018.batch_task AS t
+    JOIN alibaba2018.batch_instance AS i ON i.job_name = t.job_name AND i.task_name = t.task_name
+    WHERE t.start_time > 0 AND i.start_time > 0
+    GROUP BY t.job_name, t.task_name, t.start_time
+),
+measures AS (
+    SELECT 1 AS ord, 'critical path' AS measure, critical_path_s AS v, job_name FROM per_job
+    UNION ALL SELECT 2, 'job time', job_time_s, job_name FROM per_job
+    UNION ALL SELECT 3, 'communication time', communication_s, job_name FROM per_job
+    UNION ALL SELECT 4, 'edge interval time', interval_s, job_name FROM edges
+    UNION ALL SELECT 5, 'task waiting time', waiting_s, job_name FROM waits
+),
+summary AS (
+    SELECT ord, measure, count(v) AS n, round(avg(v), 3) AS mean_s,
+           round(quantile_cont(v, 0.1), 3) AS p10_s, round(quantile_cont(v, 0.5), 3) AS p50_s,
+           round(quantile_cont(v, 0.9), 3) AS p90_s, round(quantile_cont(v, 0.99), 3) AS p99_s,
+           max(v) AS max_s, arg_max(job_name, v) AS max_job
+    FROM measures GROUP BY ord, measure
+),
+shares AS (
+    SELECT avg(critical_path_s) / nullif(avg(job_time_s), 0) AS cp, avg(communication_s) / nullif(avg(job_time_s), 0) AS comm
+    FROM per_job
+),
+published(measure, published_mean_s, published_share, published_max_s) AS (VALUES
+    ('critical path', 134.97, 0.7120, 175453), ('communication time', 54.59, 0.2880, 4691), ('job time', NULL, NULL, 175460)
+),
+statuses AS (
+    SELECT 10 + row_number() OVER (ORDER BY status) AS ord, 'jobs: ' || status AS measure, count(*) AS n
+    FROM dag_paths GROUP BY status
+)
+SELECT s.measure, s.n, s.mean_s,
+       round(CASE s.measure WHEN 'critical path' THEN sh.cp WHEN 'communication time' THEN sh.comm END, 4) AS share_of_job_time,
+       s.p10_s, s.p50_s, s.p90_s, s.p99_s, s.max_s, s.max_job,
+       p.published_mean_s, p.published_share, p.published_max_s
+FROM summary AS s, shares AS sh LEFT JOIN published AS p ON p.measure = s.measure
+UNION ALL
+SELECT measure, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM statuses
+ORDER BY 1 ASC;
