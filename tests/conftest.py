@@ -17,6 +17,7 @@ from warehouse.home import Home
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample" / "google2011"
 SAMPLE_2019 = REPO / "data" / "sample" / "google2019"
+SAMPLE_ALIBABA = REPO / "data" / "sample" / "alibaba2018"
 MAX_TIME = 2**63 - 1
 
 
@@ -32,6 +33,7 @@ def sample_home(tmp_path_factory) -> Home:
     home = Home.resolve(tmp_path_factory.mktemp("sample") / "home")
     ingest.ingest(home, "google2011", SAMPLE)
     ingest.ingest(home, "google2019", SAMPLE_2019)
+    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA)
     return home
 
 
