@@ -69,6 +69,8 @@ def demo(home: HomeOpt = None) -> None:
     for trace in ("google2011", "google2019"):
         err_console.print(f"\nreport lifecycle-counts --trace {trace}:")
         render(reports.run(h, "lifecycle-counts", trace=trace), "table", title=f"lifecycle-counts ({trace})")
+    err_console.print("\nreport ali-dag-timing:")
+    render(reports.run(h, "ali-dag-timing"), "table", title="ali-dag-timing (alibaba2018)")
     err_console.print("\nreport compare:")
     render(reports.run(h, "compare"), "table", title="compare")
 
