@@ -196,7 +196,13 @@ def recorded_home(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
-    """Views hold absolute paths: refuse to answer from a moved home instead of failing on missing files."""
+    """Views hold absolute paths and come from this version's SQL: refuse to answer from a moved home
+    or an older catalog instead of failing on missing files or views."""
+    row = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchone()
+    if row and row[0] != __version__:
+        raise CatalogError(
+            f"the catalog was built by tracewh {row[0]}, this is {__version__}; run `tracewh repair` once"
+        )
     recorded = recorded_home(con)
     if recorded is not None and Path(recorded) != home.root:
         raise CatalogError(
