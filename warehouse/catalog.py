@@ -36,15 +36,12 @@ def connect(
             raise CatalogError(f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first")
         home.ensure_writable()
         _create(home)
-    config: dict[str, Any] = {}
-    if memory_limit:
-        config["memory_limit"] = memory_limit
-    if threads:
-        config["threads"] = threads
     deadline = time.monotonic() + (0 if read_only else _LOCK_WAIT_S)
     while True:
         try:
-            con = duckdb.connect(str(home.catalog), read_only=read_only, config=config)
+            # Settings go in after the open: a process may hold the file open already (the same
+            # database instance), and DuckDB refuses a second open with another configuration.
+            con = duckdb.connect(str(home.catalog), read_only=read_only)
             break
         except duckdb.IOException as e:
             msg = str(e)
@@ -57,9 +54,22 @@ def connect(
                 f"the catalog {home.catalog} is locked by another process (a writer, or a shell "
                 "opened read-write); close it and retry"
             ) from e
-    if not read_only or home.tmp.exists():
+    if memory_limit:
+        con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    if not read_only or home.tmp.exists() or _can_create(home.tmp):
         con.execute(f"SET temp_directory = {quote_literal(home.tmp)}")
     return con
+
+
+def _can_create(folder: Path) -> bool:
+    """Queries spill to the home's tmp/ when it can exist there (a read-only home has none)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return True
+    except OSError:
+        return False
 
 
 def _create(home: Home) -> None:
@@ -212,6 +222,8 @@ def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
 
 def repair(home: Home) -> str | None:
     """Rebuild every view for the home's current location; returns the previous location."""
+    if not home.catalog.exists():
+        raise CatalogError(f"no catalog at {home.catalog}; nothing to repair")
     con = connect(home, read_only=False)
     try:
         before = recorded_home(con)

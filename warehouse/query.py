@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from warehouse.errors import CatalogError, TracewhError
 from warehouse.home import Home
 
 BATCH_ROWS = 10_000
+DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; TRACEWH_MEMORY_LIMIT overrides
 
 
 @dataclass
@@ -27,7 +29,9 @@ class Rows:
 @contextlib.contextmanager
 def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the catalog, checked to be in the place its views point at."""
-    con = catalog.connect(home, read_only=True)
+    # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
+    limit = os.environ.get("TRACEWH_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    con = catalog.connect(home, read_only=True, memory_limit=limit)
     try:
         catalog.check_location(con, home)
         yield con

@@ -35,5 +35,9 @@ SELECT * FROM (VALUES
     ('EVICT', 'SUBMIT'), ('FAIL', 'SUBMIT'), ('FINISH', 'SUBMIT'), ('KILL', 'SUBMIT'), ('LOST', 'SUBMIT')
 ) AS t(from_event, to_event);
 
+-- One sortable key for "(time, seq)" order (time first, the source order on ties): a 128-bit
+-- integer compares much faster than a (time, seq) struct in arg_min / arg_max.
+CREATE OR REPLACE MACRO lifecycle.event_order(time, seq) AS time::HUGEINT * 9223372036854775808 + seq;
+
 COMMENT ON TABLE lifecycle.event_kinds IS 'Kind of each life-cycle event: submit | pending | schedule | end | update';
 COMMENT ON TABLE lifecycle.documented_transitions IS 'The documented task state machine after collapsing UPDATE_*; (start) = first event of a task';

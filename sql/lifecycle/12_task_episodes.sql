@@ -5,26 +5,30 @@
 CREATE OR REPLACE VIEW lifecycle.task_episodes AS
 WITH numbered AS (
     SELECT
-        e.*,
-        sum(CASE WHEN e.event_kind = 'submit' THEN 1 ELSE 0 END) OVER (
-            PARTITION BY e.trace, e.cell, e.job_id, e.task_index
-            ORDER BY e.time, e.seq ROWS UNBOUNDED PRECEDING
-        ) AS episode_no
+        -- only what the episodes need travels through the sort
+        e.trace, e.cell, e.job_id, e.task_index, e.time, e.seq, e.event_kind, e.event_type_name,
+        e.machine_id, e.priority, e.priority_tier, e.is_production, e.cpu_request, e.memory_request,
+        e.is_synthesized,
+        sum(CASE WHEN e.event_kind = 'submit' THEN 1 ELSE 0 END) OVER w AS episode_no,
+        -- the event's position in its task (same window, one sort): a cheap key for arg_min
+        row_number() OVER w AS k
     FROM lifecycle.task_events AS e
+    WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq
+                 ROWS UNBOUNDED PRECEDING)
 ),
 episodes AS (
     SELECT
         trace, cell, job_id, task_index, episode_no,
         min(time) FILTER (event_kind = 'submit') AS submit_time,
         min(time) FILTER (event_kind = 'schedule') AS schedule_time,
-        arg_min(machine_id, (time, seq)) FILTER (event_kind = 'schedule') AS machine_id,
-        arg_min(time, (time, seq)) FILTER (event_kind = 'end') AS end_time,
-        arg_min(event_type_name, (time, seq)) FILTER (event_kind = 'end') AS end_reason,
-        arg_min(priority, (time, seq)) AS priority,
-        arg_min(priority_tier, (time, seq)) AS priority_tier,
-        arg_min(is_production, (time, seq)) AS is_production,
-        arg_max(cpu_request, (time, seq)) FILTER (cpu_request IS NOT NULL) AS cpu_request,
-        arg_max(memory_request, (time, seq)) FILTER (memory_request IS NOT NULL) AS memory_request,
+        arg_min(machine_id, k) FILTER (event_kind = 'schedule') AS machine_id,
+        arg_min(time, k) FILTER (event_kind = 'end') AS end_time,
+        arg_min(event_type_name, k) FILTER (event_kind = 'end') AS end_reason,
+        arg_min(priority, k) AS priority,
+        arg_min(priority_tier, k) AS priority_tier,
+        arg_min(is_production, k) AS is_production,
+        arg_max(cpu_request, k) FILTER (cpu_request IS NOT NULL) AS cpu_request,
+        arg_max(memory_request, k) FILTER (memory_request IS NOT NULL) AS memory_request,
         count(*) AS events,
         bool_or(is_synthesized) AS has_synthesized
     FROM numbered

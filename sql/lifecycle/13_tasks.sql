@@ -7,13 +7,13 @@ SELECT
     count(*) AS events,
     count(*) FILTER (event_kind = 'submit') AS submits,
     bool_or(event_type_name = 'FINISH') AS finished,
-    arg_min(event_type_name, (time, seq)) AS first_event,
+    arg_min(event_type_name, lifecycle.event_order(time, seq)) AS first_event,
     min(time) AS first_time,
-    arg_max(priority, (time, seq)) FILTER (priority IS NOT NULL) AS priority,
-    arg_max(priority_tier, (time, seq)) FILTER (priority IS NOT NULL) AS priority_tier,
-    arg_max(is_production, (time, seq)) FILTER (priority IS NOT NULL) AS is_production,
-    arg_max(cpu_request, (time, seq)) FILTER (cpu_request IS NOT NULL) AS cpu_request,
-    arg_max(memory_request, (time, seq)) FILTER (memory_request IS NOT NULL) AS memory_request
+    arg_max(priority, lifecycle.event_order(time, seq)) FILTER (priority IS NOT NULL) AS priority,
+    arg_max(priority_tier, lifecycle.event_order(time, seq)) FILTER (priority IS NOT NULL) AS priority_tier,
+    arg_max(is_production, lifecycle.event_order(time, seq)) FILTER (priority IS NOT NULL) AS is_production,
+    arg_max(cpu_request, lifecycle.event_order(time, seq)) FILTER (cpu_request IS NOT NULL) AS cpu_request,
+    arg_max(memory_request, lifecycle.event_order(time, seq)) FILTER (memory_request IS NOT NULL) AS memory_request
 FROM lifecycle.task_events
 GROUP BY ALL;
 

@@ -11,8 +11,8 @@ machines AS (
 capacity AS (
     SELECT trace, sum(cpus) AS cpus, sum(memory) AS memory FROM (
         SELECT trace, cell, machine_id,
-               arg_max(cpus, (time, seq)) FILTER (cpus IS NOT NULL) AS cpus,
-               arg_max(memory, (time, seq)) FILTER (memory IS NOT NULL) AS memory
+               arg_max(cpus, lifecycle.event_order(time, seq)) FILTER (cpus IS NOT NULL) AS cpus,
+               arg_max(memory, lifecycle.event_order(time, seq)) FILTER (memory IS NOT NULL) AS memory
         FROM lifecycle.machine_events GROUP BY ALL
     ) GROUP BY trace
 ),

@@ -10,7 +10,7 @@ WITH ev AS (
 ),
 state AS (
     SELECT cell, machine_id, time // 86400000000 AS day,
-           arg_max(event_type_name, (time, seq)) FILTER (event_type_name IN ('ADD', 'REMOVE')) AS last_event
+           arg_max(event_type_name, lifecycle.event_order(time, seq)) FILTER (event_type_name IN ('ADD', 'REMOVE')) AS last_event
     FROM ev GROUP BY ALL
 ),
 days AS (
@@ -27,8 +27,8 @@ present AS (
 ),
 capacity AS (
     SELECT cell, machine_id,
-           arg_max(cpus, (time, seq)) FILTER (cpus IS NOT NULL) AS cpus,
-           arg_max(memory, (time, seq)) FILTER (memory IS NOT NULL) AS memory
+           arg_max(cpus, lifecycle.event_order(time, seq)) FILTER (cpus IS NOT NULL) AS cpus,
+           arg_max(memory, lifecycle.event_order(time, seq)) FILTER (memory IS NOT NULL) AS memory
     FROM ev GROUP BY cell, machine_id
 ),
 window_use AS (

@@ -6,24 +6,20 @@
 -- note: one value per run attempt (lifecycle.task_episodes); attempts whose start or end lies outside the window (time 0, 2^63-1, or no end event) are censored: counted in the censored column, not in the distribution. Times in seconds.
 -- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF); xlabel=seconds (log scale); ylabel=fraction of run attempts; logx=true
 WITH ep AS (
-    SELECT * FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    SELECT coalesce(priority_tier, '(none)') AS priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
+           schedule_time IS NOT NULL AS applies, wait_s, run_s
+    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 measures AS (
-    SELECT 'scheduling delay' AS measure, wait_s AS v, priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
-           schedule_time IS NOT NULL AS applies
-    FROM ep
+    SELECT 'scheduling delay' AS measure, wait_s AS v, priority_tier, end_reason, applies FROM ep
     UNION ALL
-    SELECT 'execution time', run_s, priority_tier, coalesce(end_reason, state_at_end),
-           schedule_time IS NOT NULL
-    FROM ep
-),
-grouped AS (
-    SELECT measure, 'all' AS grouping, 'all' AS grp, v, applies FROM measures
-    UNION ALL SELECT measure, 'priority tier', coalesce(priority_tier, '(none)'), v, applies FROM measures
-    UNION ALL SELECT measure, 'end reason', end_reason, v, applies FROM measures
+    SELECT 'execution time', run_s, priority_tier, end_reason, applies FROM ep
 )
 SELECT
-    measure, grouping, grp,
+    measure,
+    CASE WHEN grouping(priority_tier) = 0 THEN 'priority tier'
+         WHEN grouping(end_reason) = 0 THEN 'end reason' ELSE 'all' END AS grouping,
+    coalesce(priority_tier, end_reason, 'all') AS grp,
     count(v) AS attempts,
     count(*) FILTER (applies AND v IS NULL) AS censored,
     round(avg(v), 3) AS mean_s,
@@ -37,6 +33,7 @@ SELECT
     round(max(v), 3) AS max_s,
     round(count(*) FILTER (v < 300) / nullif(count(v), 0), 4) AS share_under_5min,
     round(count(*) FILTER (v < 1800) / nullif(count(v), 0), 4) AS share_under_30min
-FROM grouped
-GROUP BY measure, grouping, grp
+FROM measures
+-- one pass for the three groupings (all, by tier, by end reason)
+GROUP BY GROUPING SETS ((measure), (measure, priority_tier), (measure, end_reason))
 ORDER BY measure DESC, CASE grouping WHEN 'all' THEN 0 WHEN 'priority tier' THEN 1 ELSE 2 END, grp;
