@@ -33,6 +33,7 @@ import itertools
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -830,6 +831,19 @@ def sources_ratio() -> float:
     return raw / sum(p.stat().st_size for p in src.values())
 
 
+def write_section(path: Path, text: str, heading: str) -> None:
+    """Replace the section of RESULTS.md that starts with ``heading`` (or append it); every other
+    bench's section stays as it is."""
+    section = re.compile(rf"^{re.escape(heading)}.*?(?=^## |\Z)", re.S | re.M)
+    old = path.read_text() if path.is_file() else "# Benchmarks\n"
+    text = text.rstrip() + "\n"
+    if section.search(old):
+        new = section.sub(lambda _m: text + "\n", old, count=1).rstrip() + "\n"
+    else:
+        new = old.rstrip() + "\n\n" + text
+    path.write_text(new)
+
+
 def write_results(
     path: Path,
     command: str,
@@ -848,9 +862,7 @@ def write_results(
     orig = sources_ratio()
     ratio_txt = ", ".join(f"{i.csv_bytes / i.gz_bytes:.1f}x at {i.csv_bytes / 1e6:.0f} MB" for i in sizes)
     ratio_txt = f"CSV/gz ratio {ratio_txt}; the original pair compresses {orig:.1f}x"
-    text = f"""# Benchmarks
-
-## Ingest: google2011 task_events + job_events
+    text = f"""## Ingest: google2011 task_events + job_events
 
 Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_ingest.py` (whole run
 {time.perf_counter() - started:.0f} s).
@@ -912,7 +924,7 @@ From the catalog of the timed CLI run (meta.ingests started/finished per file):
 {chr(10).join(phases_table(sizes, results))}
 {chr(10).join(notes)}
 """
-    path.write_text(text)
+    write_section(path, text, "## Ingest: google2011")
 
 
 # --------------------------------------------------------------------------- main

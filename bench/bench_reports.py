@@ -52,7 +52,6 @@ import json
 import math
 import multiprocessing
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -1036,18 +1035,9 @@ their first event here is a SCHEDULE or an end event, which the paper's method s
 """
 
 
-SECTION_RE = re.compile(r"^## Reports: .*?(?=^## |\Z)", re.S | re.M)
-
-
 def write_section(path: Path, text: str) -> None:
-    """Replace this bench's section of RESULTS.md (or append it); leave every other section alone."""
-    old = path.read_text() if path.is_file() else "# Benchmarks\n"
-    text = text.rstrip() + "\n"
-    if SECTION_RE.search(old):
-        new = SECTION_RE.sub(lambda _m: text + "\n", old, count=1).rstrip() + "\n"
-    else:
-        new = old.rstrip() + "\n\n" + text
-    path.write_text(new)
+    """This bench's section of RESULTS.md, through the one section writer of bench_ingest."""
+    bi.write_section(path, text, "## Reports: google2011")
 
 
 # --------------------------------------------------------------------------- main
