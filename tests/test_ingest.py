@@ -311,3 +311,16 @@ def test_a_catalog_held_by_another_writer_is_a_clear_error(home, monkeypatch):
 def test_two_ingests_at_once_the_second_is_refused(home):
     with home.writer_lock(), pytest.raises(CatalogError, match="being written"):
         ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+
+
+def test_an_ingest_removes_spill_folders_of_dead_queries_and_keeps_a_running_ones(home):
+    import os
+
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    dead = home.tmp / "query-999999999"
+    alive = home.tmp / f"query-{os.getpid()}"
+    for folder in (dead, alive):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "duckdb_temp_block").write_bytes(b"x")
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    assert not dead.exists() and (alive / "duckdb_temp_block").exists()

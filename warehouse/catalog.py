@@ -8,6 +8,8 @@ absolute path, and ``repair`` rebuilds them after the home folder moved.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -58,18 +60,15 @@ def connect(
         con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
-    if not read_only or home.tmp.exists() or _can_create(home.tmp):
-        con.execute(f"SET temp_directory = {quote_literal(home.tmp)}")
+    # Spill space under tmp/: a writer's own folder per ingest; a reader's per process, so readers
+    # never share (or delete) each other's spill files.
+    # DuckDB creates the last folder when it first spills and removes it on close; its parent
+    # tmp/ must exist (a read-only home has none: such a reader cannot spill).
+    with contextlib.suppress(OSError):
+        home.tmp.mkdir(exist_ok=True)
+    spill = home.tmp if not read_only else home.tmp / f"query-{os.getpid()}"
+    con.execute(f"SET temp_directory = {quote_literal(spill)}")
     return con
-
-
-def _can_create(folder: Path) -> bool:
-    """Queries spill to the home's tmp/ when it can exist there (a read-only home has none)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        return True
-    except OSError:
-        return False
 
 
 def _create(home: Home) -> None:

@@ -56,7 +56,14 @@ class Home:
             raise CatalogError(f"home {self.root} is not writable: {e.strerror or e}") from e
 
     def clean_tmp(self) -> None:
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        """Remove leftover spill folders: of ingests (only one runs at a time, under the writer lock)
+        and of query processes that are gone; a running report keeps its own."""
+        if not self.tmp.is_dir():
+            return
+        for folder in self.tmp.iterdir():
+            if folder.name.startswith("query-") and _alive(folder.name.removeprefix("query-")):
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
 
     @contextlib.contextmanager
     def writer_lock(self) -> Iterator[None]:
@@ -81,3 +88,13 @@ class Home:
             finally:
                 fh.truncate(0)
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
