@@ -358,3 +358,15 @@ def test_bad_json_lines_are_counted_rejects_with_line_numbers(tmp_path):
     ).fetchall() == [(1, 0), (2, 1)]
     assert c.execute("SELECT raw FROM meta.rejects WHERE line = 2").fetchall() == [("this is not json",)]
     c.close()
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, r in reports.all_reports().items() if "google2019" in r.traces)
+)
+@pytest.mark.parametrize("cell", ["a", "b"])
+def test_every_google2019_report_answers_for_each_cell(home, name, cell):
+    report = reports.get(name)
+    if "cell" not in report.params:
+        pytest.skip(f"{name} covers all traces at once")
+    rows = reports.run(home, name, trace="google2019", cell=cell)
+    assert rows.rows, (name, cell)
