@@ -200,17 +200,18 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
 
 
 def recorded_home(con: duckdb.DuckDBPyConnection) -> str | None:
-    row = con.execute("SELECT value FROM meta.catalog WHERE key = 'home'").fetchone()
-    return row[0] if row else None
+    rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'home'").fetchall()
+    return rows[0][0] if rows else None
 
 
 def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Views hold absolute paths and come from this version's SQL: refuse to answer from a moved home
     or an older catalog instead of failing on missing files or views."""
-    row = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchone()
-    if row and row[0] != __version__:
+    # fetchall, not fetchone: DuckDB wants a result finished before other work on the connection
+    rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
+    if rows and rows[0][0] != __version__:
         raise CatalogError(
-            f"the catalog was built by tracewh {row[0]}, this is {__version__}; run `tracewh repair` once"
+            f"the catalog was built by tracewh {rows[0][0]}, this is {__version__}; run `tracewh repair` once"
         )
     recorded = recorded_home(con)
     if recorded is not None and Path(recorded) != home.root:

@@ -9,7 +9,6 @@ cycles instead of hanging. Input: the rows of ``alibaba2018.dag_tasks`` ordered 
 from __future__ import annotations
 
 from collections import deque
-from itertools import groupby
 
 import duckdb
 import pyarrow as pa
@@ -47,10 +46,14 @@ def walk_job(tasks: list[tuple[int, list[int], float | None, bool]]) -> tuple[st
     return "ok", max(longest.values(), default=0.0), []
 
 
-def register_dag_paths(con: duckdb.DuckDBPyConnection, columns: list[str], rows: list[tuple]) -> None:
-    """Walk every job of the ``alibaba2018.dag_tasks`` rows and register the view ``dag_paths``
-    (job_name, status, critical_path_s, tasks, cycle_task_ids) on the connection."""
-    i = {c: columns.index(c) for c in ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")}
+def register_dag_paths(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
+    """Walk every job of the ``alibaba2018.dag_tasks`` rows (ordered by job) and register the view
+    ``dag_paths`` (job_name, status, critical_path_s, tasks, cycle_task_ids) on the connection."""
+    jobs = tasks.column("job_name").to_pylist()
+    ids = tasks.column("task_id").to_pylist()
+    parents = tasks.column("parent_task_ids").to_pylist()
+    runs = tasks.column("run_s").to_pylist()
+    known = tasks.column("times_known").to_pylist()
     out: dict[str, list] = {
         "job_name": [],
         "status": [],
@@ -58,17 +61,18 @@ def register_dag_paths(con: duckdb.DuckDBPyConnection, columns: list[str], rows:
         "tasks": [],
         "cycle_task_ids": [],
     }
-    for job, group in groupby(rows, key=lambda r: r[i["job_name"]]):
-        tasks = [
-            (r[i["task_id"]], list(r[i["parent_task_ids"]] or []), r[i["run_s"]], bool(r[i["times_known"]]))
-            for r in group
-        ]
-        status, path, stuck = walk_job(tasks)
-        out["job_name"].append(job)
+    start = 0
+    for end in range(1, len(jobs) + 1):
+        if end < len(jobs) and jobs[end] == jobs[start]:
+            continue
+        job = [(ids[i], parents[i] or [], runs[i], bool(known[i])) for i in range(start, end)]
+        status, path, stuck = walk_job(job)
+        out["job_name"].append(jobs[start])
         out["status"].append(status)
         out["critical_path_s"].append(path)
-        out["tasks"].append(len(tasks))
+        out["tasks"].append(end - start)
         out["cycle_task_ids"].append(stuck)
+        start = end
     table = pa.table(
         out,
         schema=pa.schema(

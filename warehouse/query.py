@@ -70,6 +70,17 @@ def fetch(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) 
     return Rows(columns, types, [row for batch in batches for row in batch])
 
 
+def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None):
+    """A result as an Arrow table (for Python steps that read whole columns)."""
+    cur = con.cursor()  # its own result: the connection may still hold a finished one
+    try:
+        return cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_table()
+    except duckdb.Error as e:
+        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+    finally:
+        cur.close()
+
+
 def _one_line(e: BaseException) -> str:
     lines = [ln for ln in str(e).splitlines() if ln.strip()]
     return " ".join(lines[:2]) if lines else type(e).__name__

@@ -104,17 +104,24 @@ COMMENT ON COLUMN alibaba2018.task_edges.parent_exists IS 'false: the name depen
 -- grain: one row per (job_name, task_id)
 -- note: a task id named twice in one job is one node (its longest run); edges to missing parents and self-loops are left out here (see task_edges for them).
 CREATE OR REPLACE VIEW alibaba2018.dag_tasks AS
-WITH nodes AS (
-    SELECT job_name, task_id,
-           max(duration_s) AS run_s,
-           bool_and(duration_s IS NOT NULL) AS times_known
+-- every task name is parsed once (MATERIALIZED), then nodes and edges come from that one parse
+WITH t AS MATERIALIZED (
+    SELECT job_name, task_id, parent_task_ids, duration_s
     FROM alibaba2018.batch_task WHERE name_form = 'dag'
-    GROUP BY job_name, task_id
+),
+nodes AS (
+    SELECT job_name, task_id, max(duration_s) AS run_s, bool_and(duration_s IS NOT NULL) AS times_known
+    FROM t GROUP BY job_name, task_id
+),
+edges AS (
+    SELECT DISTINCT job_name, task_id, unnest(parent_task_ids) AS parent_task_id FROM t
 ),
 parents AS (
-    SELECT job_name, task_id, list(DISTINCT parent_task_id ORDER BY parent_task_id) AS parent_task_ids
-    FROM alibaba2018.task_edges WHERE parent_exists AND NOT is_self_loop
-    GROUP BY job_name, task_id
+    SELECT e.job_name, e.task_id, list(e.parent_task_id ORDER BY e.parent_task_id) AS parent_task_ids
+    FROM edges AS e
+    SEMI JOIN nodes AS n ON n.job_name = e.job_name AND n.task_id = e.parent_task_id
+    WHERE e.parent_task_id <> e.task_id
+    GROUP BY e.job_name, e.task_id
 )
 SELECT n.job_name, n.task_id, coalesce(p.parent_task_ids, []::BIGINT[]) AS parent_task_ids, n.run_s, n.times_known
 FROM nodes AS n LEFT JOIN parents AS p USING (job_name, task_id);
