@@ -57,6 +57,7 @@ GEN_VERSION = 1
 SEED = 20180808
 TARGET_S = 60.0  # the whole ali-dag-timing report for 1 M jobs on 2 cores
 REPORTS = ("ali-dag-timing", "ali-dag-anomalies", "ali-hierarchy")
+DAG_REPORTS = ("ali-dag-timing", "ali-dag-anomalies")  # the two with the Python walk
 
 TASK_COLUMNS = [
     "task_name",
@@ -573,10 +574,21 @@ for job, nodes in jobs.items():
     if cp > best:
         best, best_job = cp, job
 t2 = time.perf_counter()
-print(json.dumps({"status": status, "mean": total / max(status["ok"], 1), "max": best,
+print("\n@@JSON " + json.dumps({"status": status, "mean": total / max(status["ok"], 1), "max": best,
                   "max_job": best_job, "read_parse_s": t1 - t0, "graphs_s": t2 - t1,
                   "networkx": nx.__version__}))
 """
+
+
+def last_json(out: str):
+    """The JSON a measured script printed after its marker (DuckDB's progress bar may share stdout)."""
+    i = out.rfind("@@JSON ")
+    if i < 0:
+        return None
+    try:
+        return json.loads(out[i + len("@@JSON ") :].splitlines()[0])
+    except (ValueError, IndexError):
+        return None
 
 
 def naive(folder: Path) -> tuple[bi.Run, dict]:
@@ -586,7 +598,9 @@ def naive(folder: Path) -> tuple[bi.Run, dict]:
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
         return run, {}
-    res = json.loads(out.strip().splitlines()[-1])
+    res = last_json(out) or {}
+    if not res:
+        run.ok, run.note = False, "no result printed"
     log(f"naive: {res}")
     return run, res
 
@@ -594,8 +608,7 @@ def naive(folder: Path) -> tuple[bi.Run, dict]:
 # --------------------------------------------------------------------------- where the time goes
 
 PHASES = r"""
-import json, resource, sys, time
-from itertools import groupby
+import inspect, json, resource, sys, time
 t_import = time.perf_counter()
 sys.path.insert(0, sys.argv[2])
 from warehouse import dag, query, reports
@@ -605,27 +618,39 @@ def rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 out = {"import_s": time.perf_counter() - t_import}
-rep = reports.get("ali-dag-timing")
+rep = reports.get(sys.argv[3])
 first, _, second = rep.sql.partition(reports.STEP_MARKER)
+# The step takes an Arrow table (newer warehouse.dag) or (columns, rows) (older): call it as reports.run does.
+arrow_step = len(inspect.signature(dag.register_dag_paths).parameters) == 2 and hasattr(query, "fetch_arrow")
+out["mode"] = "query.fetch_arrow (Arrow table)" if arrow_step else "query.fetch (Python tuples)"
+COLS = ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")
 with query.read_only(Home.resolve(sys.argv[1])) as con:
     t = time.perf_counter()
-    tbl = con.sql(first).to_arrow_table()
+    tbl = con.cursor().sql(first.strip().rstrip(";")).to_arrow_table()
     out["input_sql_arrow_s"] = time.perf_counter() - t
     out["input_rows"] = tbl.num_rows
     del tbl
     out["rss_after_arrow"] = rss()
     t = time.perf_counter()
-    rows = query.fetch(con, first)
+    data = query.fetch_arrow(con, first) if arrow_step else query.fetch(con, first)
     out["input_sql_fetch_s"] = time.perf_counter() - t
     out["rss_after_fetch"] = rss()
-    i = {c: rows.columns.index(c) for c in ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")}
+    # Grouping into per-job task lists, then walk_job alone, timed separately from the step.
     t = time.perf_counter()
-    jobs = [
-        [(r[i["task_id"]], list(r[i["parent_task_ids"]] or []), r[i["run_s"]], bool(r[i["times_known"]]))
-         for r in g]
-        for _, g in groupby(rows.rows, key=lambda r: r[i["job_name"]])
-    ]
+    if arrow_step:
+        cols = [data.column(c).to_pylist() for c in COLS]
+    else:
+        ix = [data.columns.index(c) for c in COLS]
+        cols = [[r[i] for r in data.rows] for i in ix]
+    job_c, id_c, par_c, run_c, known_c = cols
+    jobs, start = [], 0
+    for end in range(1, len(job_c) + 1):
+        if end < len(job_c) and job_c[end] == job_c[start]:
+            continue
+        jobs.append([(id_c[i], par_c[i] or [], run_c[i], bool(known_c[i])) for i in range(start, end)])
+        start = end
     out["group_s"] = time.perf_counter() - t
+    del cols, job_c, id_c, par_c, run_c, known_c
     t = time.perf_counter()
     for tasks in jobs:
         dag.walk_job(tasks)
@@ -633,26 +658,31 @@ with query.read_only(Home.resolve(sys.argv[1])) as con:
     out["jobs"] = len(jobs)
     del jobs
     t = time.perf_counter()
-    dag.register_dag_paths(con, rows.columns, rows.rows)
+    if arrow_step:
+        dag.register_dag_paths(con, data)
+    else:
+        dag.register_dag_paths(con, data.columns, data.rows)
     out["register_s"] = time.perf_counter() - t
     out["rss_after_register"] = rss()
-    del rows
+    del data
     t = time.perf_counter()
     res = query.fetch(con, second)
     out["final_sql_s"] = time.perf_counter() - t
     out["output_rows"] = len(res.rows)
-print(json.dumps(out))
+print("\n@@JSON " + json.dumps(out))
 """
 
 
-def phases(home: Path) -> tuple[bi.Run, dict]:
+def phases(home: Path, name: str) -> tuple[bi.Run, dict]:
     run, out, err = bi.measure(
-        "phases (instrumented ali-dag-timing)", [str(bi.VENV_PY), "-c", PHASES, str(home), str(ROOT)]
+        f"phases (instrumented {name})", [str(bi.VENV_PY), "-c", PHASES, str(home), str(ROOT), name]
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
         return run, {}
-    res = json.loads(out.strip().splitlines()[-1])
+    res = last_json(out) or {}
+    if not res:
+        run.ok, run.note = False, "no timings printed"
     log(f"phases: {res}")
     return run, res
 
@@ -671,21 +701,14 @@ EDGE_JOIN = (" AS e JOIN {bt} AS c ON c.job_name = e.job_name AND c.task_id = e.
              " AND c.start_time_class = 'known' AND p.end_time_class = 'known'")
 PARTS = [
     ("raw batch_task scan (no parse)", "SELECT count(*), sum(start_time) FROM alibaba2018_raw.batch_task"),
-    ("batch_task view: every row parsed once", "SELECT count(*), count(task_id), sum(len(parent_task_ids)) "
-     "FROM alibaba2018.batch_task"),
-    ("task_edges view", "SELECT count(*), count(parent_exists) FROM alibaba2018.task_edges"),
-    ("dag_tasks view (the input statement without ORDER BY)",
+    ("batch_task view: every task name parsed once", "SELECT count(*), count(task_id), "
+     "sum(len(parent_task_ids)) FROM alibaba2018.batch_task"),
+    ("dag_tasks view (the reports' input statement without ORDER BY)",
      "SELECT count(*), sum(len(parent_task_ids)) FROM alibaba2018.dag_tasks"),
-    ("final SQL, `jobs` CTE",
-     "SELECT count(*) FROM (SELECT job_name, min(start_time) FILTER (start_time > 0), max(end_time) "
-     "FILTER (end_time > 0) FROM alibaba2018.batch_task GROUP BY job_name)"),
-    ("final SQL, `edges` CTE (task_edges joined twice to batch_task)",
+    ("task_edges view (ali-dag-anomalies reads it for missing parents and self-loops)",
+     "SELECT count(*), count(parent_exists) FROM alibaba2018.task_edges"),
+    ("task_edges joined to batch_task twice (child start, parent end)",
      "SELECT count(*) FROM alibaba2018.task_edges" + EDGE_JOIN.format(bt="alibaba2018.batch_task")),
-    ("final SQL, `waits` CTE (batch_task x batch_instance)",
-     "SELECT count(*) FROM (SELECT t.job_name, min(i.start_time) - t.start_time "
-     "FROM alibaba2018.batch_task AS t JOIN alibaba2018.batch_instance AS i "
-     "ON i.job_name = t.job_name AND i.task_name = t.task_name "
-     "WHERE t.start_time > 0 AND i.start_time > 0 GROUP BY t.job_name, t.task_name, t.start_time)"),
     ("what-if: TEMP TABLE bt AS the batch_task view (one parse)",
      "CREATE TEMP TABLE bt AS SELECT * FROM alibaba2018.batch_task"),
     ("what-if: TEMP TABLE te = task_edges over bt",
@@ -694,13 +717,7 @@ PARTS = [
      "WHERE name_form = 'dag') SELECT e.*, i.task_id IS NOT NULL AS parent_exists, "
      "e.parent_task_id = e.task_id AS is_self_loop FROM edges AS e "
      "LEFT JOIN ids AS i ON i.job_name = e.job_name AND i.task_id = e.parent_task_id"),
-    ("what-if: dag_tasks over bt / te",
-     "SELECT count(*) FROM (WITH nodes AS (SELECT job_name, task_id, max(duration_s) AS run_s, "
-     "bool_and(duration_s IS NOT NULL) AS times_known FROM bt WHERE name_form = 'dag' GROUP BY ALL), "
-     "parents AS (SELECT job_name, task_id, list(DISTINCT parent_task_id ORDER BY parent_task_id) AS ps "
-     "FROM te WHERE parent_exists AND NOT is_self_loop GROUP BY ALL) "
-     "SELECT n.*, p.ps FROM nodes AS n LEFT JOIN parents AS p USING (job_name, task_id))"),
-    ("what-if: `edges` CTE over bt / te", "SELECT count(*) FROM te" + EDGE_JOIN.format(bt="bt")),
+    ("what-if: te joined to bt twice", "SELECT count(*) FROM te" + EDGE_JOIN.format(bt="bt")),
 ]
 out = []
 with query.read_only(Home.resolve(sys.argv[1])) as con:
@@ -709,18 +726,18 @@ with query.read_only(Home.resolve(sys.argv[1])) as con:
         con.execute(sql).fetchall()
         out.append([label, time.perf_counter() - t])
         print(f"{label}: {out[-1][1]:.2f} s", file=sys.stderr, flush=True)
-print(json.dumps(out))
+print("\n@@JSON " + json.dumps(out))
 """
 
 
 def sql_parts(home: Path) -> tuple[bi.Run, list]:
     run, out, err = bi.measure(
-        "SQL parts of ali-dag-timing", [str(bi.VENV_PY), "-c", SQL_PARTS, str(home), str(ROOT)]
+        "SQL parts of the DAG reports", [str(bi.VENV_PY), "-c", SQL_PARTS, str(home), str(ROOT)]
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
         return run, []
-    return run, json.loads(out.strip().splitlines()[-1])
+    return run, last_json(out) or []
 
 
 # --------------------------------------------------------------------------- comparing
@@ -876,8 +893,13 @@ def section(ctx: dict) -> str:
             run_row("`tracewh ingest` (batch_task + batch_instance)", runs.get("ingest")),
             *(run_row(f"`tracewh report {n}`", runs.get(n)) for n in REPORTS),
             run_row("naive Python + networkx critical path (baseline)", runs.get("naive")),
-            run_row("instrumented ali-dag-timing phases (one process, see below)", runs.get("phases")),
-            run_row("the report's SQL parts timed alone (one process, see below)", runs.get("sql_parts")),
+            *(
+                run_row(f"instrumented {n} phases (one process, see below)", runs.get(f"phases {n}"))
+                for n in DAG_REPORTS
+            ),
+            run_row(
+                "SQL parts of the DAG reports timed alone (one process, see below)", runs.get("sql_parts")
+            ),
         ]
     )
     tw = runs.get("ali-dag-timing")
@@ -915,31 +937,47 @@ def section(ctx: dict) -> str:
         + " the generator."
     )
     where = []
-    if ph:
-        walk_total = ph["register_s"]
+    phs = {n: ph[n] for n in DAG_REPORTS if ph.get(n)}
+    if phs:
+
+        def row(label: str, key: str) -> str:
+            return f"| {label} | " + " | ".join(f"{x[key]:.2f}" for x in phs.values()) + " |"
+
+        x0 = next(iter(phs.values()))
         where = [
-            "| phase (one process, same home) | seconds |",
-            "|---|--:|",
-            f"| python start + imports | {ph['import_s']:.2f} |",
-            f"| input SQL `dag_tasks ORDER BY job_name, task_id` into Arrow ({ph['input_rows']:,} rows) | "
-            f"{ph['input_sql_arrow_s']:.2f} |",
-            f"| the same statement as the report runs it: `query.fetch` (SQL + Python tuples) | "
-            f"{ph['input_sql_fetch_s']:.2f} |",
-            f"| `register_dag_paths` (group + walk + Arrow table + register; {ph['jobs']:,} jobs) | "
-            f"{walk_total:.2f} |",
-            f"| of which: grouping rows into per-job task lists (timed separately) | {ph['group_s']:.2f} |",
-            f"| of which: `walk_job` over all jobs (timed separately) | {ph['walk_s']:.2f} |",
-            f"| final SQL (per-job times, edges, waits, quantiles) | {ph['final_sql_s']:.2f} |",
+            "| phase (one process per report, same home; seconds) | " + " | ".join(phs) + " |",
+            "|---|" + "--:|" * len(phs),
+            row("python start + imports", "import_s"),
+            row(
+                f"input SQL `dag_tasks ORDER BY job_name, task_id` alone, into Arrow "
+                f"({x0['input_rows']:,} rows)",
+                "input_sql_arrow_s",
+            ),
+            row(
+                f"the same statement as the report runs it: {x0.get('mode', 'query.fetch')}",
+                "input_sql_fetch_s",
+            ),
+            row(
+                f"`register_dag_paths` (group + walk + Arrow table + register; {x0['jobs']:,} jobs)",
+                "register_s",
+            ),
+            row("of which: grouping rows into per-job task lists (timed separately)", "group_s"),
+            row("of which: `walk_job` over all jobs (timed separately)", "walk_s"),
+            row("final SQL (the statement after `-- then:`)", "final_sql_s"),
             "",
-            f"Peak RSS in that process: {ph['rss_after_arrow']:.0f} MB after the Arrow read, "
-            f"{ph['rss_after_fetch']:.0f} MB after `query.fetch`, {ph['rss_after_register']:.0f} MB after "
-            f"`register_dag_paths`.",
+            "Peak RSS in those processes: "
+            + "; ".join(
+                f"{n}: {x['rss_after_arrow']:.0f} MB after the Arrow read, {x['rss_after_fetch']:.0f} MB "
+                f"after the report's fetch, {x['rss_after_register']:.0f} MB after `register_dag_paths`"
+                for n, x in phs.items()
+            )
+            + ".",
         ]
     parts = ctx["parts"]
     if parts:
         where += [
             "",
-            "The report's SQL parts, each timed alone (`count(*)` over it, no result transfer; one "
+            "SQL the DAG reports read, each part timed alone (`count(*)` over it, no result transfer; one "
             "process, best of one). The what-if rows store the parsed `batch_task` view once in a TEMP "
             "table and derive the same edges / DAG input from it:",
             "",
@@ -992,7 +1030,7 @@ ali-dag-anomalies (occurrences) and ali-hierarchy vs the generator's own counts:
 
 {chr(10).join(verdict)}
 
-### Where ali-dag-timing's time goes
+### Where the DAG reports' time goes
 
 {chr(10).join(where)}
 {chr(10).join(ctx["notes"])}
@@ -1042,7 +1080,8 @@ def main(argv: list[str] | None = None) -> int:
     ph: dict = {}
     parts: list = []
     if runs["ingest"].ok:
-        runs["phases"], ph = phases(home)
+        for name in DAG_REPORTS:
+            runs[f"phases {name}"], ph[name] = phases(home, name)
         if not args.no_sql_parts:
             runs["sql_parts"], parts = sql_parts(home)
 

@@ -2,7 +2,8 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_google2019.py [--sizes 2200,1100] [--small-shard-mb 45]
+    .venv/bin/python bench/bench_google2019.py [--sizes 1100,2200] [--shard-mb 180]
+        [--small-shard-mb 45] [--sweep 45,180,720] [--repeat 2]
 
 What it does, in one run:
 
@@ -23,7 +24,11 @@ What it does, in one run:
    ingest google2019`` (row counts and value checksums checked against the generator's), a naive
    polars conversion (``pl.read_ndjson`` + ``write_parquet`` per shard) and a naive pandas one
    (``pd.read_json(lines=True)`` + ``to_parquet`` per shard).
-3. Prints a markdown table and appends a section to ``bench/RESULTS.md`` (``--results``).
+3. Memory sweep: one instance_usage shard of each ``--sweep`` size through ``tracewh ingest
+   --workers 1``, and the same COPY (tracewh's reader SQL) with and without ``PARTITION_BY (day)``.
+4. Prints a markdown table and appends its section to ``bench/RESULTS.md`` (``--results``; a re-run
+   replaces only this section). Raw runs go to ``<work>/g2019_results.json``; ``--render`` rewrites
+   the section from that file without measuring.
 
 The generator needs numpy and polars (imported in its worker processes only).
 """
@@ -802,6 +807,150 @@ def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     return run
 
 
+# --------------------------------------------------------------------------- shard-size sweep
+
+PROBE = r"""
+import sys
+sys.path.insert(0, sys.argv[4])
+import duckdb
+from pathlib import Path
+from warehouse import readers
+from warehouse.traces import google2019 as g
+t = g.TABLES["instance_usage"]
+con = duckdb.connect(config={"threads": 1, "memory_limit": "2GB", "preserve_insertion_order": True})
+sql = (f"COPY (SELECT {readers.select_list(t, 0, g.UNITS_PER_DAY)} FROM "
+       f"{readers.json_reader(t, Path(sys.argv[1]))}) TO '{sys.argv[2]}' (FORMAT parquet, COMPRESSION zstd"
+       + (", PARTITION_BY (day))" if sys.argv[3] == "partitioned" else ")"))
+print(con.execute(sql).fetchone()[0])
+"""
+
+
+def pool_shard(work: Path, cell: str, table: str, shard: int, shard_mb: int) -> tuple[Path, dict]:
+    """One shard of the pool for shard_mb (generated when missing)."""
+    pool = work / f"g2019_pool_s{shard_mb}"
+    manifest = pool / "manifest.json"
+    cache: dict = {}
+    if manifest.is_file():
+        m = json.loads(manifest.read_text())
+        if m.get("version") == GEN_VERSION:
+            cache = m["shards"]
+    rel = _shard_rel(cell, table, shard)
+    if rel not in cache or not (pool / rel).is_file():
+        log(f"generating {pool / rel}")
+        cache[rel] = make_shard((cell, table, shard, shard_mb, str(pool / rel)))
+        manifest.write_text(json.dumps({"version": GEN_VERSION, "shards": cache}, indent=0))
+    return pool / rel, cache[rel]
+
+
+@dataclass
+class SweepPoint:
+    shard_mb: int
+    json_bytes: int
+    lines: int
+    tracewh: Run
+    partitioned: Run
+    unpartitioned: Run
+
+
+def run_sweep(work: Path, sizes: list[int], repeat: int) -> list[SweepPoint]:
+    """One instance_usage shard per size: tracewh with 1 worker, and its COPY with / without PARTITION_BY."""
+    points = []
+    for mb in sizes:
+        src, meta = pool_shard(work, "a", "instance_usage", 0, mb)
+        folder = work / "g2019_sweep" / f"s{mb}" / "clusterdata_2019_a"
+        shutil.rmtree(folder.parent, ignore_errors=True)
+        folder.mkdir(parents=True)
+        f = folder / src.name
+        os.link(src, f)
+        f.read_bytes()
+        home = work / f"home_g2019_sweep_{mb}"
+
+        def once(f: Path = f, home: Path = home, lines: int = meta["lines"]) -> Run:
+            shutil.rmtree(home, ignore_errors=True)
+            cmd = [
+                str(TRACEWH),
+                "--home",
+                str(home),
+                "ingest",
+                "google2019",
+                str(f),
+                "--workers",
+                "1",
+                "--quiet",
+            ]
+            run, _, err = bi.measure("tracewh ingest (1 shard, 1 worker)", cmd)
+            if run.ok:
+                p = subprocess.run(
+                    [
+                        str(VENV_PY),
+                        "-c",
+                        "import duckdb, sys; print(duckdb.connect(sys.argv[1], read_only=True).execute("
+                        '"SELECT sum(rows_written), sum(rows_rejected) FROM meta.ingests '
+                        "WHERE trace = 'google2019' AND is_current\").fetchone())",
+                        str(home / "tracewh.duckdb"),
+                    ],
+                    capture_output=True,
+                    text=True,
+                )
+                if p.stdout.strip() != f"({lines}, 0)":
+                    run.ok, run.note = False, f"rows (written, rejected) {p.stdout.strip()} != ({lines}, 0)"
+            else:
+                run.note = err.strip()[-300:]
+            shutil.rmtree(home, ignore_errors=True)
+            return run
+
+        def probe(kind: str, f: Path = f) -> Run:
+            out = work / "g2019_sweep" / "probe_out"
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir(parents=True)
+            target = out if kind == "partitioned" else out / "x.parquet"
+            run, _, err = bi.measure(
+                f"DuckDB COPY {kind}", [str(VENV_PY), "-c", PROBE, str(f), str(target), kind, str(ROOT)]
+            )
+            if not run.ok:
+                run.note = err.strip()[-300:]
+            shutil.rmtree(out, ignore_errors=True)
+            return run
+
+        points.append(
+            SweepPoint(
+                mb,
+                meta["bytes"],
+                meta["lines"],
+                bi.best_of(once, repeat),
+                probe("partitioned"),
+                probe("unpartitioned"),
+            )
+        )
+    return points
+
+
+def sweep_lines(points: list[SweepPoint]) -> list[str]:
+    if not points:
+        return []
+    rows = [
+        "| shard (instance_usage, uncompr.) | rows | tracewh 1 worker: wall s | peak RSS MB (runs) "
+        "| its COPY alone, PARTITION_BY (day): peak RSS MB | same COPY without PARTITION_BY: peak RSS MB |",
+        "|--:|--:|--:|--:|--:|--:|",
+    ]
+    for p in points:
+        t = p.tracewh
+        flag = "" if t.ok else f" **FAILED** {t.note}"
+        rows.append(
+            f"| {p.json_bytes / 1e6:,.0f} MB | {p.lines:,} | {t.wall:.2f}{flag} | {bi.fmt(t.rss_mb, '.0f')} "
+            f"({t.extra.get('all_rss', [round(t.rss_mb or 0)])}) | {bi.fmt(p.partitioned.rss_mb, '.0f')} | "
+            f"{bi.fmt(p.unpartitioned.rss_mb, '.0f')} |"
+        )
+    a, b = points[0], points[-1]
+    g = (b.tracewh.rss_mb or 0) / (a.tracewh.rss_mb or 1)
+    return [
+        *rows,
+        "",
+        f"- one shard, one worker: peak RSS x{g:.2f} for a shard x{b.json_bytes / a.json_bytes:.0f} bigger: "
+        + ("**flat**" if g <= bi.RSS_FLAT_TOLERANCE else "**grows with the shard size**"),
+    ]
+
+
 # --------------------------------------------------------------------------- reporting
 
 TOOLS = ("gzip", "tracewh", "polars", "pandas")
@@ -829,7 +978,8 @@ def results_table(inputs: list[Inputs], results: dict[str, dict[str, Run]]) -> s
                 f"{bi.fmt(r.rss_mb, '.0f')} | {bi.fmt(r.cpu_s, '.1f')} | "
                 f"{bi.fmt(r.wall / floor.wall if floor else None, '.2f')} | "
                 f"{bi.fmt(r.wall / tw.wall if tw else None, '.2f')} | {bi.fmt(r.out_mb, '.0f')} | "
-                f"{r.load1:.2f} / {r.busy_cores:.2f} / {r.others:.2f} |"
+                f"{r.load1:.2f} / {r.busy_cores:.2f} / {r.others:.2f}"
+                f"{' *disturbed*' if r.others > bi.NOISY_CORES else ''} |"
             )
     return "\n".join(lines)
 
@@ -843,7 +993,11 @@ def verdict(inputs: list[Inputs], results: dict[str, dict[str, Run]]) -> list[st
         if not tw:
             continue
         parts = []
-        if fl:
+        if fl and fl.others > bi.NOISY_CORES:
+            parts.append(
+                f"{tw.wall / fl.wall:.1f}x the gzip floor (floor *disturbed*: the real ratio is higher)"
+            )
+        elif fl:
             parts.append(f"{tw.wall / fl.wall:.1f}x the gzip floor")
         for name, r in (("naive polars", pl_), ("naive pandas", pd_)):
             if not r:
@@ -869,27 +1023,34 @@ def rss_lines(inputs: list[Inputs], results: dict[str, dict[str, Run]]) -> list[
     out = []
     pts = [(i, results[i.key].get("tracewh")) for i in inputs]
     pts = [(i, r) for i, r in pts if r is not None and r.rss_mb]
+    tol = bi.RSS_FLAT_TOLERANCE
+
+    def runs(r: Run) -> list:
+        return r.extra.get("all_rss", [round(r.rss_mb or 0)])
+
     for a, ra in pts:
         for b, rb in pts:
-            if a is b:
-                continue
-            size_pair = a.shard_mb == b.shard_mb and a.json_bytes < b.json_bytes
-            count_pair = a.size_mb == b.size_mb and len(a.files) < len(b.files)
-            if not (size_pair or count_pair):
-                continue
-            g = rb.rss_mb / ra.rss_mb
-            what = (
-                f"input x{b.json_bytes / a.json_bytes:.2f} (same {a.shard_mb} MB shards)"
-                if size_pair
-                else f"shards x{len(b.files) / len(a.files):.2f} ({a.shard_mb} -> {b.shard_mb} MB each)"
-            )
-            ok = g <= bi.RSS_FLAT_TOLERANCE
-            out.append(
-                f"- tracewh peak RSS {a.label} -> {b.label}: {ra.rss_mb:.0f} -> {rb.rss_mb:.0f} MB "
-                f"(x{g:.2f} for {what}; runs {ra.extra.get('all_rss', [round(ra.rss_mb)])} -> "
-                f"{rb.extra.get('all_rss', [round(rb.rss_mb)])}): "
-                f"{'**flat**' if ok else '**GROWS**'} (flat = at most x{bi.RSS_FLAT_TOLERANCE})"
-            )
+            assert ra.rss_mb and rb.rss_mb
+            if a.shard_mb == b.shard_mb and a.json_bytes < b.json_bytes:
+                g = rb.rss_mb / ra.rss_mb
+                out.append(
+                    f"- input size x{b.json_bytes / a.json_bytes:.2f} (same {a.shard_mb} MB shards, "
+                    f"{len(a.files)} -> {len(b.files)} files): tracewh peak RSS {ra.rss_mb:.0f} -> "
+                    f"{rb.rss_mb:.0f} MB, x{g:.2f} (runs {runs(ra)} -> {runs(rb)}): "
+                    f"{'**flat**' if g <= tol else '**GROWS**'} (flat = at most x{tol})"
+                )
+            if a.size_mb == b.size_mb and a.shard_mb < b.shard_mb:
+                # a: more, smaller shards; b: fewer, bigger shards holding the same data.
+                more = ra.rss_mb / rb.rss_mb
+                bigger = rb.rss_mb / ra.rss_mb
+                out.append(
+                    f"- shard count x{len(a.files) / len(b.files):.1f} ({b.shard_mb} -> {a.shard_mb} MB "
+                    f"shards, same data): tracewh peak RSS {rb.rss_mb:.0f} -> {ra.rss_mb:.0f} MB, "
+                    f"x{more:.2f}: {'**flat**' if more <= tol else '**GROWS**'}; read the other way, "
+                    f"shards x{b.shard_mb / a.shard_mb:.0f} bigger: x{bigger:.2f}, "
+                    f"{'**flat**' if bigger <= tol else '**GROWS with the shard size**'} "
+                    f"(runs {runs(rb)} vs {runs(ra)})"
+                )
     return out
 
 
@@ -915,12 +1076,12 @@ SECTION = "## Ingest: google2019 JSON shards"
 
 def write_results(
     path: Path,
-    command: str,
+    meta: dict,
     mi: dict,
     inputs: list[Inputs],
     results: dict[str, dict[str, Run]],
     table: str,
-    started: float,
+    sweep: list[SweepPoint],
     notes: list[str],
 ) -> None:
     reps = sorted({len(r.extra.get("all_walls", [1])) for rs in results.values() for r in rs.values()})
@@ -932,14 +1093,15 @@ def write_results(
     lines = [
         SECTION,
         "",
-        f"Measured {time.strftime('%Y-%m-%d %H:%M %Z')} by `bench/bench_google2019.py` (whole run "
-        f"{time.perf_counter() - started:.0f} s, input generation included).",
+        f"Measured {meta['measured']} by `bench/bench_google2019.py` (whole run "
+        f"{meta['whole_s']:.0f} s, of which {meta['gen_s']:.0f} s generating or linking the inputs; "
+        "waits for a quiet machine included).",
         "",
         f"**Machine**: {mi['nproc']} cores ({mi['cpu']}), {mi['ram']} RAM, Linux {mi['kernel']}; "
         f"Python {mi['python']}, duckdb {mi['duckdb']}, polars {mi['polars']}, pandas {mi['pandas']}, "
         f"pyarrow {mi['pyarrow']}, {mi['gzip']}.",
         "",
-        f"**Command**: `{command}`",
+        f"**Command**: `{meta['command']}`",
         "",
         "**Inputs** (no real 2019 rows are available here, so a generator writes them; fixed seeds, "
         "cached in `bench/work/g2019_pool_s<shard MB>/` and hard-linked into `bench/work/g2019_<size>/`): "
@@ -951,7 +1113,8 @@ def write_results(
         "`scheduling_class`/`priority` 0), a few explicit nulls (`machine_id`, `cycles_per_instruction`); "
         "nested `resource_request`, `average_usage`, `maximum_usage` (2% without memory), "
         "`random_sample_usage` (1% spelt `random_sampled_usage`); `constraint` absent (70%), `[]` "
-        "(10%) or 1-3 items (relation as string, 5% as number; PRESENT/NOT_PRESENT without value); "
+        "(10%) or 1-3 items (PRESENT/NOT_PRESENT without value); list items (`constraint.relation`, "
+        "`start_after_collection_ids`) always strings, see pandas below; "
         "`cpu_usage_distribution` of 11 floats and a tail of 9 (5% without); floats with 3-8 "
         "decimals or full doubles. instance_usage lines are ~650 bytes, instance_events ~230. "
         f"Each instance shard holds ~{SHARD_DAYS} consecutive trace days in time order (so ~3 day "
@@ -982,9 +1145,11 @@ def write_results(
         'with a list mixing `"1"` and `1` across lines, as the hand-written sample has, pyarrow '
         "refuses the column: `Could not convert '374999746592' with type str: tried to convert to "
         "int64`.)",
-        f"- Timings: best of {'/'.join(str(x) for x in reps)} where shown (all walls listed; peak RSS is "
-        "the largest of the runs), one run otherwise. Last column: 1-min load average and busy cores "
-        "before the run, cores used by other processes during it.",
+        f"- Timings: best of {min([x for x in reps if x > 1] or [1])} for gzip, tracewh and polars (one more "
+        "run when all were disturbed by other processes; all walls listed; peak RSS is the "
+        "largest of the runs; one run each of gzip and polars on the small-shard input), one run for "
+        "pandas. Last column: 1-min load average and busy cores before the run, cores used by other "
+        "processes during it.",
         "",
         table,
         "",
@@ -1005,6 +1170,19 @@ def write_results(
         "0 rejects; the value checksums over the Parquet match the generator's"
     )
     lines += ["", "### tracewh per table (meta.ingests of the fastest run)", "", *breakdown(inputs, results)]
+    if sweep:
+        lines += [
+            "",
+            "### Peak memory vs shard size (one shard, one worker)",
+            "",
+            "`tracewh --home <tmp> ingest google2019 <one instance_usage shard> --workers 1 --quiet` "
+            f"(best of {max(len(p.tracewh.extra.get('all_walls', [1])) for p in sweep)}, rows checked), "
+            "then that shard's COPY alone in a fresh Python process (DuckDB, 1 thread, 2 GB limit, "
+            "tracewh's own `readers.select_list` / `readers.json_reader` SQL) with and without "
+            "`PARTITION_BY (day)`. Shards of cell a, each spanning 2 trace days (3 day partitions).",
+            "",
+            *sweep_lines(sweep),
+        ]
     text = "\n".join(lines) + "\n"
     old = path.read_text() if path.is_file() else ""
     start = old.find("\n" + SECTION + "\n")
@@ -1036,22 +1214,52 @@ def main(argv: list[str] | None = None) -> int:
         help="skip pandas on a larger input when its projected time exceeds this "
         f"(default {PANDAS_MAX_S_DEFAULT:.0f} s)",
     )
+    ap.add_argument(
+        "--sweep",
+        default="45,180,720",
+        help="instance_usage shard sizes (MB) for the one-shard memory sweep ('' to skip)",
+    )
     ap.add_argument("--procs", type=int, default=os.cpu_count() or 1, help="generator processes")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "work")
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "RESULTS.md")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument(
+        "--render",
+        action="store_true",
+        help="measure nothing: rewrite the section from <out>/g2019_results.json of the last run",
+    )
     args = ap.parse_args(argv)
     started = time.perf_counter()
-    command = ".venv/bin/python bench/bench_google2019.py " + " ".join(
-        shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-    )
-    _check_columns()
     work = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())  # smallest first (pandas)
-    inputs = [build_inputs(work, s, args.shard_mb, args.shard_mb, args.procs) for s in sizes]
-    if args.small_shard_mb:
-        inputs.append(build_inputs(work, min(sizes), args.small_shard_mb, args.shard_mb, args.procs))
+    raw_path = work / "g2019_results.json"
+    if args.render:
+        raw = json.loads(raw_path.read_text())
+        meta = raw["meta"]
+        inputs = _inputs(work, meta["sizes"], meta["shard_mb"], meta["small_shard_mb"], args.procs)
+        results = {i.key: {k: Run(**d) for k, d in raw[i.key]["runs"].items()} for i in inputs}
+        sweep = [
+            SweepPoint(**{k: Run(**v) if isinstance(v, dict) else v for k, v in p.items()})
+            for p in raw["sweep"]
+        ]
+        report(args, meta, inputs, results, sweep, bi.machine_info())
+        return 0
+    meta = {
+        "command": (
+            ".venv/bin/python bench/bench_google2019.py "
+            + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+        ).rstrip(),
+        "sizes": sorted(int(s) for s in args.sizes.split(",") if s.strip()),  # smallest first (pandas)
+        "shard_mb": args.shard_mb,
+        "small_shard_mb": args.small_shard_mb,
+        "pandas_max_s": args.pandas_max_s,
+        "skipped": [],
+    }
+    _check_columns()
+    sizes = meta["sizes"]
+    t0 = time.perf_counter()
+    inputs = _inputs(work, sizes, args.shard_mb, args.small_shard_mb, args.procs)
+    meta["gen_s"] = time.perf_counter() - t0
     for inp in inputs:
         log(
             f"{inp.key}: {inp.label}, {inp.gz_bytes / 1e6:.0f} MB gz, lines {inp.lines}; "
@@ -1061,7 +1269,6 @@ def main(argv: list[str] | None = None) -> int:
             f.read_bytes()
     mi = bi.machine_info()
     results: dict[str, dict[str, Run]] = {}
-    skipped: list[tuple[Inputs, float]] = []
     for n, inp in enumerate(inputs):
         variant = n >= len(sizes)  # the small-shard input: only what the memory question needs
         rep = 1 if variant else args.repeat
@@ -1084,29 +1291,13 @@ def main(argv: list[str] | None = None) -> int:
                 rs["pandas"] = run_naive("pandas", inp, work)
             else:
                 log(f"pandas skipped on {inp.key}: projected {projected:.0f} s > {args.pandas_max_s:.0f} s")
-                skipped.append((inp, projected))
+                meta["skipped"].append((inp.key, projected))
         results[inp.key] = rs
-    table = results_table(inputs, results)
-    print("\n" + table + "\n")
-    for line in verdict(inputs, results) + rss_lines(inputs, results) + breakdown(inputs, results):
-        print(line)
-    notes = []
-    for i, projected in skipped:
-        notes.append(
-            f"\npandas was not run on the {i.json_bytes / 1e6:,.0f} MB input: its run on the smaller "
-            f"input projects to {projected:.0f} s (> {args.pandas_max_s:.0f} s)."
-        )
-    if args.small_shard_mb:
-        a, b = inputs[0], inputs[-1]
-        notes.append(
-            f"\nThe {b.shard_mb} MB-shard input ({b.key}) holds the same instance data as {a.key} in "
-            f"{len(b.files) / len(a.files):.1f}x as many shards (one run each of gzip and polars, no "
-            "pandas): it shows whether memory depends on the shard count or size."
-        )
-    if not args.no_write:
-        write_results(args.results, command, mi, inputs, results, table, started, notes)
-        log(f"wrote {args.results}")
-    raw = {
+    sweep = run_sweep(work, [int(x) for x in args.sweep.split(",") if x.strip()], args.repeat)
+    meta["measured"] = time.strftime("%Y-%m-%d %H:%M %Z")
+    meta["whole_s"] = time.perf_counter() - started
+    raw: dict = {"meta": meta, "sweep": [bi.asdict(p) for p in sweep]}
+    raw |= {
         i.key: {
             "json_bytes": i.json_bytes,
             "gz_bytes": i.gz_bytes,
@@ -1115,9 +1306,55 @@ def main(argv: list[str] | None = None) -> int:
         }
         for i in inputs
     }
-    (work / "g2019_results.json").write_text(json.dumps(raw, indent=1, default=str))
+    raw_path.write_text(json.dumps(raw, indent=1, default=str))
+    report(args, meta, inputs, results, sweep, mi)
     log(f"whole run {time.perf_counter() - started:.0f} s")
     return 1 if any(not r.ok for rs in results.values() for r in rs.values()) else 0
+
+
+def _inputs(work: Path, sizes: list[int], shard_mb: int, small_shard_mb: int, procs: int) -> list[Inputs]:
+    inputs = [build_inputs(work, s, shard_mb, shard_mb, procs) for s in sizes]
+    if small_shard_mb:
+        inputs.append(build_inputs(work, min(sizes), small_shard_mb, shard_mb, procs))
+    return inputs
+
+
+def report(args, meta: dict, inputs: list[Inputs], results: dict, sweep: list[SweepPoint], mi: dict) -> None:
+    table = results_table(inputs, results)
+    print("\n" + table + "\n")
+    for line in sweep_lines(sweep):
+        print(line)
+    for line in verdict(inputs, results) + rss_lines(inputs, results) + breakdown(inputs, results):
+        print(line)
+    notes = []
+    for key, projected in meta["skipped"]:
+        i = next(x for x in inputs if x.key == key)
+        notes.append(
+            f"\npandas was not run on the {i.json_bytes / 1e6:,.0f} MB input: its run on the smaller "
+            f"input projects to {projected:.0f} s (> {meta['pandas_max_s']:.0f} s)."
+        )
+    if meta["small_shard_mb"]:
+        a, b = inputs[0], inputs[-1]
+        notes.append(
+            f"\nThe {b.shard_mb} MB-shard input ({b.key}) holds as much instance data as {a.key} in "
+            f"{len(b.files) / len(a.files):.1f}x as many shards (one run each of gzip and polars, no "
+            "pandas): it shows whether memory depends on the shard count or size."
+        )
+    noisy = [(i, r) for i in inputs for r in results[i.key].values() if r.others > bi.NOISY_CORES and r.ok]
+    if noisy:
+        notes.append(
+            "\n*disturbed*: "
+            + "; ".join(
+                f"{r.tool} on {i.json_bytes / 1e6:,.0f} MB ({i.shard_mb} MB shards): every run shared the "
+                f"machine with other processes ({r.others:.2f} cores during the kept run), so its wall "
+                "time is too high"
+                for i, r in noisy
+            )
+            + "."
+        )
+    if not args.no_write:
+        write_results(args.results, meta, mi, inputs, results, table, sweep, notes)
+        log(f"wrote {args.results}")
 
 
 def _check_columns() -> None:
