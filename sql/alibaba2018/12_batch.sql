@@ -71,12 +71,15 @@ FROM alibaba2018_raw.batch_instance AS r;
 -- purpose: the DAG edges of every job: one row per (task, parent) named in a task name, flagged when the parent does not exist in the job or is the task itself.
 -- grain: one row per (job_name, task_id, parent_task_id)
 CREATE OR REPLACE VIEW alibaba2018.task_edges AS
-WITH edges AS (
-    SELECT DISTINCT job_name, task_id, unnest(parent_task_ids) AS parent_task_id
-    FROM alibaba2018.batch_task WHERE name_form = 'dag'
+-- the task names are parsed once (MATERIALIZED) for both the edges and the ids they point at
+WITH t AS MATERIALIZED (
+    SELECT job_name, task_id, parent_task_ids FROM alibaba2018.batch_task WHERE name_form = 'dag'
+),
+edges AS (
+    SELECT DISTINCT job_name, task_id, unnest(parent_task_ids) AS parent_task_id FROM t
 ),
 ids AS (
-    SELECT DISTINCT job_name, task_id FROM alibaba2018.batch_task WHERE name_form = 'dag'
+    SELECT DISTINCT job_name, task_id FROM t
 )
 SELECT
     e.job_name,
