@@ -153,8 +153,6 @@ def print_summary(result: Any) -> None:
             f"{tr.rows_total:,}",
         )
     err_console.print(t)
-    for w in result.warnings:
-        err_console.print(f"[yellow]warning:[/yellow] {w}")
     rejected = sum(f.rows_rejected for f in result.files)
     if rejected:
         err_console.print(

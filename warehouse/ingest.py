@@ -82,7 +82,6 @@ class IngestResult:
     mode: str
     tables: list[TableResult]
     seconds: float
-    warnings: list[str]
 
     @property
     def files(self) -> list[FileResult]:
@@ -120,7 +119,6 @@ def ingest(
     _check_unique_names(sources)
     home.ensure_writable()
     ingest_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
-    warnings: list[str] = []
     with home.writer_lock():
         live = _live_tables(home, trace_name)
         _clean_orphans(home, trace_name, live)
@@ -129,7 +127,7 @@ def ingest(
         for r in results:
             _precheck(r)
         _hash_all(results, workers)
-        warnings += _verify(trace, Path(source), sources, results, verify)
+        _verify(trace, Path(source), sources, results, verify)
         by_table: dict[str, list[FileResult]] = {}
         for r in results:
             by_table.setdefault(r.table, []).append(r)
@@ -175,7 +173,6 @@ def ingest(
         "append" if append else "replace",
         table_results,
         time.monotonic() - started,
-        warnings,
     )
 
 
@@ -234,10 +231,10 @@ def _hash_all(results: list[FileResult], workers: int | None) -> None:
         list(ex.map(one, results))
 
 
-def _verify(trace, source: Path, sources, results: list[FileResult], verify: bool) -> list[str]:
+def _verify(trace, source: Path, sources, results: list[FileResult], verify: bool) -> None:
     """Compare each file with the digest the trace publishes for it, if any; mismatches are fatal."""
     if not verify:
-        return []
+        return
     for s, r in zip(sources, results, strict=True):
         want = trace.expected_sha256(source, s)
         if want is None:
@@ -248,7 +245,6 @@ def _verify(trace, source: Path, sources, results: list[FileResult], verify: boo
                 f"({want[:12]}...): the download is damaged; fetch it again or pass --no-verify"
             )
         r.verified = True
-    return []
 
 
 def _drop_already_ingested(
