@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -51,3 +51,29 @@ def home_of(home: Path | None) -> Home:
     from warehouse.home import Home
 
     return Home.resolve(home or state.home)
+
+
+# The Spark engine (warehouse/spark.py): the same views and reports on a SparkSession.
+EngineOpt = Annotated[
+    str, typer.Option("--engine", help="duckdb (default) or spark (needs the spark extra).")
+]
+MasterOpt = Annotated[
+    str | None,
+    typer.Option("--master", help="Spark master with --engine spark: local[2], spark://host:7077, yarn..."),
+]
+
+
+def spark_session(engine: str, master: str | None) -> Any:
+    """The SparkSession for --engine spark (None for duckdb); a usage error for other engines."""
+    from warehouse.errors import UsageError
+
+    if engine == "duckdb":
+        if master is not None:
+            raise UsageError("--master goes with --engine spark")
+        return None
+    if engine != "spark":
+        raise UsageError(f"--engine {engine!r}: choose duckdb or spark")
+    from warehouse import spark
+
+    err_console.print(f"starting Spark ({master or 'default master'})...")
+    return spark.session(master)

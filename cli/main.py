@@ -15,7 +15,7 @@ import typer
 
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
-from cli.common import FormatOpt, HomeOpt, err_console, home_of, state
+from cli.common import EngineOpt, FormatOpt, HomeOpt, MasterOpt, err_console, home_of, spark_session, state
 from warehouse import __version__
 from warehouse.errors import TracewhError, UsageError
 
@@ -92,11 +92,22 @@ def sql(
     max_rows: Annotated[
         int, typer.Option("--max-rows", help="Rows shown by --format table (csv/json: all).")
     ] = 1000,
+    engine: EngineOpt = "duckdb",
+    master: MasterOpt = None,
 ) -> None:
-    """Run SQL against the catalog (read-only) and print the result."""
+    """Run SQL against the catalog (read-only) and print the result. With --engine spark the same
+    (DuckDB) SQL is translated and runs on Spark over the same views."""
     from cli.render import render_stream
     from warehouse import query as query_lib
 
+    spark = spark_session(engine, master)
+    if spark is not None:
+        from warehouse import spark as spark_engine
+
+        spark_engine.register(spark, home_of(home))
+        rows = spark_engine.fetch(spark, query)
+        render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows)
+        return
     with query_lib.read_only(home_of(home)) as con:
         columns, types, batches = query_lib.stream(con, query)
         render_stream(columns, types, batches, fmt, max_rows=max_rows)

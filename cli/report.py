@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import CellOpt, FormatOpt, HomeOpt, TraceOpt, home_of
+from cli.common import CellOpt, EngineOpt, FormatOpt, HomeOpt, MasterOpt, TraceOpt, home_of, spark_session
 from warehouse import reports
 
 app = typer.Typer(
@@ -48,6 +48,8 @@ def _make_command(report: reports.Report):
         plot: PlotOpt = None,
         param: ParamOpt = None,
         home: HomeOpt = None,
+        engine: EngineOpt = "duckdb",
+        master: MasterOpt = None,
     ) -> None:
         from cli.render import render
         from warehouse.errors import UsageError
@@ -58,7 +60,15 @@ def _make_command(report: reports.Report):
             if not sep:
                 raise UsageError(f"--param wants NAME=VALUE, got {item!r}")
             options[key.strip()] = value.strip()
-        rows = reports.run(home_of(home), report.name, trace=trace, cell=cell, options=options)
+        h = home_of(home)
+        spark = spark_session(engine, master)
+        if spark is None:
+            rows = reports.run(h, report.name, trace=trace, cell=cell, options=options)
+        else:
+            from warehouse import spark as spark_engine
+
+            spark_engine.register(spark, h)
+            rows = spark_engine.run_report(spark, h, report.name, trace=trace, cell=cell, options=options)
         render(rows, fmt, title=report.name)
         if plot is not None:
             from warehouse import plots

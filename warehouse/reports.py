@@ -86,6 +86,24 @@ def run(
     """Run a report read-only; the library never writes the catalog here."""
     from warehouse import query
 
+    get(name)  # an unknown name is a usage error before any catalog is opened
+    with query.read_only(home) as con:
+        report, params = resolve(con, name, trace, cell, options)
+        if not report.python:
+            return query.fetch(con, report.sql, params)
+        from warehouse import dag
+
+        first, _, second = report.sql.partition(STEP_MARKER)
+        # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
+        dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
+        return query.fetch(con, second, _used(second, params))
+
+
+def resolve(
+    con, name: str, trace: str | None, cell: str | None, options: dict[str, str] | None
+) -> tuple[Report, dict[str, object]]:
+    """The report and its parameter values (defaults, --param, the trace and cell), checked; every
+    engine runs a report with these."""
     report = get(name)
     params: dict[str, object] = {k: _typed(v) for k, v in report.options.items()}
     for key, value in (options or {}).items():
@@ -96,23 +114,15 @@ def run(
     missing = [k for k, v in params.items() if v is None]
     if missing:
         raise UsageError(f"report {name} needs --param {missing[0]}=...")
-    with query.read_only(home) as con:
-        if report.needs_trace:
-            params["trace"] = _choose_trace(con, report, trace)
-        elif trace is not None and trace not in report.traces:
-            raise UsageError(f"report {name} does not take --trace {trace}")
-        if "cell" in report.params:
-            params["cell"] = cell
-        elif cell is not None:
-            raise UsageError(f"report {name} has no --cell")
-        if not report.python:
-            return query.fetch(con, report.sql, params)
-        from warehouse import dag
-
-        first, _, second = report.sql.partition(STEP_MARKER)
-        # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
-        dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
-        return query.fetch(con, second, _used(second, params))
+    if report.needs_trace:
+        params["trace"] = _choose_trace(con, report, trace)
+    elif trace is not None and trace not in report.traces:
+        raise UsageError(f"report {name} does not take --trace {trace}")
+    if "cell" in report.params:
+        params["cell"] = cell
+    elif cell is not None:
+        raise UsageError(f"report {name} has no --cell")
+    return report, params
 
 
 STEP_MARKER = "-- then:"

@@ -1,0 +1,638 @@
+"""The Spark engine: the catalog's semantic views, macros and reports in a SparkSession, on the same Parquet.
+
+``register(spark, home)`` creates, in the session catalog of a SparkSession, the databases
+``google2011``, ``google2019``, ``alibaba2018``, ``lifecycle``, their ``*_raw`` typed views and
+``meta`` (a snapshot of the catalog's small metadata tables), with the same names, columns and
+meanings as the DuckDB catalog. The Spark SQL is generated from the same SQL files as the DuckDB
+catalog: sqlglot parses each statement as DuckDB SQL and writes it as Spark SQL, after the override
+layer below rewrote what sqlglot does not translate (or translates with other semantics). Each
+override is one function, named in ``OVERRIDES``, and tested on its own (tests/test_spark.py).
+
+- DuckDB macros become Spark SQL functions (``CREATE FUNCTION db.name(p TYPE) RETURN ...``) under
+  the same qualified name; Spark needs a type per parameter, which ``MACRO_PARAM_TYPES`` gives.
+- Code tables (``CREATE TABLE ... AS VALUES``) become views over the same VALUES: nothing is written.
+- The raw views read the table's stable link ``parquet/<trace>/<table>``: Spark's file listing skips
+  folders whose names start with ``.`` or ``_``, so the live generation under ``.gen/`` is read
+  through the link (or through ``<data_root>/<trace>/<table>`` on object storage, where a copy of
+  the home holds the links' targets under the links' names).
+
+The session time zone is UTC (TIMESTAMPTZ columns are Spark TIMESTAMPs, DuckDB TIMESTAMPs are
+TIMESTAMP_NTZ) and ANSI mode is on, so arithmetic and casts fail instead of wrapping, as in DuckDB.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from warehouse import catalog, sqlfiles
+from warehouse.errors import TracewhError, UsageError
+from warehouse.home import Home
+from warehouse.traces import TRACE_NAMES, Table, get_trace
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from sqlglot import exp
+
+    from warehouse.query import Rows
+
+# What every tracewh Spark session runs with (and what register() checks on a session it is given).
+SESSION_CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "true",
+}
+# Extra settings of the sessions tracewh starts itself (a user's own session keeps its settings).
+OWN_SESSION_CONF = {
+    # Views and functions live in the session's catalog; no Hive metastore or warehouse folder.
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+# Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
+LOCAL_SHUFFLE_PARTITIONS = 8
+SQL_FOLDERS = (*TRACE_NAMES, *catalog.SHARED_SQL_FOLDERS)
+# The catalog's metadata tables that Spark sees (a snapshot taken by register); meta.rejects can be
+# large and stays in DuckDB.
+META_TABLES = ("catalog", "tables", "ingests")
+
+# Spark SQL functions need a type per parameter (DuckDB macros have none): by parameter name, with
+# per-macro entries where a name is used with another type. A macro missing here fails register().
+PARAM_TYPES_BY_NAME = {"t": "BIGINT", "s": "BIGINT", "e": "BIGINT", "time": "BIGINT", "seq": "BIGINT"}
+MACRO_PARAM_TYPES = {
+    "alibaba2018.valid_percent": {"x": "DOUBLE"},
+    "alibaba2018.cores": {"x": "DOUBLE"},
+    "google2019.nonzero": {"x": "BIGINT"},
+    "alibaba2018._dag_core": {"name": "STRING"},
+    "alibaba2018.parse_task_name": {"name": "STRING"},
+    "alibaba2018.dag_class": {"name": "STRING"},
+}
+
+
+class SparkError(TracewhError):
+    """A statement Spark refused, or a session that cannot be used."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The override layer: DuckDB SQL that sqlglot does not carry over to Spark SQL with its meaning.
+# ---------------------------------------------------------------------------------------------
+
+_UNPIVOT = re.compile(
+    r"\bUNPIVOT\s+(?P<rel>\w+)\s+ON\s+(?P<cols>[\w\s,]+?)\s+INTO\s+NAME\s+(?P<name>\w+)\s+VALUE\s+(?P<value>\w+)",
+    re.IGNORECASE,
+)
+
+
+def rewrite_unpivot(text: str) -> str:
+    """DuckDB's statement form ``UNPIVOT rel ON a, b INTO NAME n VALUE v`` (which sqlglot cannot
+    parse) as the standard clause ``SELECT * FROM rel UNPIVOT (v FOR n IN (a, b))``. Both leave out
+    rows whose value is NULL."""
+
+    def one(m: re.Match[str]) -> str:
+        cols = ", ".join(c.strip() for c in m["cols"].split(","))
+        return f"SELECT * FROM {m['rel']} UNPIVOT ({m['value']} FOR {m['name']} IN ({cols}))"
+
+    return _UNPIVOT.sub(one, text)
+
+
+def rewrite_len(text: str) -> str:
+    """DuckDB ``len(x)`` is the length of a list in these files (``length`` is kept for strings):
+    sqlglot parses both as the string length, so ``len(`` becomes ``array_length(`` (Spark size)."""
+    import sqlglot
+    from sqlglot.tokens import TokenType
+
+    tokens = sqlglot.Dialect.get_or_raise("duckdb").tokenize(text)
+    out, last = [], 0
+    for tok, nxt in itertools.pairwise(tokens):
+        if (
+            tok.text.lower() == "len"
+            and tok.token_type == TokenType.VAR
+            and nxt.token_type == TokenType.L_PAREN
+        ):
+            out.append(text[last : tok.start])
+            out.append("array_length")
+            last = tok.end + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _quantile(node: exp.Expression) -> exp.Expression:
+    """quantile_cont(x, p) (sqlglot: PERCENTILE_CONT(x, p), not Spark syntax) is Spark's exact,
+    interpolating ``percentile(x, p)``; p may be a list, as in DuckDB."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.PercentileCont) and node.args.get("expression") is not None:
+        return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
+    if isinstance(node, exp.PercentileDisc) and node.args.get("expression") is not None:
+        # percentile_disc(p) WITHIN GROUP (ORDER BY x): the smallest value with cume_dist >= p.
+        return exp.WithinGroup(
+            this=exp.Anonymous(this="percentile_disc", expressions=[node.expression]),
+            expression=exp.Order(expressions=[exp.Ordered(this=node.this)]),
+        )
+    return node
+
+
+def _regexp_full_match(node: exp.Expression) -> exp.Expression:
+    """regexp_full_match(s, p): the whole string matches; Spark's RLIKE finds, so anchor p."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.RegexpFullMatch):
+        pattern = node.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            anchored: exp.Expression = exp.Literal.string(f"^(?:{pattern.this})$")
+        else:
+            anchored = exp.func("concat", exp.Literal.string("^(?:"), pattern, exp.Literal.string(")$"))
+        return exp.RegexpLike(this=node.this, expression=anchored)
+    return node
+
+
+def _anonymous(node: exp.Expression, name: str) -> bool:
+    from sqlglot import exp
+
+    return isinstance(node, exp.Anonymous) and str(node.this).lower() == name
+
+
+def _timezone(node: exp.Expression) -> exp.Expression:
+    """timezone(zone, instant): the wall-clock time in zone (a DuckDB TIMESTAMP, Spark TIMESTAMP_NTZ)."""
+    from sqlglot import exp
+
+    if _anonymous(node, "timezone") and len(node.expressions) == 2:
+        zone, instant = node.expressions
+        shifted = exp.Anonymous(this="from_utc_timestamp", expressions=[instant, zone])
+        # the session time zone is UTC, so the cast keeps the shifted wall clock
+        return exp.Cast(this=shifted, to=exp.DataType.build("TIMESTAMP_NTZ", dialect="spark"))
+    return node
+
+
+def _intervals(node: exp.Expression) -> exp.Expression:
+    """to_microseconds(n) / to_seconds(n): an exact day-time interval of n units (integer multiple
+    of a one-unit interval, no floating point)."""
+    from sqlglot import exp
+
+    for name, unit in (("to_microseconds", "0.000001"), ("to_seconds", "1")):
+        if _anonymous(node, name) and len(node.expressions) == 1:
+            one = exp.Interval(this=exp.Literal.string(unit), unit=exp.var("SECOND"))
+            return exp.Mul(this=exp.Paren(this=node.expressions[0]), expression=one)
+    return node
+
+
+def _ordered_list(node: exp.Expression) -> exp.Expression:
+    """list(x ORDER BY k): sqlglot drops the ORDER BY (collect_list has none). Collect (k, x)
+    pairs, sort them, keep x. NULL x are dropped by collect_list (DuckDB keeps them)."""
+    from sqlglot import exp
+
+    if not (isinstance(node, exp.ArrayAgg) and isinstance(node.this, exp.Order)):
+        return node
+    order = node.this
+    value = order.this
+    keys = order.expressions
+    fields: list[exp.Expression] = []
+    for i, k in enumerate(keys):
+        fields += [exp.Literal.string(f"k{i}"), k.this]
+    fields += [exp.Literal.string("v"), value]
+    collected = exp.Anonymous(this="collect_list", expressions=[exp.func("named_struct", *fields)])
+    ordered: exp.Expression = exp.Anonymous(this="array_sort", expressions=[collected])
+    if all(k.args.get("desc") for k in keys):
+        ordered = exp.Anonymous(this="reverse", expressions=[ordered])
+    elif any(k.args.get("desc") for k in keys):
+        raise SparkError("list(... ORDER BY ...) with mixed directions has no Spark override")
+    lam = exp.Lambda(
+        this=exp.Dot(this=exp.to_identifier("e"), expression=exp.to_identifier("v")),
+        expressions=[exp.to_identifier("e")],
+    )
+    return exp.Anonymous(this="transform", expressions=[ordered, lam])
+
+
+def _hugeint(node: exp.Expression) -> exp.Expression:
+    """HUGEINT (128-bit) has no Spark type: DECIMAL(38, 0) holds every value the SQL files form
+    (lifecycle.event_order: time * 2^63 + seq < 2^126 < 10^38)."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
+        return exp.DataType.build("DECIMAL(38, 0)")
+    return node
+
+
+def _not_materialized(node: exp.Expression) -> exp.Expression:
+    """``WITH t AS MATERIALIZED``: a DuckDB planning hint; Spark plans CTEs itself."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.CTE) and node.args.get("materialized") is not None:
+        node.set("materialized", None)
+    return node
+
+
+def _table_range(node: exp.Expression) -> exp.Expression:
+    """A table function ``range(a, b) AS p(x)`` joined to the rows before it (a lateral series) is
+    Spark's ``LATERAL VIEW explode(sequence(a, b - 1)) p AS x``."""
+    from sqlglot import exp
+
+    if not isinstance(node, exp.Select):
+        return node
+    for join in list(node.args.get("joins") or []):
+        table = join.this
+        if (
+            isinstance(table, exp.Table)
+            and isinstance(table.this, exp.GenerateSeries)
+            and not join.args.get("on")
+            and not join.args.get("side")
+        ):
+            join.pop()
+            lateral = exp.Lateral(this=exp.Explode(this=table.this), view=True, alias=table.args.get("alias"))
+            node.append("laterals", lateral)
+    return node
+
+
+def _from_range(node: exp.Expression) -> exp.Expression:
+    """A FROM-clause series ``range(a, b) AS r(x)`` is a subquery exploding Spark's sequence."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.From) and isinstance(node.this, exp.Table):
+        table = node.this
+        if isinstance(table.this, exp.GenerateSeries):
+            alias = table.args.get("alias")
+            cols = alias.columns if alias is not None else []
+            column = cols[0].name if cols else "range"
+            inner = exp.select(exp.alias_(exp.Explode(this=table.this), column)).subquery(
+                alias.name if alias is not None and alias.name else "range"
+            )
+            return exp.From(this=inner)
+    return node
+
+
+def _parallel_unnest(node: exp.Expression) -> exp.Expression:
+    """Several ``unnest(list) AS x`` in one SELECT run in parallel in DuckDB (the i-th elements
+    together, NULL-padded); Spark allows one generator per SELECT: ``inline(arrays_zip(...)) AS (...)``,
+    which pads the same way."""
+    from sqlglot import exp
+
+    if not isinstance(node, exp.Select):
+        return node
+    items = node.expressions
+    where = [i for i, e in enumerate(items) if isinstance(e, exp.Alias) and isinstance(e.this, exp.Explode)]
+    if len(where) < 2:
+        return node
+    if where != list(range(where[0], where[0] + len(where))):
+        raise SparkError("several unnest() in one SELECT must be side by side to have a Spark form")
+    zipped = exp.Anonymous(
+        this="inline",
+        expressions=[exp.Anonymous(this="arrays_zip", expressions=[items[i].this.this for i in where])],
+    )
+    combined = exp.Aliases(this=zipped, expressions=[exp.to_identifier(items[i].alias) for i in where])
+    node.set("expressions", [*items[: where[0]], combined, *items[where[-1] + 1 :]])
+    return node
+
+
+def _named_parameter(node: exp.Expression) -> exp.Expression:
+    """``$name`` parameters become Spark's named parameter markers ``:name``."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Parameter):
+        return exp.Placeholder(this=node.name)
+    return node
+
+
+# Text rewrites (before parsing) and AST rewrites (after), in order.
+TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot, rewrite_len)
+OVERRIDES: tuple[Callable[[Any], Any], ...] = (
+    _named_parameter,
+    _not_materialized,
+    _table_range,
+    _from_range,
+    _parallel_unnest,
+    _quantile,
+    _regexp_full_match,
+    _timezone,
+    _intervals,
+    _ordered_list,
+    _hugeint,
+)
+
+
+def transpile(text: str) -> list[str]:
+    """The Spark SQL statements for one DuckDB SQL file (or query); comments are left out."""
+    import sqlglot
+    from sqlglot import exp
+
+    for rewrite in TEXT_OVERRIDES:
+        text = rewrite(text)
+    try:
+        statements = sqlglot.parse(text, read="duckdb")
+    except sqlglot.errors.ParseError as e:
+        raise SparkError(f"cannot translate to Spark SQL: {str(e).splitlines()[0]}") from e
+    out = []
+    for stmt in statements:
+        if stmt is None or isinstance(stmt, exp.Comment):
+            continue
+        out.append(_statement(stmt))
+    return out
+
+
+def _statement(stmt: exp.Expression) -> str:
+    from sqlglot import exp
+
+    for override in OVERRIDES:
+        stmt = stmt.transform(override)
+    if isinstance(stmt, exp.Create):
+        kind = str(stmt.args.get("kind") or "").upper()
+        if kind == "SCHEMA":
+            return f"CREATE DATABASE IF NOT EXISTS {stmt.this.sql(dialect='spark')}"
+        if kind == "MACRO":
+            return _function(stmt)
+        if kind == "TABLE" and stmt.expression is not None:
+            # a code table: a view over its VALUES (nothing to write, same rows)
+            stmt.set("kind", "VIEW")
+    return stmt.sql(dialect="spark")
+
+
+def _function(stmt: exp.Create) -> str:
+    """A DuckDB scalar macro as a Spark SQL function of the same qualified name."""
+    from sqlglot import exp
+
+    udf = stmt.this
+    if not isinstance(udf, exp.UserDefinedFunction) or isinstance(stmt.expression, exp.Subquery):
+        raise SparkError(f"{stmt.sql(dialect='duckdb')[:60]}...: only scalar macros have a Spark form")
+    name = udf.this.sql(dialect="duckdb")
+    declared = MACRO_PARAM_TYPES.get(name, {})
+    params = []
+    for p in udf.expressions:
+        pname = p.name
+        ptype = declared.get(pname) or PARAM_TYPES_BY_NAME.get(pname)
+        if ptype is None:
+            raise SparkError(
+                f"macro {name}: no Spark type for its parameter {pname!r}; add it to "
+                "MACRO_PARAM_TYPES in warehouse/spark.py"
+            )
+        params.append(f"{pname} {ptype}")
+    body = stmt.expression.sql(dialect="spark")
+    return f"CREATE OR REPLACE FUNCTION {udf.this.sql(dialect='spark')}({', '.join(params)}) RETURN {body}"
+
+
+def spark_type(duckdb_type: str) -> str:
+    """A DuckDB column type as Spark SQL DDL (e.g. ``STRUCT(cpus DOUBLE)[]`` -> ``ARRAY<STRUCT<...>>``)."""
+    from sqlglot import exp
+
+    return exp.DataType.build(duckdb_type, dialect="duckdb").transform(_hugeint).sql(dialect="spark")
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions and registration
+# ---------------------------------------------------------------------------------------------
+
+
+def session(master: str | None = None, app_name: str = "tracewh") -> SparkSession:
+    """A SparkSession with tracewh's settings (``master`` None: what spark-submit or the
+    environment says, else local[*])."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        raise UsageError("the Spark engine needs the spark extra: pip install 'tracewh[spark]'") from e
+    builder = SparkSession.builder.appName(app_name)
+    if master:
+        builder = builder.master(master)
+    for key, value in {**SESSION_CONF, **OWN_SESSION_CONF}.items():
+        builder = builder.config(key, value)
+    if (master or "local").startswith("local"):
+        builder = builder.config("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
+        builder = builder.config("spark.ui.enabled", "false")
+    try:
+        spark = builder.getOrCreate()
+    except Exception as e:  # a JVM that does not start: no Java, a bad master URL
+        raise SparkError(f"cannot start Spark ({master or 'default master'}): {_one_line(e)}") from e
+    # Failed statements become one-line errors here; Spark's own ERROR log would repeat them at length.
+    spark.sparkContext.setLogLevel("FATAL")
+    return spark
+
+
+def register(spark: SparkSession, home: Home | str | Path, data_root: str | None = None) -> list[str]:
+    """Create every database, function and view of the catalog in ``spark``; returns the view names.
+
+    ``data_root``: where Spark reads the Parquet (default: the home's ``parquet/`` folder, which
+    must be at the same path on every executor); e.g. ``s3a://bucket/tracewh-home/parquet`` for a
+    copy of the home on object storage.
+    """
+    home = home if isinstance(home, Home) else Home.resolve(home)
+    for key, value in SESSION_CONF.items():
+        if str(spark.conf.get(key)).lower() != value.lower():
+            raise SparkError(f"the Spark session needs {key}={value} (tracewh.spark.SESSION_CONF)")
+    live, meta = _catalog_snapshot(home)
+    root = data_root.rstrip("/") if data_root else str(home.parquet)
+    for stmt in _meta_views(meta):
+        _run(spark, stmt, "meta")
+    for trace_name in TRACE_NAMES:
+        trace = get_trace(trace_name)
+        for db in (trace_name, catalog.raw_schema(trace_name)):
+            _run(spark, f"CREATE DATABASE IF NOT EXISTS {db}", db)
+        for table in trace.TABLES.values():
+            location = None
+            if (trace_name, table.name) in live:
+                location = _table_location(home, trace_name, table.name, live[(trace_name, table.name)], root)
+            _run(spark, raw_view_sql(trace_name, table, location), f"{trace_name}_raw.{table.name}")
+    for folder in SQL_FOLDERS:
+        for f in sqlfiles.folder(folder):
+            for stmt in transpile(f.body):
+                _run(spark, stmt, f.path.name)
+    return sorted(
+        f"{db}.{t.name}"
+        for db in ("meta", *TRACE_NAMES, *catalog.SHARED_SQL_FOLDERS)
+        for t in spark.catalog.listTables(db)
+    )
+
+
+def _catalog_snapshot(home: Home) -> tuple[dict[tuple[str, str], str], dict[str, tuple[list, list]]]:
+    """The live generations and the small meta tables, read from the DuckDB catalog."""
+    from warehouse import query
+
+    with query.read_only(home) as con:
+        live = {
+            (t, n): d
+            for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
+        }
+        meta = {}
+        for name in META_TABLES:
+            cur = con.execute(f"SELECT * FROM meta.{name}")
+            cols = [(d[0], str(d[1])) for d in cur.description or []]
+            meta[name] = (cols, cur.fetchall())
+    return live, meta
+
+
+def _table_location(home: Home, trace: str, table: str, data_dir: str, root: str) -> str:
+    """The path Spark lists for a table: its stable link, checked to name the catalog's generation."""
+    link = home.table_link(trace, table)
+    if not link.exists() or link.resolve() != (home.root / data_dir).resolve():
+        raise SparkError(
+            f"{link} does not point at the live generation {data_dir} (an ingest is committing, or "
+            "the home was copied without its links); retry, or run `tracewh repair`"
+        )
+    return f"{root}/{trace}/{table}"
+
+
+def raw_view_sql(trace: str, table: Table, location: str | None) -> str:
+    """The typed raw view over a table's Parquet at ``location`` (None: no rows, same columns)."""
+    cols = [(c.name, c.type) for c in table.columns] + [("seq", "BIGINT")]
+    cols += catalog.partition_columns(trace, table)
+    if location is None:
+        select = ", ".join(f"CAST(NULL AS {spark_type(t)}) AS {_ident(n)}" for n, t in cols)
+        body = f"SELECT {select} WHERE false"
+    else:
+        select = ", ".join(f"CAST({_ident(n)} AS {spark_type(t)}) AS {_ident(n)}" for n, t in cols)
+        body = f"SELECT {select} FROM parquet.{_ident(location)}"
+    return f"CREATE OR REPLACE VIEW {catalog.raw_schema(trace)}.{table.name} AS {body}"
+
+
+def _meta_views(meta: dict[str, tuple[list, list]]) -> list[str]:
+    """meta.<table> as views over literal rows (a snapshot: register again after an ingest)."""
+    out = ["CREATE DATABASE IF NOT EXISTS meta"]
+    for name, (cols, rows) in meta.items():
+        names = ", ".join(_ident(c) for c, _ in cols)
+        casts = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
+        if rows:
+            values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
+            body = f"SELECT {casts} FROM VALUES {values} AS t({names})"
+        else:
+            nulls = ", ".join(f"CAST(NULL AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
+            body = f"SELECT {nulls} WHERE false"
+        out.append(f"CREATE OR REPLACE VIEW meta.{name} AS {body}")
+    return out
+
+
+def _literal(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, datetime):
+        # TIMESTAMPTZ values come back aware; the session is UTC
+        return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
+    if isinstance(value, date):
+        return f"DATE '{value.isoformat()}'"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _run(spark: SparkSession, stmt: str, what: str, args: dict | None = None) -> DataFrame:
+    try:
+        return spark.sql(stmt, args=args or None)
+    except Exception as e:
+        raise SparkError(f"{what}: Spark refused the statement: {_one_line(e)}") from e
+
+
+_WRAPPER_LINES = ("An error occurred while calling", "An exception was thrown from the Python worker")
+_JAVA_CLASS = re.compile(r"^(?:[a-z0-9_]+\.)+[A-Za-z0-9_$]+(?:Exception|Error): ")
+_PY_ERROR = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception)\b")
+
+
+def _one_line(e: BaseException) -> str:
+    """The message that says what went wrong, out of Py4J / Python-worker wrappers."""
+    text = str(e)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if "Traceback (most recent call last)" in text:
+        for ln in reversed(lines):
+            if _PY_ERROR.match(ln):
+                return ln
+    for ln in lines:
+        if ln.startswith(_WRAPPER_LINES) or ln.startswith("at "):
+            continue
+        return _JAVA_CLASS.sub("", ln.lstrip(": "))
+    return type(e).__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# Queries and reports
+# ---------------------------------------------------------------------------------------------
+
+
+def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> DataFrame:
+    """One DuckDB SQL query (the last statement of ``text``) as a Spark DataFrame."""
+    statements = transpile(text)
+    if not statements:
+        raise UsageError("no SQL statement to run")
+    *before, last = statements
+    for stmt in before:
+        _run(spark, stmt, "SQL")
+    used = {k: v for k, v in (params or {}).items() if f":{k}" in last}
+    return _run(spark, last, "SQL", used)
+
+
+def fetch(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> Rows:
+    """Run DuckDB SQL on Spark: its rows, in the query's order, as query.Rows."""
+    from warehouse.query import Rows
+
+    df = query_df(spark, text, params)
+    try:
+        rows = [tuple(r) for r in df.collect()]
+    except Exception as e:
+        raise SparkError(f"SQL error on Spark: {_one_line(e)}") from e
+    return Rows(list(df.columns), [t.upper() for _, t in df.dtypes], rows)
+
+
+def run_report(
+    spark: SparkSession,
+    home: Home,
+    name: str,
+    trace: str | None = None,
+    cell: str | None = None,
+    options: dict[str, str] | None = None,
+) -> Rows:
+    """A report on Spark over a registered home: the same parameters and rows as reports.run."""
+    from warehouse import query, reports
+
+    reports.get(name)
+    with query.read_only(home) as con:
+        report, params = reports.resolve(con, name, trace, cell, options)
+    if not report.python:
+        return fetch(spark, report.sql, params)
+    first, _, second = report.sql.partition(reports.STEP_MARKER)
+    step = SPARK_STEPS.get(report.python)
+    if step is None:
+        raise SparkError(f"report {name}: its Python step {report.python!r} has no Spark form")
+    step(spark, query_df(spark, first, params))
+    return fetch(spark, second, params)
+
+
+DAG_PATHS_SCHEMA = (
+    "job_name STRING, status STRING, critical_path_s DOUBLE, tasks BIGINT, cycle_task_ids ARRAY<BIGINT>"
+)
+
+
+def walk_jobs_pandas(tasks: Any) -> Any:
+    """One job's rows of alibaba2018.dag_tasks (a pandas DataFrame) -> its one dag_paths row; runs
+    on the executors as a grouped pandas UDF, with the walk of warehouse/dag.py."""
+    import pandas as pd
+
+    from warehouse import dag
+
+    job = [
+        (int(t), [int(p) for p in (ps if ps is not None else [])], None if pd.isna(r) else float(r), bool(k))
+        for t, ps, r, k in zip(
+            tasks["task_id"], tasks["parent_task_ids"], tasks["run_s"], tasks["times_known"], strict=True
+        )
+    ]
+    status, path, stuck = dag.walk_job(job)
+    return pd.DataFrame(
+        {
+            "job_name": [tasks["job_name"].iloc[0]],
+            "status": [status],
+            "critical_path_s": [path],
+            "tasks": [len(job)],
+            "cycle_task_ids": [stuck],
+        }
+    )
+
+
+def register_dag_paths(spark: SparkSession, tasks: DataFrame) -> None:
+    """The temporary view ``dag_paths`` (as warehouse.dag.register_dag_paths makes it in DuckDB),
+    one walk per job, jobs spread over the executors."""
+    paths = tasks.groupBy("job_name").applyInPandas(walk_jobs_pandas, DAG_PATHS_SCHEMA)
+    paths.createOrReplaceTempView("dag_paths")
+
+
+SPARK_STEPS: dict[str, Callable[[SparkSession, DataFrame], None]] = {"dag_paths": register_dag_paths}
