@@ -29,7 +29,7 @@ format: install
 	$(BIN)/ruff check --fix warehouse cli tests bench
 
 test: install lint
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist loadgroup -q
 
 bench: install
 	$(BIN)/python bench/bench_ingest.py

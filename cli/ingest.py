@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import HomeOpt, err_console, home_of
+from cli.common import EngineOpt, HomeOpt, MasterOpt, err_console, home_of, spark_session
 
 HELP = (
     "Ingest raw trace files (the original download layout, or one file with --table) into "
@@ -40,6 +40,8 @@ def ingest(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
     home: HomeOpt = None,
+    engine: EngineOpt = "duckdb",
+    master: MasterOpt = None,
 ) -> None:
     from warehouse import ingest as ingest_lib
 
@@ -55,6 +57,8 @@ def ingest(
         memory_limit=memory_limit,
         workers=workers,
         progress=make_progress(quiet),
+        # --engine spark: one Spark task per file (executors share the source and home paths)
+        spark=spark_session(engine, master),
     )
     if not quiet:
         print_summary(result)

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -111,7 +112,10 @@ def ingest(
     memory_limit: str | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    spark: Any = None,
 ) -> IngestResult:
+    """``spark``: a SparkSession to convert the files on (one task per file, warehouse/spark.py);
+    None converts them on local threads. Everything else (checks, commit) runs here either way."""
     trace = get_trace(trace_name)
     progress = progress or Progress()
     started = time.monotonic()
@@ -149,7 +153,7 @@ def ingest(
             todo = [r for rs in by_table.values() for r in rs]
             progress.begin(len(todo), sum(r.size for r in todo))
             stats = _convert(
-                trace, todo, new_gens, tmp, memory_limit or DEFAULT_MEMORY_LIMIT, workers, progress
+                trace, todo, new_gens, tmp, memory_limit or DEFAULT_MEMORY_LIMIT, workers, progress, spark
             )
             progress.phase("committing")
             _commit(home, trace_name, trace, ingest_id, by_table, new_gens, stats, append)
@@ -306,6 +310,7 @@ def _convert(
     memory_limit: str,
     workers: int | None,
     progress: Progress,
+    spark: Any = None,
 ) -> dict[str, dict]:
     """Convert every file, one COPY per file, files in parallel on single-threaded DuckDB cursors.
 
@@ -338,6 +343,15 @@ def _convert(
         with lock:
             progress.file_done(r)
 
+    if spark is not None:
+        from warehouse import spark as spark_engine
+
+        # The same per-file conversion as Spark tasks; the threads below then have nothing left.
+        converted = spark_engine.convert_files(spark, trace.NAME, todo, gens, tmp, memory_limit)
+        for r, done in zip(todo, converted, strict=True):
+            vars(r).update(vars(done))
+            progress.file_done(r)
+        todo = []
     try:
         with ThreadPoolExecutor(_worker_count(workers, len(todo))) as ex:
             futures = [ex.submit(one, r) for r in todo]

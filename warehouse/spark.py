@@ -23,7 +23,9 @@ TIMESTAMP_NTZ) and ANSI mode is on, so arithmetic and casts fail instead of wrap
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import sys
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -40,10 +42,14 @@ if TYPE_CHECKING:
 
     from warehouse.query import Rows
 
-# What every tracewh Spark session runs with (and what register() checks on a session it is given).
+# What the views and reports need of a session; register() sets them on the session it is given.
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.ansi.enabled": "true",
+    # Spark 4's RemoveRedundantAliases rule turns the plans of some reports (null-safe joins on
+    # columns of unioned views, e.g. tier-usage, machines, compare) into unresolved ones
+    # (PLAN_VALIDATION_FAILED_RULE_IN_BATCH); without it the same plans run.
+    "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.RemoveRedundantAliases",
 }
 # Extra settings of the sessions tracewh starts itself (a user's own session keeps its settings).
 OWN_SESSION_CONF = {
@@ -398,6 +404,10 @@ def session(master: str | None = None, app_name: str = "tracewh") -> SparkSessio
     if (master or "local").startswith("local"):
         builder = builder.config("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
         builder = builder.config("spark.ui.enabled", "false")
+        # Python workers (the DAG walk, the ingest tasks) run with this interpreter, which has
+        # tracewh installed, unless the user chose one.
+        if not os.environ.get("PYSPARK_PYTHON"):
+            builder = builder.config("spark.pyspark.python", sys.executable)
     try:
         spark = builder.getOrCreate()
     except Exception as e:  # a JVM that does not start: no Java, a bad master URL
@@ -416,8 +426,12 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
     """
     home = home if isinstance(home, Home) else Home.resolve(home)
     for key, value in SESSION_CONF.items():
-        if str(spark.conf.get(key)).lower() != value.lower():
-            raise SparkError(f"the Spark session needs {key}={value} (tracewh.spark.SESSION_CONF)")
+        spark.conf.set(key, value)
+    # The same catalog file (path, size, modification time) registered again: nothing changed.
+    stat = home.catalog.stat() if home.catalog.exists() else None
+    stamp = f"{home.root}|{stat.st_size}|{stat.st_mtime_ns}" if stat else ""
+    if stamp and spark.conf.get(_REGISTERED, "") == stamp:
+        return _registered_views(spark)
     live, meta = _catalog_snapshot(home)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
     for stmt in _meta_views(meta):
@@ -435,6 +449,14 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
         for f in sqlfiles.folder(folder):
             for stmt in transpile(f.body):
                 _run(spark, stmt, f.path.name)
+    spark.conf.set(_REGISTERED, stamp)
+    return _registered_views(spark)
+
+
+_REGISTERED = "spark.tracewh.registered"  # which catalog file this session's views come from
+
+
+def _registered_views(spark: SparkSession) -> list[str]:
     return sorted(
         f"{db}.{t.name}"
         for db in ("meta", *TRACE_NAMES, *catalog.SHARED_SQL_FOLDERS)
@@ -568,9 +590,13 @@ def fetch(spark: SparkSession, text: str, params: dict[str, object] | None = Non
 
     df = query_df(spark, text, params)
     try:
-        rows = [tuple(r) for r in df.collect()]
+        # Arrow: faster than Row objects, and the Python values DuckDB gives (TIMESTAMP as an aware
+        # UTC datetime, TIMESTAMP_NTZ naive, structs as dicts, intervals as timedeltas).
+        table = df.toArrow()
     except Exception as e:
         raise SparkError(f"SQL error on Spark: {_one_line(e)}") from e
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    rows = list(zip(*columns, strict=True)) if columns else []
     return Rows(list(df.columns), [t.upper() for _, t in df.dtypes], rows)
 
 
@@ -636,3 +662,85 @@ def register_dag_paths(spark: SparkSession, tasks: DataFrame) -> None:
 
 
 SPARK_STEPS: dict[str, Callable[[SparkSession, DataFrame], None]] = {"dag_paths": register_dag_paths}
+
+
+# ---------------------------------------------------------------------------------------------
+# Ingest fanned out: one Spark task per source file
+# ---------------------------------------------------------------------------------------------
+
+
+def convert_files(
+    spark: SparkSession,
+    trace_name: str,
+    todo: list,
+    gens: dict[str, Path],
+    tmp: Path,
+    memory_limit: str,
+) -> list:
+    """Convert each source file in its own Spark task with the local ingest's per-file code
+    (warehouse.ingest._convert_file: the same reader SQL, rejects, seq and partitioning); returns
+    the files' accounting records (ingest.FileResult) in the order given.
+
+    Every executor must see the source files and the home at the same paths (a shared file
+    system). A task writes under its own attempt folder in ``tmp`` and renames its files into the
+    generation only when the conversion succeeded, so a failed or retried attempt never leaves a
+    half-written file where the catalog will look.
+    """
+    if not todo:
+        return []
+    job = [(n, r) for n, r in enumerate(todo)]
+    task = _ConvertTask(trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit)
+    rdd = spark.sparkContext.parallelize(job, len(job))
+    try:
+        done = dict(rdd.map(task).collect())
+    except Exception as e:
+        raise SparkError(f"the Spark ingest failed: {_one_line(e)}") from e
+    return [done[n] for n, _ in job]
+
+
+class _ConvertTask:
+    """The function a Spark task runs for one (index, FileResult): picklable, imported on executors."""
+
+    def __init__(self, trace_name: str, gens: dict[str, str], tmp: str, memory_limit: str) -> None:
+        self.trace_name = trace_name
+        self.gens = gens
+        self.tmp = tmp
+        self.memory_limit = memory_limit
+
+    def __call__(self, item: tuple[int, Any]) -> tuple[int, Any]:
+        import os
+        import shutil
+
+        import duckdb
+        from pyspark import TaskContext
+
+        from warehouse import ingest
+
+        n, r = item
+        ctx = TaskContext.get()
+        attempt = f"{n}-{ctx.attemptNumber() if ctx else 0}-{os.getpid()}"
+        # on the shared file system, next to the generation: a rename moves the files in
+        stage = Path(self.tmp) / "attempts" / attempt
+        shutil.rmtree(stage, ignore_errors=True)
+        (stage / "spill").mkdir(parents=True)
+        out = stage / "out"
+        trace = get_trace(self.trace_name)
+        db = duckdb.connect(
+            config={
+                "threads": 1,
+                "memory_limit": self.memory_limit,
+                "temp_directory": str(stage / "spill"),
+                "preserve_insertion_order": True,
+            }
+        )
+        try:
+            ingest._convert_file(db.cursor(), trace, trace.TABLES[r.table], r, out, n, stage)
+        finally:
+            db.close()
+        gen = Path(self.gens[r.table])
+        for f in sorted(out.rglob("*.parquet")):
+            target = gen / f.relative_to(out)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(f, target)
+        shutil.rmtree(stage, ignore_errors=True)
+        return n, r

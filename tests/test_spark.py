@@ -1,0 +1,364 @@
+"""The Spark engine against DuckDB on the bundled sample: every view and every report gives the same
+rows in Spark local[2] as in DuckDB; the override layer, each rewrite on its own; a Spark ingest
+equals a local one.
+
+One Spark session for the whole run (the group runs on one xdist worker): starting a JVM and
+registering the catalog cost tens of seconds, a query a second or two.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import duckdb
+import pytest
+from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
+from test_cli import run
+
+from warehouse import catalog, ingest, query, reports, sqlfiles
+from warehouse.home import Home
+from warehouse.traces import TRACE_NAMES
+
+pyspark = pytest.importorskip("pyspark")
+pytest.importorskip("sqlglot")
+
+from warehouse import spark as ws  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("spark")
+
+# Stated tolerance for floats: the engines sum and divide in other orders.
+REL_TOL = 1e-9
+ABS_TOL = 1e-9
+# Schemas whose views the parity covers (meta is a snapshot of the catalog, not a computation).
+VIEW_SCHEMAS = (*TRACE_NAMES, *catalog.SHARED_SQL_FOLDERS, *(catalog.raw_schema(t) for t in TRACE_NAMES))
+
+
+def _views_in_sql_files() -> list[str]:
+    """Every view and code table the SQL files create, plus the raw view of every trace table:
+    discovered, so a new one is covered (and must run on Spark) without editing this test."""
+    import sqlglot
+    from sqlglot import exp
+
+    from warehouse.traces import get_trace
+
+    names = [f"{catalog.raw_schema(t)}.{tab}" for t in TRACE_NAMES for tab in get_trace(t).TABLES]
+    for folder in ws.SQL_FOLDERS:
+        for f in sqlfiles.folder(folder):
+            for stmt in sqlglot.parse(ws.rewrite_unpivot(f.body), read="duckdb"):
+                if isinstance(stmt, exp.Create) and str(stmt.args.get("kind")).upper() in ("VIEW", "TABLE"):
+                    names.append(stmt.this.sql(dialect="duckdb"))
+    return sorted(set(names))
+
+
+def _report_runs() -> list[tuple[str, str | None]]:
+    return [
+        (name, trace)
+        for name, r in sorted(reports.all_reports().items())
+        for trace in (r.traces if r.needs_trace else (None,))
+    ]
+
+
+VIEWS = _views_in_sql_files()
+REPORT_RUNS = _report_runs()
+
+
+@pytest.fixture(scope="session")
+def spark():
+    session = ws.session("local[2]", app_name="tracewh-tests")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_sample(spark, sample_home):
+    """The sample registered in Spark, and every view and report computed there (two at a time:
+    planning on the driver overlaps the tasks)."""
+    ws.register(spark, sample_home)
+
+    def one(job):
+        kind, name, trace = job
+        try:
+            if kind == "view":
+                return job, ws.fetch(spark, f"SELECT * FROM {name}")
+            return job, ws.run_report(spark, sample_home, name, trace=trace)
+        except Exception as e:
+            return job, e
+
+    jobs = [("view", v, None) for v in VIEWS] + [("report", n, t) for n, t in REPORT_RUNS]
+    with ThreadPoolExecutor(2) as ex:
+        return dict(ex.map(one, jobs))
+
+
+# --- comparing result sets ----------------------------------------------------------------------
+
+
+def _norm(v):
+    """A value as both engines' Python values compare: numbers as float, instants in UTC, structs
+    and lists as tuples."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int | float | Decimal):
+        return float(v)
+    if isinstance(v, dt.datetime) and v.tzinfo is not None:
+        return v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    if isinstance(v, dict):
+        return tuple((k, _norm(x)) for k, x in v.items())
+    if isinstance(v, list | tuple):
+        return tuple(_norm(x) for x in v)
+    return v
+
+
+def _sort_key(v):
+    if v is None:
+        return (0,)
+    if isinstance(v, bool):
+        return (1, v)
+    if isinstance(v, float):
+        return (2, 0.0 if v == 0 else float(f"{v:.6g}"))
+    if isinstance(v, tuple):
+        return (4, tuple(_sort_key(x) for x in v))
+    return (3, str(type(v)), v)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def assert_same_rows(duck: query.Rows, spark_rows: query.Rows, what: str) -> None:
+    assert spark_rows.columns == duck.columns, what
+    d = sorted((tuple(_norm(v) for v in r) for r in duck.rows), key=lambda r: tuple(map(_sort_key, r)))
+    s = sorted((tuple(_norm(v) for v in r) for r in spark_rows.rows), key=lambda r: tuple(map(_sort_key, r)))
+    assert len(s) == len(d), f"{what}: {len(s)} rows on Spark, {len(d)} in DuckDB"
+    for i, (x, y) in enumerate(zip(d, s, strict=True)):
+        for col, a, b in zip(duck.columns, x, y, strict=True):
+            assert _same(a, b), f"{what}: row {i} column {col}: DuckDB {a!r}, Spark {b!r}"
+
+
+def test_the_parity_covers_every_view_of_the_catalog(sample_home):
+    """The views found in the SQL files are exactly the catalog's views and tables (no view is
+    left out of the parity because it was made some other way)."""
+    with query.read_only(sample_home) as con:
+        in_catalog = {
+            f"{s}.{t}"
+            for s, t in con.execute(
+                "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal "
+                "UNION SELECT schema_name, table_name FROM duckdb_tables()"
+            ).fetchall()
+            if s in VIEW_SCHEMAS
+        }
+    assert in_catalog == set(VIEWS)
+    assert len(VIEWS) > 40 and len(REPORT_RUNS) > 20
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_view_parity(view, spark_sample, sample_home):
+    got = spark_sample[("view", view, None)]
+    if isinstance(got, Exception):
+        raise got
+    with query.read_only(sample_home) as con:
+        duck = query.fetch(con, f"SELECT * FROM {view}")
+    assert duck.rows, f"{view}: the sample has rows for every view (else the parity proves nothing)"
+    assert_same_rows(duck, got, view)
+
+
+@pytest.mark.parametrize(("report", "trace"), REPORT_RUNS)
+def test_report_parity(report, trace, spark_sample, sample_home):
+    got = spark_sample[("report", report, trace)]
+    if isinstance(got, Exception):
+        raise got
+    duck = reports.run(sample_home, report, trace=trace)
+    assert_same_rows(duck, got, f"{report} {trace or ''}")
+
+
+def test_reports_keep_their_order(spark_sample, sample_home):
+    """A report's ORDER BY holds on Spark: the rows come in DuckDB's order where the key is total
+    (overview lists the traces and tables in a fixed order)."""
+    duck = reports.run(sample_home, "overview")
+    got = spark_sample[("report", "overview", None)]
+    assert [r[:2] for r in got.rows] == [r[:2] for r in duck.rows]
+
+
+# --- the override layer, each rewrite on its own (expected values computed by hand) -------------
+
+
+def test_overrides_translate_duckdb_forms(spark):
+    """One query exercising every override; each expected value is worked out in the comment."""
+    sql = """
+    SELECT
+        regexp_full_match('J5_3_Stg2', '[A-Za-z]+[0-9]+(_[0-9]+)*') AS full_no,   -- _Stg2 is not (_digits)*
+        regexp_full_match('M5_3_4', '[A-Za-z]+[0-9]+(_[0-9]+)*') AS full_yes,
+        timezone('America/New_York', TIMESTAMPTZ '2011-05-01 23:00:00+00') AS ny,  -- EDT = UTC-4: 19:00
+        TIMESTAMPTZ '2011-05-01 23:00:00+00' + to_microseconds(1500001) AS plus,  -- +1.500001 s
+        to_seconds(90) AS secs,                                                    -- 1 min 30 s
+        len([3, 1, 2]) AS n,                                                       -- 3 elements
+        (SELECT quantile_cont(x, 0.25) FROM (VALUES (1), (2), (3), (5)) t(x)) AS q,  -- 1 + 0.75*(2-1)
+        (SELECT list(x ORDER BY x DESC) FROM (VALUES (1), (3), (2)) t(x)) AS l,  -- [3, 2, 1]
+        (SELECT list(y ORDER BY x) FROM (VALUES (2, 'b'), (1, 'a'), (3, 'c')) t(x, y)) AS l2,
+        (SELECT count(*) FROM range(2, 5) AS r(i)) AS r,                           -- 2, 3, 4
+        (SELECT max(x::HUGEINT * 9223372036854775808 + 1) FROM (VALUES (3)) t(x)) AS huge
+    """
+    (row,) = ws.fetch(spark, sql).rows
+    assert row[0] is False and row[1] is True
+    assert row[2] == dt.datetime(2011, 5, 1, 19, 0, 0)
+    assert row[3] == dt.datetime(2011, 5, 1, 23, 0, 1, 500001, tzinfo=dt.timezone.utc)
+    assert row[4] == dt.timedelta(seconds=90)
+    assert row[5] == 3
+    assert row[6] == pytest.approx(1.75)
+    assert row[7] == [3, 2, 1]
+    assert row[8] == ["a", "b", "c"]
+    assert row[9] == 3
+    assert row[10] == 3 * 2**63 + 1  # exact: 27670116110564327425
+
+
+def test_unpivot_and_parallel_unnest(spark):
+    """DuckDB's UNPIVOT statement (NULL values left out) and two unnest side by side (zipped)."""
+    sql = """
+    WITH w AS (SELECT 'a' AS k, 1 AS x, NULL::INTEGER AS y UNION ALL SELECT 'b', 2, 3),
+    long AS (UNPIVOT w ON x, y INTO NAME metric VALUE value)
+    SELECT k, metric, value FROM long ORDER BY k, metric
+    """
+    assert ws.fetch(spark, sql).rows == [("a", "x", 1), ("b", "x", 2), ("b", "y", 3)]
+    zipped = "SELECT unnest([1, 2, 3]) AS a, unnest(['x', 'y']) AS b"
+    assert ws.fetch(spark, zipped).rows == [(1, "x"), (2, "y"), (3, None)]
+
+
+def test_macros_become_functions_users_can_call(spark_sample, spark):
+    """The DuckDB macros are Spark SQL functions of the same name (hand values: time 600 s is the
+    trace start 2011-05-01 23:00 UTC; 0 is before the window)."""
+    rows = ws.fetch(
+        spark,
+        "SELECT google2011.time_class(0), google2011.trace_timestamp(600000000 + 1000000), "
+        "alibaba2018.dag_class('M5_3_4'), alibaba2018.parse_task_name('J10_7_9_Stg4').parent_task_ids",
+    ).rows
+    assert rows == [
+        ("before_window", dt.datetime(2011, 5, 1, 23, 0, 1, tzinfo=dt.timezone.utc), "dag_dependent", [7, 9])
+    ]
+
+
+def test_a_macro_without_a_parameter_type_is_refused():
+    with pytest.raises(ws.SparkError, match=r"macro x\.f: no Spark type for its parameter 'q'"):
+        ws.transpile("CREATE OR REPLACE MACRO x.f(q) AS q + 1")
+
+
+def test_sql_errors_are_one_line(spark_sample, spark):
+    with pytest.raises(ws.SparkError) as e:
+        ws.fetch(spark, "SELECT no_such_column FROM google2011.task_events")
+    assert "\n" not in str(e.value) and "no_such_column" in str(e.value)
+
+
+def test_raw_views_read_the_live_generation_through_the_link(spark_sample, spark, sample_home):
+    """The Parquet lives under .gen/ (a folder Spark's listing skips); the view reads the link."""
+    plan = spark.sql("SELECT * FROM google2011_raw.task_events")._jdf.queryExecution().toString()
+    assert str(sample_home.table_link("google2011", "task_events")) in plan
+    assert "/.gen/" not in plan.split("Location")[-1].split("]")[0]
+
+
+# --- ingest fanned out -----------------------------------------------------------------------------
+
+
+def _ingest_rows(home: Home) -> dict[str, list]:
+    """Every raw table's rows and the accounting of each file, from the catalog (times and ids,
+    which differ between any two ingests, left out)."""
+    out = {}
+    con = duckdb.connect(str(home.catalog), read_only=True)
+    try:
+        for schema, table in con.execute(
+            "SELECT schema_name, view_name FROM duckdb_views() WHERE schema_name LIKE '%\\_raw' ESCAPE '\\'"
+        ).fetchall():
+            out[f"{schema}.{table}"] = con.execute(f"SELECT * FROM {schema}.{table} ORDER BY ALL").fetchall()
+        out["ingests"] = con.execute(
+            "SELECT trace, table_name, cell, file, size_bytes, sha256, sha256_verified, rows_read, "
+            "rows_written, rows_rejected, mode, is_current FROM meta.ingests ORDER BY ALL"
+        ).fetchall()
+        out["rejects"] = con.execute("SELECT * EXCLUDE (ingest_id) FROM meta.rejects ORDER BY ALL").fetchall()
+        out["tables"] = con.execute(
+            "SELECT * EXCLUDE (data_dir, updated) FROM meta.tables ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    return out
+
+
+def test_spark_ingest_equals_the_local_ingest(spark, sample_home, tmp_path):
+    home = Home.resolve(tmp_path / "spark-home")
+    for trace, src in (("google2011", SAMPLE), ("google2019", SAMPLE_2019), ("alibaba2018", SAMPLE_ALIBABA)):
+        ingest.ingest(home, trace, src, spark=spark)
+    local, fanned = _ingest_rows(sample_home), _ingest_rows(home)
+    assert fanned.keys() == local.keys()
+    for key in local:
+        assert fanned[key] == local[key], key
+    assert len(local["ingests"]) >= 20 and len(local["google2011_raw.task_events"]) > 1000
+    # no attempt folder or spill left behind
+    assert not (home.tmp.exists() and list(home.tmp.rglob("*.parquet")))
+
+
+def test_a_failing_spark_task_leaves_nothing_behind(spark, tmp_path):
+    """A file that fails on its executor: one clear error naming it, no catalog, no generation
+    file, no attempt folder."""
+    src = tmp_path / "src" / "machine_events"
+    write_gz(src / "part-00000-of-00001.csv.gz", ["0,5,0,a,0.5,0.5", "1,6,0,a,0.5"])
+    (src / "part-00000-of-00001.csv.gz").write_bytes(
+        (src / "part-00000-of-00001.csv.gz").read_bytes()[:-12]  # truncated gzip
+    )
+    home = Home.resolve(tmp_path / "home")
+    with pytest.raises(Exception, match="part-00000-of-00001"):
+        ingest.ingest(home, "google2011", src.parent, verify=False, spark=spark)
+    gens = home.generations("google2011")
+    assert not (gens.exists() and list(gens.rglob("*.parquet")))
+    assert not (home.tmp.exists() and list(home.tmp.rglob("attempts")))
+
+
+def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch):
+    """The task body outside Spark: an attempt whose conversion fails renames nothing into the
+    generation; the retry publishes the whole file."""
+    src = write_gz(tmp_path / "machine_events" / "part-00000-of-00001.csv.gz", ["0,5,0,a,0.5,0.5"])
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    r = ingest.FileResult("machine_events", src.name, src, src.stat().st_size)
+    task = ws._ConvertTask("google2011", {"machine_events": str(gen)}, str(tmp_path / "tmp"), "500MB")
+    real = ingest._copy
+
+    def broken(*args, **kwargs):
+        real(*args, **kwargs)  # the file is written in the attempt folder, then the task dies
+        raise RuntimeError("executor lost")
+
+    monkeypatch.setattr(ingest, "_copy", broken)
+    with pytest.raises(RuntimeError):
+        task((0, r))
+    assert not list(gen.rglob("*.parquet"))
+    monkeypatch.setattr(ingest, "_copy", real)
+    _, done = task((0, r))
+    assert [p.name for p in gen.rglob("*.parquet")] == ["part-00000-of-00001.parquet"]
+    assert done.rows_written == 1 and done.rows_rejected == 0
+    shutil.rmtree(tmp_path / "tmp")
+
+
+def test_cli_report_and_sql_on_spark(spark_sample, sample_home, capsys):
+    """The command line with --engine spark, in process: main() gets the running session (a
+    subprocess would start a second JVM) and the registration already made for this catalog."""
+    home = str(sample_home.root)
+    code, out, err = run(capsys, "--home", home, "report", "overview", "--engine", "spark", "--format", "csv")
+    assert code == 0, err
+    duck_code, duck_out, _ = run(capsys, "--home", home, "report", "overview", "--format", "csv")
+    assert duck_code == 0 and out == duck_out
+    query_text = "SELECT count(*) AS n FROM google2011.task_events WHERE event_type_name = 'SUBMIT'"
+    code, out, err = run(capsys, "--home", home, "sql", query_text, "--engine", "spark", "--format", "csv")
+    assert code == 0, err
+    code, duck_out, _ = run(capsys, "--home", home, "sql", query_text, "--format", "csv")
+    assert out == duck_out and out.splitlines()[0] == "n"
+
+
+def test_engine_options_are_checked(sample_home, capsys):
+    home = str(sample_home.root)
+    code, out, err = run(capsys, "--home", home, "report", "overview", "--engine", "flink")
+    assert code == 2 and "--engine 'flink'" in err
+    code, out, err = run(capsys, "--home", home, "report", "overview", "--master", "local[2]")
+    assert code == 2 and "--master goes with --engine spark" in err
