@@ -1,0 +1,207 @@
+"""Spark vs DuckDB: the same report on the same google2011 input, on this machine, and a projection.
+
+Usage (from the project root):
+
+    .venv/bin/python bench/bench_spark.py [--events 5000000] [--report task-times] [--out bench/work]
+
+What it does:
+
+1. Builds (or reuses) the google2011 input of bench_reports.py (real task_events / job_events
+   part replicated; usage and machine events generated) with ``--events`` task events, and
+   ingests it once with ``tracewh ingest`` (DuckDB).
+2. Runs ``tracewh report <report> --trace google2011 --format csv`` in a fresh subprocess, with
+   the default engine (DuckDB) and with ``--engine spark --master local[2]``, best of ``--repeat``
+   each: wall (parent), CPU time (``/usr/bin/time``: the process tree), peak RSS summed over the
+   process tree (python + JVM + Python workers, sampled every 0.2 s), and checks both outputs
+   are the same rows.
+3. In one more subprocess, the Spark run split in phases: JVM + session start, ``register``
+   (every view and function), the report cold, and the report again in the same session (warm).
+4. A projection for a cluster: the warm report time is the part that spreads over executors
+   (the scan and shuffle tasks); session start and register are paid once per application.
+   Projected = fixed + warm x 2 / cores (ideal scaling from 2 local cores; shuffles and stragglers
+   make real clusters slower: an upper bound on speed, not a measurement).
+5. Writes the ``## Spark vs DuckDB`` section of bench/RESULTS.md (other sections kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_ingest as bi
+import bench_reports as br
+
+HEADING = "## Spark vs DuckDB"
+CLUSTER_CORES = (16, 64, 256)
+
+PHASES = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from warehouse import spark as ws
+from warehouse.home import Home
+s = ws.session("local[2]")
+t1 = time.perf_counter()
+home = Home.resolve(sys.argv[1])
+ws.register(s, home)
+t2 = time.perf_counter()
+ws.run_report(s, home, sys.argv[2], trace="google2011")
+t3 = time.perf_counter()
+rows = ws.run_report(s, home, sys.argv[2], trace="google2011")
+t4 = time.perf_counter()
+print(json.dumps({"session": t1 - t0, "register": t2 - t1, "cold": t3 - t2, "warm": t4 - t3,
+                  "rows": len(rows.rows)}))
+"""
+
+
+def tree_rss_mb(pid: int) -> float:
+    """RSS of a process and all its descendants, MB (from /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            pages = int((d / "statm").read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d.name))
+        rss[int(d.name)] = pages * os.sysconf("SC_PAGE_SIZE")
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += rss.get(p, 0)
+        todo.extend(children.get(p, []))
+    return total / 1e6
+
+
+def run_sampled(cmd: list[str]) -> tuple[bi.Run, str, float]:
+    """bi.measure plus the peak RSS of the whole process tree."""
+    peak = 0.0
+    stop = threading.Event()
+    me = os.getpid()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, tree_rss_mb(me) - base)
+            time.sleep(0.2)
+
+    base = tree_rss_mb(me)
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        run, out, _err = bi.measure(" ".join(cmd[-6:]), cmd)
+    finally:
+        stop.set()
+        t.join()
+    return run, out, peak
+
+
+def best(cmd: list[str], repeat: int) -> tuple[bi.Run, str, float, list[float]]:
+    runs = [run_sampled(cmd) for _ in range(repeat)]
+    walls = [r.wall for r, _, _ in runs]
+    run, out, _ = min(runs, key=lambda x: x[0].wall)
+    return run, out, max(p for _, _, p in runs), walls
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--events", type=int, default=5_000_000)
+    ap.add_argument("--report", default="task-times")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--usage-windows", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=Path("bench/work"))
+    ap.add_argument("--results", type=Path, default=Path("bench/RESULTS.md"))
+    args = ap.parse_args(argv)
+    started = time.time()
+    work = args.out.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    inp = br.build_input(work, args.events, args.usage_windows)
+    home = br.home_for(work, inp)
+    ingest_run = br.ingest(inp, work)
+    if not ingest_run.ok:
+        return 1
+    base = [str(bi.TRACEWH), "--home", str(home), "report", args.report, "--trace", "google2011"]
+    duck, duck_out, duck_rss, duck_walls = best([*base, "--format", "csv"], args.repeat)
+    spark_cmd = [*base, "--engine", "spark", "--master", "local[2]", "--format", "csv"]
+    spark, spark_out, spark_rss, spark_walls = best(spark_cmd, args.repeat)
+    same = sorted(duck_out.splitlines()) == sorted(spark_out.splitlines())
+    bi.wait_quiet()
+    p = subprocess.run(
+        [sys.executable, "-c", PHASES, str(home), args.report], capture_output=True, text=True, check=True
+    )
+    phases = json.loads(p.stdout.strip().splitlines()[-1])
+    mi = bi.machine_info()
+    fixed = phases["session"] + phases["register"]
+    lines = [
+        f"{HEADING}: `{args.report}` over {inp.task_events / 1e6:.1f} M google2011 task events",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} by `bench/bench_spark.py` "
+        f"(whole run {time.time() - started:.0f} s).",
+        "",
+        f"**Machine**: {mi['nproc']} cores ({mi['cpu']}), {mi['ram']} RAM, Linux {mi['kernel']}; "
+        f"Python {mi['python']}, duckdb {mi['duckdb']}, pyarrow {mi['pyarrow']}, Java 17, pyspark "
+        f"{__import__('pyspark').__version__}.",
+        "",
+        f"**Command**: `.venv/bin/python bench/bench_spark.py --events {args.events} --report {args.report}`",
+        "",
+        f"**Input**: the bench_reports.py input (`{inp.folder.name}`): {inp.task_events:,} task events, "
+        f"ingested once by DuckDB ({ingest_run.wall:.1f} s); both engines read the same Parquet.",
+        "",
+        "| engine | wall s (runs) | CPU s | peak RSS MB (process tree) | output |",
+        "|---|--:|--:|--:|---|",
+        f"| DuckDB (`tracewh report {args.report}`) | {duck.wall:.2f} "
+        f"({', '.join(f'{w:.2f}' for w in duck_walls)}) | {bi.fmt(duck.cpu_s, '.1f')} | {duck_rss:.0f} | {len(duck_out.splitlines()) - 1} rows |",
+        f"| Spark local[2] (`--engine spark --master local[2]`) | {spark.wall:.2f} "
+        f"({', '.join(f'{w:.2f}' for w in spark_walls)}) | {bi.fmt(spark.cpu_s, '.1f')} | {spark_rss:.0f} | "
+        f"{'same rows' if same else '**DIFFERENT ROWS**'} |",
+        "",
+        f"Spark phases (one session): JVM + session {phases['session']:.1f} s, register "
+        f"{phases['register']:.1f} s, report cold {phases['cold']:.1f} s, warm {phases['warm']:.1f} s. "
+        f"Load average before the runs: DuckDB {duck.load1:.2f}, Spark {spark.load1:.2f}; other "
+        f"processes used {duck.others:.2f} / {spark.others:.2f} cores during them.",
+        "",
+        "### Projection for a cluster (not measured)",
+        "",
+        f"Fixed per application: {fixed:.0f} s (session and register; the driver's work). The warm "
+        f"report ({phases['warm']:.1f} s on 2 cores) is the part that spreads over executors; ideal "
+        "scaling at the same data size and at 100x the data:",
+        "",
+        "| cores | this input: fixed + warm x 2 / cores | 100x the input |",
+        "|--:|--:|--:|",
+    ]
+    for cores in CLUSTER_CORES:
+        lines.append(
+            f"| {cores} | {fixed + phases['warm'] * 2 / cores:.1f} s | "
+            f"{fixed + phases['warm'] * 200 / cores:.0f} s |"
+        )
+    ratio = spark.wall / duck.wall if duck.wall else float("nan")
+    lines += [
+        "",
+        "### Verdict",
+        "",
+        f"- On this 2-core machine Spark local[2] takes **{ratio:.1f}x** DuckDB's wall time for the "
+        f"same answer ({'identical rows' if same else 'rows differ!'}); most of it is the fixed cost "
+        f"(JVM, session, registering ~{fixed:.0f} s) and Spark's per-task overhead on small data.",
+        f"- DuckDB on 2 cores: {duck.wall:.1f} s. At 100x the input DuckDB on one machine would take "
+        f"~{duck.wall * 100:.0f} s if it scaled linearly and fit; the projection puts Spark on 256 cores "
+        f"at ~{fixed + phases['warm'] * 200 / 256:.0f} s: Spark is for data one machine cannot hold or "
+        "scan in time, not for the sample or a laptop.",
+    ]
+    bi.write_section(args.results, "\n".join(lines), HEADING)
+    print("\n".join(lines))
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
