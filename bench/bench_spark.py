@@ -161,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         "| engine | wall s (runs) | CPU s | peak RSS MB (process tree) | output |",
         "|---|--:|--:|--:|---|",
         f"| DuckDB (`tracewh report {args.report}`) | {duck.wall:.2f} "
-        f"({', '.join(f'{w:.2f}' for w in duck_walls)}) | {bi.fmt(duck.cpu_s, '.1f')} | {duck_rss:.0f} | {len(duck_out.splitlines()) - 1} rows |",
+        f"({', '.join(f'{w:.2f}' for w in duck_walls)}) | {bi.fmt(duck.cpu_s, '.1f')} | {duck_rss:.0f} | "
+        f"{len(duck_out.splitlines()) - 1} rows |",
         f"| Spark local[2] (`--engine spark --master local[2]`) | {spark.wall:.2f} "
         f"({', '.join(f'{w:.2f}' for w in spark_walls)}) | {bi.fmt(spark.cpu_s, '.1f')} | {spark_rss:.0f} | "
         f"{'same rows' if same else '**DIFFERENT ROWS**'} |",
