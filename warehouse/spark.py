@@ -405,9 +405,8 @@ def session(master: str | None = None, app_name: str = "tracewh") -> SparkSessio
         builder = builder.config("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
         builder = builder.config("spark.ui.enabled", "false")
         # Python workers (the DAG walk, the ingest tasks) run with this interpreter, which has
-        # tracewh installed, unless the user chose one.
-        if not os.environ.get("PYSPARK_PYTHON"):
-            builder = builder.config("spark.pyspark.python", sys.executable)
+        # tracewh installed, unless the user chose one (pyspark reads only the environment).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     try:
         spark = builder.getOrCreate()
     except Exception as e:  # a JVM that does not start: no Java, a bad master URL
