@@ -82,6 +82,10 @@ def info(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
     from warehouse import info as info_lib
 
     render(info_lib.tables(home_of(home)), fmt, title="ingested tables")
+    from warehouse import parts  # issue 9: missing parts named on stderr too
+
+    for line in parts.warnings(home_of(home)):
+        err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
 @app.command()

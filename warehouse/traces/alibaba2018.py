@@ -22,6 +22,7 @@ FORMAT = "csv"
 CELLS = None
 UNITS_PER_DAY = 86_400  # times are seconds
 FILE_PATTERN = re.compile(r"^(?P<table>[a-z_]+)\.(?P<ext>tar\.gz|csv\.gz|csv)$")
+PART_RULE: tuple[str, int] | None = None  # one file per table: no parts, no gaps
 
 # sha256 of the official archives (traces.md section 3)
 OFFICIAL_SHA256 = {

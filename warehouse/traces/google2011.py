@@ -22,6 +22,8 @@ UNITS_PER_DAY = 86_400_000_000  # times are microseconds
 CELLS = None  # one cell
 CHECKSUM_FILE = "SHA256SUM"
 PART_PATTERN = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv(\.gz)?$")
+# The part number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
+PART_RULE: tuple[str, int] | None = (PART_PATTERN.pattern, 1)
 
 
 def _time(name: str, comment: str) -> Column:

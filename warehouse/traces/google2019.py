@@ -22,6 +22,8 @@ FORMAT = "json"
 UNITS_PER_DAY = 86_400_000_000  # times are microseconds
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")
 SHARD_PATTERN = re.compile(r"^(?P<table>[a-z_]+)-(?P<shard>\d{12})\.json(\.gz)?$")
+# The shard number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
+PART_RULE: tuple[str, int] | None = (SHARD_PATTERN.pattern, 2)
 CELL_FOLDER = re.compile(r"^clusterdata_2019_(?P<cell>[a-h])$")
 
 RESOURCES = "STRUCT(cpus DOUBLE, memory DOUBLE)"
