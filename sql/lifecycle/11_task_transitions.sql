@@ -17,6 +17,7 @@ SELECT
     e.is_synthesized,
     e.priority_tier,
     e.part,
+    e.gaps_before,
     lag(e.part) OVER w AS from_part,
     -- a part is missing between the previous event and this one (or before a first event that
     -- is not in the first part): the events of that slice are absent, the pair may be an artifact

@@ -20,12 +20,12 @@ SELECT
     pc.parts_present,
     pc.parts_missing
 FROM meta.tables AS t
-LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
 LEFT JOIN (VALUES
     ('google2011', 'task_events', 144648288),
     ('google2011', 'job_events', 2012242),
     ('google2011', 'machine_events', 37780),
     ('alibaba2018', 'batch_task', 14295731),
     ('alibaba2018', 'batch_instance', 1351255775)
-) AS p(trace, table_name, published_rows) USING (trace, table_name)
+) AS p(trace, table_name, published_rows) ON p.trace = t.trace AND p.table_name = t.table_name
+LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
 ORDER BY t.trace, t.table_name;
