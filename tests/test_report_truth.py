@@ -270,3 +270,59 @@ def test_episodes_and_queue_buckets_that_span_the_gap_are_marked(gap_home):
     # ran (a SCHEDULE, or before any SUBMIT an end event on a machine): task 2 ep 1 and task 4 ep 0,
     # both across the gap; task 1 has no SCHEDULE in the data (lost with part 2), task 3 never ran
     assert (times["all"]["attempts"], times["all"]["across_gap"], times["all"]["completed"]) == (2, 2, 0)
+
+
+# ---------------------------------------------------------------- Alibaba status and DAG anomalies
+
+@pytest.fixture(scope="module")
+def ali_home(tmp_path_factory) -> Home:
+    """batch_task rows (task_name, instance_num, job_name, task_type, status, start, end, plan_cpu, plan_mem):
+    j_a  M1 100-300, M2_1 150-250: the child starts 150 s before its parent ends; critical path
+         200 + 100 = 300 s > job time 300 - 100 = 200 s
+    j_b  M1 100-200, M2_1 Running 250-250 (end = start: not an end): not timed; edge 250 - 200 = 50
+    j_c  M1 start 0 (unknown) end 100, M2_1 150-200: not timed; edge 150 - 100 = 50
+    j_d  M1_2 10-20, M2_1 30-40: a cycle, its edges out of the intervals
+    j_e  M1 Waiting 0-0: start unknown, not ended
+    j_f  M1 100-200, M2_1 210-300: critical path 100 + 90 = 190, job time 200, communication 10, edge 10"""
+    src = tmp_path_factory.mktemp("ali") / "src"
+    src.mkdir()
+    (src / "batch_task.csv").write_text(
+        "\n".join([
+            "M1,1,j_a,1,Terminated,100,300,100,0.5", "M2_1,1,j_a,1,Terminated,150,250,100,0.5",
+            "M1,1,j_b,1,Terminated,100,200,100,0.5", "M2_1,1,j_b,1,Running,250,250,100,0.5",
+            "M1,1,j_c,1,Terminated,0,100,100,0.5", "M2_1,1,j_c,1,Terminated,150,200,100,0.5",
+            "M1_2,1,j_d,1,Terminated,10,20,100,0.5", "M2_1,1,j_d,1,Terminated,30,40,100,0.5",
+            "M1,1,j_e,1,Waiting,0,0,100,0.5",
+            "M1,1,j_f,1,Terminated,100,200,100,0.5", "M2_1,1,j_f,1,Terminated,210,300,100,0.5",
+        ]) + "\n"
+    )
+    home = Home.resolve(src.parent / "home")
+    ingest.ingest(home, "alibaba2018", src)
+    return home
+
+
+def test_ali_open_status_is_never_timed_and_never_ok(ali_home):
+    got = {r["measure"]: r for r in as_dicts(reports.run(ali_home, "ali-dag-timing"))}
+    # walked ok: j_a and j_f; unknown_times: j_b (Running), j_c (start 0), j_e (Waiting); cycle: j_d
+    assert (got["jobs: ok"]["n"], got["jobs: unknown_times"]["n"], got["jobs: cycle"]["n"]) == (2, 3, 1)
+    # j_a's critical path (300 s) exceeds its job time (200 s): counted apart, out of the means
+    assert got["jobs: critical path > job time (left out)"]["n"] == 1
+    assert (got["critical path"]["n"], got["critical path"]["mean_s"]) == (1, 190.0)
+    assert (got["job time"]["mean_s"], got["communication time"]["mean_s"]) == (200.0, 10.0)
+    # edges: j_b 50, j_c 50, j_f 10 (j_a -150 left out and counted, j_d cyclic)
+    assert (got["edge interval time"]["n"], got["edge interval time"]["mean_s"]) == (3, round(110 / 3, 3))
+    assert got["edge interval time"]["p10_s"] >= 0  # no negative interval in the distribution
+    assert got["edges: child starts before parent ends (left out)"]["n"] == 1
+
+
+def test_ali_anomalies_list_unknown_starts_open_tasks_negative_edges_and_long_paths(ali_home):
+    got = {
+        r["anomaly"]: (r["occurrences"], r["jobs"], r["example_job"], r["example"])
+        for r in as_dicts(reports.run(ali_home, "ali-dag-anomalies"))
+    }
+    assert got["start time unknown (0)"] == (2, 2, "j_c", "M1")
+    assert got["not ended (status Running, Waiting or Ready)"] == (2, 2, "j_b", "M2_1")
+    assert got["end time unknown (0)"] == (0, 0, None, None)  # j_e ends at 0 but is Waiting
+    assert got["cycle"] == (1, 1, "j_d", "1,2")
+    assert got["child starts before parent ends"] == (1, 1, "j_a", "2 <- 1 (-150 s)")
+    assert got["critical path > job time"] == (1, 1, "j_a", "critical path 300 s > job time 200 s")
