@@ -296,6 +296,13 @@ def ali_home(tmp_path_factory) -> Home:
             "M1,1,j_f,1,Terminated,100,200,100,0.5", "M2_1,1,j_f,1,Terminated,210,300,100,0.5",
         ]) + "\n"
     )
+    # two apps of two containers each: the counts do not vary; c_1..c_3 existed at the trace start
+    (src / "container_meta.csv").write_text(
+        "c_1,m_1,0,app_a,started,400,400,1.5\nc_2,m_1,0,app_a,started,400,400,1.5\n"
+        "c_3,m_2,0,app_b,started,400,400,1.5\nc_4,m_2,100,app_b,started,400,400,1.5\n"
+    )
+    # samples in hours 0 and 2 only: hour 1 has none
+    (src / "machine_usage.csv").write_text("m_1,10,40,50,,,1,1,1\nm_1,7300,60,70,,,1,1,1\n")
     home = Home.resolve(src.parent / "home")
     ingest.ingest(home, "alibaba2018", src)
     return home
@@ -326,3 +333,37 @@ def test_ali_anomalies_list_unknown_starts_open_tasks_negative_edges_and_long_pa
     assert got["cycle"] == (1, 1, "j_d", "1,2")
     assert got["child starts before parent ends"] == (1, 1, "j_a", "2 <- 1 (-150 s)")
     assert got["critical path > job time"] == (1, 1, "j_a", "critical path 300 s > job time 200 s")
+
+
+def test_ali_zipf_r2_is_undefined_on_counts_that_do_not_vary(ali_home):
+    fit = next(r for r in as_dicts(reports.run(ali_home, "ali-app-zipf")) if r["what"] == "fit from rank 1")
+    # log10(2) at ranks 1 and 2: slope 0, no variance to explain (regr_r2 alone says 1.0)
+    assert (fit["alpha"], fit["c"], fit["r2"]) == (0.0, 2.0, None)
+
+
+def test_container_time_stamp_zero_is_the_trace_start_and_empty_hours_are_listed(ali_home):
+    con = duckdb.connect(str(ali_home.catalog), read_only=True)
+    try:
+        classes = con.execute(
+            "SELECT container_id, time_class FROM alibaba2018.container_meta ORDER BY container_id"
+        ).fetchall()
+    finally:
+        con.close()
+    assert classes == [("c_1", "at_trace_start"), ("c_2", "at_trace_start"), ("c_3", "at_trace_start"),
+                       ("c_4", "in_trace")]
+    hourly = [(r["x"], r["machines"], r["cpu_util_percent"])
+              for r in as_dicts(reports.run(ali_home, "ali-utilization")) if r["section"] == "hourly"]
+    assert hourly == [(0, 1, 40.0), (1, 0, None), (2, 1, 60.0)]
+    tasks = {r["class"]: r["count"] for r in as_dicts(reports.run(ali_home, "ali-hierarchy"))
+             if r["level"] == "tasks by class"}
+    # no task_<base64> or MergeTask here: no_dag is listed with 0, not hidden
+    assert tasks["no_dag"] == 0
+
+
+def test_google2019_absent_max_per_machine_is_zero_no_limit(sample_con):
+    raw_null, shown = sample_con.execute(
+        "SELECT count(*) FILTER (r.max_per_machine IS NULL), "
+        "list(DISTINCT v.max_per_machine) FILTER (r.max_per_machine IS NULL) "
+        "FROM google2019_raw.collection_events AS r JOIN google2019.collection_events AS v USING (cell, seq)"
+    ).fetchone()
+    assert raw_null > 0 and shown == [0]

@@ -13,6 +13,11 @@ CREATE OR REPLACE MACRO alibaba2018.cores(x) AS x / 100.0;
 CREATE OR REPLACE MACRO alibaba2018.trace_timestamp(t) AS NULL::TIMESTAMPTZ;
 CREATE OR REPLACE MACRO alibaba2018.trace_offset(t) AS to_seconds(t);
 
+-- time_stamp classes of the container (and machine) tables: 0 is not "unknown" there but "existed
+-- at the trace start" (the snapshot taken when the trace began); anything else is a time in the trace.
+CREATE OR REPLACE MACRO alibaba2018.time_stamp_class(t) AS
+    CASE WHEN t IS NULL THEN NULL WHEN t = 0 THEN 'at_trace_start' ELSE 'in_trace' END;
+
 -- start/end time classes of batch tasks and instances (0 = unknown; end before start happens).
 CREATE OR REPLACE MACRO alibaba2018.start_time_class(s) AS
     CASE WHEN s IS NULL THEN NULL WHEN s = 0 THEN 'unknown' ELSE 'known' END;

@@ -13,7 +13,9 @@ instances AS (
     FROM alibaba2018.batch_instance GROUP BY 1
 ),
 classes AS (
-    SELECT class FROM tasks UNION SELECT class FROM instances
+    -- every class is listed, a class with no task too (0 is an answer)
+    SELECT class FROM (VALUES ('no_dag'), ('dag_root'), ('dag_dependent')) AS c(class)
+    UNION SELECT class FROM tasks UNION SELECT class FROM instances
 ),
 published(class, task_share, instance_share) AS (VALUES
     ('no_dag', 0.1598, 0.0309), ('dag_dependent', 0.4707, NULL), ('dag_root', 0.3695, NULL)
