@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import task_row, write_gz
+from handbuilt import EVICT, FAIL, FINISH, KILL, LOST, SCHEDULE, SUBMIT, UPD_RUNNING, gapped_google2011
 
 from cli.main import main
 from warehouse import ingest, parts, reports
@@ -20,8 +20,6 @@ from warehouse.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_PART = REPO.parent / "shared" / "realdata" / "google2011" / "task_events" / "part-00001-of-00500.csv.gz"
-S = 1_000_000  # microseconds per second
-SUBMIT, SCHEDULE, EVICT, FAIL, FINISH, KILL, LOST, UPD_PENDING, UPD_RUNNING = range(9)
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -39,35 +37,23 @@ def as_dicts(rows) -> list[dict]:
 
 
 # ---------------------------------------------------------------- censored attempts, one part
+# The hand-built inputs and what they hold: tests/handbuilt.py (censored_google2011,
+# gapped_google2011, odd_alibaba2018).
 
-@pytest.fixture(scope="module")
-def censored_home(tmp_path_factory) -> Home:
-    """Window = [1000 s, 5000 s] (the smallest and largest in-window times below) = 4000 s.
-    S  job 10, prio 9 (production), cpu 0.5 mem 0.25: SUBMIT and SCHEDULE at time 0 (before the
-       window), no end: a service running through the whole window -> 4000 s observed.
-    B  job 20, prio 0 (free), cpu 0.1 mem 0.1: 1000 s SUBMIT+SCHEDULE, 3000 s FINISH -> 2000 s.
-    C  job 30, prio 4 (middle), cpu 0.2 mem 0.2: first event EVICT on machine 7 at 2000 s
-       (scheduled before the data) -> 2000 - 1000 = 1000 s observed.
-    D  job 40, prio 2 (middle), cpu 0.3 mem 0.1: SUBMIT 4000 s, SCHEDULE 4500 s, no end -> 500 s.
-    E  job 50, prio 0 (free): SUBMIT at 5000 s, never scheduled (pending at the end)."""
-    src = tmp_path_factory.mktemp("censored") / "src"
-    write_gz(
-        src / "task_events" / "part-00000-of-00001.csv.gz",
-        [
-            task_row(0, 10, 0, SUBMIT, prio=9, cpu="0.5", mem="0.25"),
-            task_row(0, 10, 0, SCHEDULE, machine=1, prio=9, cpu="0.5", mem="0.25"),
-            task_row(1000 * S, 20, 0, SUBMIT, prio=0, cpu="0.1", mem="0.1"),
-            task_row(1000 * S, 20, 0, SCHEDULE, machine=2, prio=0, cpu="0.1", mem="0.1"),
-            task_row(2000 * S, 30, 0, EVICT, machine=7, prio=4, cpu="0.2", mem="0.2"),
-            task_row(3000 * S, 20, 0, FINISH, machine=2, prio=0, cpu="0.1", mem="0.1"),
-            task_row(4000 * S, 40, 0, SUBMIT, prio=2, cpu="0.3", mem="0.1"),
-            task_row(4500 * S, 40, 0, SCHEDULE, machine=3, prio=2, cpu="0.3", mem="0.1"),
-            task_row(5000 * S, 50, 0, SUBMIT, prio=0, cpu="0.1", mem="0.1"),
-        ],
-    )
-    home = Home.resolve(src.parent / "home")
-    ingest.ingest(home, "google2011", src)
-    return home
+
+@pytest.fixture
+def censored_home(handbuilt_home) -> Home:
+    return handbuilt_home("censored")
+
+
+@pytest.fixture
+def gap_home(handbuilt_home) -> Home:
+    return handbuilt_home("gapped")
+
+
+@pytest.fixture
+def ali_home(handbuilt_home) -> Home:
+    return handbuilt_home("odd_alibaba")
 
 
 def test_a_service_running_through_the_whole_window_counts_for_the_whole_window(censored_home):
@@ -113,11 +99,17 @@ def test_task_times_counts_every_attempt_and_its_censoring(censored_home):
     assert run["p50_s"] == 2000.0 and run["distribution_over"] == "completed"
     wait = rows[("scheduling delay", "all")]
     # S submitted at 0 (left), B 0 s, C before the data (left), D 500 s, E still pending (right)
-    assert (wait["attempts"], wait["completed"], wait["left_censored"], wait["right_censored"]) == (5, 2, 2, 1)
+    assert (wait["attempts"], wait["completed"], wait["left_censored"], wait["right_censored"]) == (
+        5,
+        2,
+        2,
+        1,
+    )
     assert wait["max_s"] == 500.0
 
 
 # ---------------------------------------------------------------- the real part
+
 
 def _independent_production_share(path: Path) -> tuple[float, int, int]:
     """A second computation straight from the raw rows: walk each task's events in (time, line)
@@ -134,8 +126,19 @@ def _independent_production_share(path: Path) -> tuple[float, int, int]:
     rows.sort(key=lambda r: (r[0], r[1]))
     state: dict = {}
     for t, _, task, ev, machine, prio, cpu in rows:
-        st = state.setdefault(task, {"since": None, "cpu": None, "seen_submit": False, "prio": None,
-                                     "req": [], "censored": 0, "attempts": 0, "start_censored": False})
+        st = state.setdefault(
+            task,
+            {
+                "since": None,
+                "cpu": None,
+                "seen_submit": False,
+                "prio": None,
+                "req": [],
+                "censored": 0,
+                "attempts": 0,
+                "start_censored": False,
+            },
+        )
         if prio:
             st["prio"] = int(prio)
 
@@ -191,29 +194,9 @@ def test_priority_share_on_the_real_part_matches_an_independent_walk(tmp_path):
 
 # ---------------------------------------------------------------- missing parts
 
-@pytest.fixture(scope="module")
-def gap_src(tmp_path_factory) -> Path:
-    """Parts 0, 1, 3 of four; part 2 (times 2000-3000 s) is not there. Its lost events are marked [].
-    task 1: SUBMIT 700 s (part 0), [SCHEDULE 2500 s], EVICT 3100 s (part 3) -> looks like SUBMIT -> EVICT
-    task 2: SUBMIT 800, SCHEDULE 900 (part 0), [FINISH 2200], SUBMIT 3200 (part 3) -> SCHEDULE -> SUBMIT
-    task 3: SUBMIT 1100, EVICT 1200 (part 1): a real eviction from pending, no gap in between
-    task 4: [SUBMIT 2100, SCHEDULE 2150], FINISH 3300 (part 3) -> (start) -> FINISH"""
-    src = tmp_path_factory.mktemp("gap") / "src" / "task_events"
-    write_gz(src / "part-00000-of-00004.csv.gz", [
-        task_row(700 * S, 1, 0, SUBMIT), task_row(800 * S, 2, 0, SUBMIT),
-        task_row(900 * S, 2, 0, SCHEDULE, machine=5),
-    ])
-    write_gz(src / "part-00001-of-00004.csv.gz", [
-        task_row(1100 * S, 3, 0, SUBMIT), task_row(1200 * S, 3, 0, EVICT),
-    ])
-    write_gz(src / "part-00003-of-00004.csv.gz", [
-        task_row(3100 * S, 1, 0, EVICT, machine=6), task_row(3200 * S, 2, 0, SUBMIT),
-        task_row(3300 * S, 4, 0, FINISH, machine=6),
-    ])
-    return src.parent
 
-
-def test_a_missing_part_is_named_at_ingest_and_by_info(capsys, gap_src, tmp_path):
+def test_a_missing_part_is_named_at_ingest_and_by_info(capsys, tmp_path):
+    gap_src = gapped_google2011(tmp_path / "src")
     home = str(tmp_path / "home")
     code, out, err = run_cli(capsys, "--home", home, "ingest", "google2011", str(gap_src), "--quiet")
     assert code == 0 and out == ""
@@ -228,17 +211,13 @@ def test_a_missing_part_is_named_at_ingest_and_by_info(capsys, gap_src, tmp_path
     assert parts.gaps(Home.resolve(Path(home))) == [("google2011", "task_events", None, "2", 1)]
 
 
-@pytest.fixture(scope="module")
-def gap_home(gap_src, tmp_path_factory) -> Home:
-    home = Home.resolve(tmp_path_factory.mktemp("gaphome") / "home")
-    ingest.ingest(home, "google2011", gap_src)
-    return home
-
-
 def test_transitions_do_not_report_gap_artifacts_as_anomalies(gap_home):
     rows = as_dicts(reports.run(gap_home, "transitions"))
-    anomalies = {(r["from_event"], r["to_event"]): r["transitions"]
-                 for r in rows if not r["documented"] and not r["across_gap"]}
+    anomalies = {
+        (r["from_event"], r["to_event"]): r["transitions"]
+        for r in rows
+        if not r["documented"] and not r["across_gap"]
+    }
     # the only anomaly is task 3's eviction from pending inside part 1
     assert anomalies == {("SUBMIT", "EVICT"): 1}
     across = {(r["from_event"], r["to_event"]): r for r in rows if r["across_gap"]}
@@ -261,51 +240,38 @@ def test_episodes_and_queue_buckets_that_span_the_gap_are_marked(gap_home):
     # task 2 ep 2 (SUBMIT in part 3, open: no part missing after it); task 3 ep 1 (inside part 1);
     # task 4 ep 0 (first event after the gap, its SUBMIT may be in part 2)
     assert spans == {11: True, 21: True, 22: False, 31: False, 40: True}
+    # observed segments: parts 0-1 = [700 s, 1200 s], part 3 = [3100 s, 3300 s]; the gap never counts.
+    # task 2 ep 1 runs from 900 s, its end unknown (next SUBMIT at 3200 s): clipped to 1200 s -> 300 s
+    # task 4 ep 0 ran before its FINISH at 3300 s, first seen after the gap: from 3100 s -> 200 s
+    con = duckdb.connect(str(gap_home.catalog), read_only=True)
+    try:
+        observed = dict(
+            con.execute(
+                "SELECT job_id * 10 + episode_no, observed_run_s FROM lifecycle.task_episodes WHERE ran"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    assert observed == {21: 300.0, 40: 200.0}
     queue = as_dicts(reports.run(gap_home, "queue", options={"bucket_s": "1000"}))
     # buckets of 1000 s: 0 (700-900 s), 1 (1100-1200 s), 2 (empty: part 2), 3 (3100-3300 s)
     assert [(q["bucket"], q["in_gap"], q["missing_parts_so_far"]) for q in queue] == [
-        (0, False, 0), (1, False, 0), (2, True, 0), (3, True, 1)]
-    times = {r["grp"]: r for r in as_dicts(reports.run(gap_home, "task-times"))
-             if r["measure"] == "execution time" and r["grouping"] == "all"}
+        (0, False, 0),
+        (1, False, 0),
+        (2, True, 0),
+        (3, True, 1),
+    ]
+    times = {
+        r["grp"]: r
+        for r in as_dicts(reports.run(gap_home, "task-times"))
+        if r["measure"] == "execution time" and r["grouping"] == "all"
+    }
     # ran (a SCHEDULE, or before any SUBMIT an end event on a machine): task 2 ep 1 and task 4 ep 0,
     # both across the gap; task 1 has no SCHEDULE in the data (lost with part 2), task 3 never ran
     assert (times["all"]["attempts"], times["all"]["across_gap"], times["all"]["completed"]) == (2, 2, 0)
 
 
 # ---------------------------------------------------------------- Alibaba status and DAG anomalies
-
-@pytest.fixture(scope="module")
-def ali_home(tmp_path_factory) -> Home:
-    """batch_task rows (task_name, instance_num, job_name, task_type, status, start, end, plan_cpu, plan_mem):
-    j_a  M1 100-300, M2_1 150-250: the child starts 150 s before its parent ends; critical path
-         200 + 100 = 300 s > job time 300 - 100 = 200 s
-    j_b  M1 100-200, M2_1 Running 250-250 (end = start: not an end): not timed; edge 250 - 200 = 50
-    j_c  M1 start 0 (unknown) end 100, M2_1 150-200: not timed; edge 150 - 100 = 50
-    j_d  M1_2 10-20, M2_1 30-40: a cycle, its edges out of the intervals
-    j_e  M1 Waiting 0-0: start unknown, not ended
-    j_f  M1 100-200, M2_1 210-300: critical path 100 + 90 = 190, job time 200, communication 10, edge 10"""
-    src = tmp_path_factory.mktemp("ali") / "src"
-    src.mkdir()
-    (src / "batch_task.csv").write_text(
-        "\n".join([
-            "M1,1,j_a,1,Terminated,100,300,100,0.5", "M2_1,1,j_a,1,Terminated,150,250,100,0.5",
-            "M1,1,j_b,1,Terminated,100,200,100,0.5", "M2_1,1,j_b,1,Running,250,250,100,0.5",
-            "M1,1,j_c,1,Terminated,0,100,100,0.5", "M2_1,1,j_c,1,Terminated,150,200,100,0.5",
-            "M1_2,1,j_d,1,Terminated,10,20,100,0.5", "M2_1,1,j_d,1,Terminated,30,40,100,0.5",
-            "M1,1,j_e,1,Waiting,0,0,100,0.5",
-            "M1,1,j_f,1,Terminated,100,200,100,0.5", "M2_1,1,j_f,1,Terminated,210,300,100,0.5",
-        ]) + "\n"
-    )
-    # two apps of two containers each: the counts do not vary; c_1..c_3 existed at the trace start
-    (src / "container_meta.csv").write_text(
-        "c_1,m_1,0,app_a,started,400,400,1.5\nc_2,m_1,0,app_a,started,400,400,1.5\n"
-        "c_3,m_2,0,app_b,started,400,400,1.5\nc_4,m_2,100,app_b,started,400,400,1.5\n"
-    )
-    # samples in hours 0 and 2 only: hour 1 has none
-    (src / "machine_usage.csv").write_text("m_1,10,40,50,,,1,1,1\nm_1,7300,60,70,,,1,1,1\n")
-    home = Home.resolve(src.parent / "home")
-    ingest.ingest(home, "alibaba2018", src)
-    return home
 
 
 def test_ali_open_status_is_never_timed_and_never_ok(ali_home):
@@ -349,13 +315,23 @@ def test_container_time_stamp_zero_is_the_trace_start_and_empty_hours_are_listed
         ).fetchall()
     finally:
         con.close()
-    assert classes == [("c_1", "at_trace_start"), ("c_2", "at_trace_start"), ("c_3", "at_trace_start"),
-                       ("c_4", "in_trace")]
-    hourly = [(r["x"], r["machines"], r["cpu_util_percent"])
-              for r in as_dicts(reports.run(ali_home, "ali-utilization")) if r["section"] == "hourly"]
+    assert classes == [
+        ("c_1", "at_trace_start"),
+        ("c_2", "at_trace_start"),
+        ("c_3", "at_trace_start"),
+        ("c_4", "in_trace"),
+    ]
+    hourly = [
+        (r["x"], r["machines"], r["cpu_util_percent"])
+        for r in as_dicts(reports.run(ali_home, "ali-utilization"))
+        if r["section"] == "hourly"
+    ]
     assert hourly == [(0, 1, 40.0), (1, 0, None), (2, 1, 60.0)]
-    tasks = {r["class"]: r["count"] for r in as_dicts(reports.run(ali_home, "ali-hierarchy"))
-             if r["level"] == "tasks by class"}
+    tasks = {
+        r["class"]: r["count"]
+        for r in as_dicts(reports.run(ali_home, "ali-hierarchy"))
+        if r["level"] == "tasks by class"
+    }
     # no task_<base64> or MergeTask here: no_dag is listed with 0, not hidden
     assert tasks["no_dag"] == 0
 
@@ -367,3 +343,15 @@ def test_google2019_absent_max_per_machine_is_zero_no_limit(sample_con):
         "FROM google2019_raw.collection_events AS r JOIN google2019.collection_events AS v USING (cell, seq)"
     ).fetchone()
     assert raw_null > 0 and shown == [0]
+
+
+def test_a_report_prints_what_it_reproduces_and_its_caveats_on_stderr(capsys, gap_home):
+    code, out, err = run_cli(capsys, "--home", str(gap_home.root), "report", "transitions", "--format", "csv")
+    assert code == 0 and out.startswith("from_event,to_event,across_gap,")
+    footer = err.splitlines()
+    assert footer[0].startswith('transitions reproduces: "10 Observations on Google Cluster Trace", Figure 1')
+    assert footer[1].startswith("caveat: with missing parts, compare only the rows with across_gap = false")
+    # observed: [700 s, 1200 s] + [3100 s, 3300 s] = 700 s = 0.19 h
+    assert "window: the ingested google2011 task events cover 0.19 h" in err
+    assert "gap: google2011.task_events: 1 part(s) missing inside the ingested run: 2 " in err
+    assert "bundled sample" not in err

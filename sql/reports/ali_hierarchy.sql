@@ -4,6 +4,7 @@
 -- params: none
 -- reproduces: Alibaba co-location paper, Tables 2, 4, 5, 6: ~4.2M jobs (4,201,014), 14,295,731 tasks, 1,351,255,775 instances; no-DAG 15.98% of tasks, DAG with dependencies 47.07%; 96.91% of instance schedulings belong to DAG tasks
 -- note: class from the task name: no_dag (task_<base64>, MergeTask), dag_root (DAG task without dependency), dag_dependent; unparsable names in their own row. Instance schedulings = batch_instance rows; instances per task = instance_num of batch_task.
+-- caveat: the shares are of the ingested rows; the published counts are for the whole trace
 WITH tasks AS (
     SELECT coalesce(dag_class, 'unparsed name') AS class, count(*) AS tasks, sum(instance_num) AS planned_instances
     FROM alibaba2018.batch_task GROUP BY 1

@@ -4,6 +4,7 @@
 -- params: none
 -- reproduces: the 2011 vs 2019 comparison of the 2020 Borg paper (median 885 vs 3,309 jobs/hour; resubmitted:new 0.66 vs 2.26)
 -- note: every metric has one definition for all traces, named in the definition column (jobs = distinct ids of the job table, as overview counts them per table). Google: outcome shares are over ended run attempts (lifecycle.task_episodes); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the span of the usage windows). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
+-- caveat: each trace column is computed over what is ingested of that trace: a sample or slice is not the whole trace
 WITH traces(trace) AS (VALUES ('google2011'), ('google2019')),
 machines AS (
     SELECT trace, count(DISTINCT (cell, machine_id)) AS n FROM lifecycle.machine_events GROUP BY trace

@@ -86,8 +86,14 @@ TABLES: dict[str, Table] = {
                 Column("collection_logical_name", "VARCHAR", comment="hash"),
                 Column("parent_collection_id", "BIGINT", comment="parent job; absent/NULL/0 = none"),
                 Column("start_after_collection_ids", "BIGINT[]", comment="jobs this one runs after"),
-                Column("max_per_machine", "INTEGER", comment="instances per machine at most; absent = 0 = no limit"),
-                Column("max_per_switch", "INTEGER", comment="instances per switch at most; absent = 0 = no limit"),
+                Column(
+                    "max_per_machine",
+                    "INTEGER",
+                    comment="instances per machine at most; absent = 0 = no limit",
+                ),
+                Column(
+                    "max_per_switch", "INTEGER", comment="instances per switch at most; absent = 0 = no limit"
+                ),
                 Column(
                     "vertical_scaling",
                     "INTEGER",
