@@ -346,12 +346,16 @@ def test_google2019_absent_max_per_machine_is_zero_no_limit(sample_con):
 
 
 def test_a_report_prints_what_it_reproduces_and_its_caveats_on_stderr(capsys, gap_home):
-    code, out, err = run_cli(capsys, "--home", str(gap_home.root), "report", "transitions", "--format", "csv")
+    home = str(gap_home.root)
+    code, out, err = run_cli(capsys, "--home", home, "report", "transitions", "--format", "csv")
     assert code == 0 and out.startswith("from_event,to_event,across_gap,")
     footer = err.splitlines()
     assert footer[0].startswith('transitions reproduces: "10 Observations on Google Cluster Trace", Figure 1')
     assert footer[1].startswith("caveat: with missing parts, compare only the rows with across_gap = false")
+    assert "gap: google2011.task_events: 1 part(s) missing inside the ingested run: 2 " in err
+    assert "bundled sample" not in err and "window:" not in err
+    code, out, err = run_cli(capsys, "--home", home, "report", "task-times", "--format", "csv")
+    assert code == 0 and out.startswith("measure,grouping,grp,attempts,")
     # observed: [700 s, 1200 s] + [3100 s, 3300 s] = 700 s = 0.19 h
     assert "window: the ingested google2011 task events cover 0.19 h" in err
-    assert "gap: google2011.task_events: 1 part(s) missing inside the ingested run: 2 " in err
-    assert "bundled sample" not in err
+    assert "caveat: on a slice of the trace most long-running attempts" in err

@@ -157,7 +157,7 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
 def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
     """What the printed report reproduces and the caveats that apply to this data, one line each:
     the header's reproduces and caveat, parts missing in the traces it read, the bundled sample,
-    and for the Google life-cycle reports the observed window that censors long attempts."""
+    and for the reports over run attempts the observed window that censors long attempts."""
     from warehouse import parts, query
 
     report = get(name)
@@ -181,14 +181,19 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
                 {"p": sample},
             ).fetchall()
         }
-        windows = dict(con.execute("SELECT trace, window_s FROM lifecycle.observed_window").fetchall())
+        windows = (
+            dict(con.execute("SELECT trace, window_s FROM lifecycle.observed_window").fetchall())
+            if "lifecycle.task_episodes" in report.sql
+            else {}
+        )
     for t in traces:
         if t in on_sample:
             lines.append(
                 f"data: {t} is the bundled sample (a few rows): the method is the paper's, "
                 "the numbers are not the published figure"
             )
-        if t in windows and "lifecycle." in report.sql:
+        # the window matters where run attempts are timed or integrated (it costs a scan)
+        if t in windows and "lifecycle.task_episodes" in report.sql:
             lines.append(
                 f"window: the ingested {t} task events cover {windows[t] / 3600:,.2f} h; attempts crossing "
                 "its edges are censored (time integrals count the part observed)"

@@ -11,10 +11,15 @@ WITH numbered AS (
         e.is_synthesized, e.gaps_before, e.gaps_total,
         sum(CASE WHEN e.event_kind = 'submit' THEN 1 ELSE 0 END) OVER w AS episode_no,
         -- the event's position in its task (same window, one sort): a cheap key for arg_min
-        row_number() OVER w AS k
+        row_number() OVER w AS k,
+        -- the next SUBMIT after the event = the start of the next attempt (same sort)
+        min(CASE WHEN e.event_kind = 'submit' THEN e.time END) OVER later AS next_submit_time,
+        min(CASE WHEN e.event_kind = 'submit' THEN e.gaps_before END) OVER later AS next_submit_gaps
     FROM lifecycle.task_events AS e
     WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq
-                 ROWS UNBOUNDED PRECEDING)
+                 ROWS UNBOUNDED PRECEDING),
+           later AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq
+                     ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
 ),
 episodes AS (
     SELECT
@@ -37,19 +42,21 @@ episodes AS (
         arg_min(gaps_before, k) AS first_gaps,
         arg_min(gaps_before, k) FILTER (event_kind = 'end') AS end_gaps,
         arg_max(gaps_before, k) AS last_gaps,
-        max(gaps_total) AS gaps_total
+        max(gaps_total) AS gaps_total,
+        -- every event of an attempt has the same next SUBMIT: the next attempt's start
+        min(next_submit_time) AS next_time,
+        min(next_submit_gaps) AS next_gaps
     FROM numbered
     GROUP BY ALL
 ),
 chained AS (
     SELECT *,
-        lead(first_time) OVER t AS next_time,
-        lead(first_gaps) OVER t AS next_gaps,
         schedule_time IS NOT NULL
             OR (episode_no = 0 AND (updated_running OR end_machine_id IS NOT NULL)) AS ran
     FROM episodes
-    WINDOW t AS (PARTITION BY trace, cell, job_id, task_index ORDER BY episode_no)
-)
+),
+-- the observed segments once for both joins below
+seg AS MATERIALIZED (SELECT * FROM lifecycle.observed_segments)
 SELECT
     c.trace, c.cell, job_id, task_index, episode_no,
     episode_no = 1 AS is_new_submission,
@@ -95,9 +102,9 @@ FROM (
            CASE WHEN end_reason IS NOT NULL THEN end_gaps ELSE last_gaps END AS run_last_gaps
     FROM chained
 ) AS c
-LEFT JOIN lifecycle.observed_segments AS fs
+LEFT JOIN seg AS fs
     ON fs.trace = c.trace AND fs.cell IS NOT DISTINCT FROM c.cell AND fs.segment = c.first_gaps
-LEFT JOIN lifecycle.observed_segments AS ls
+LEFT JOIN seg AS ls
     ON ls.trace = c.trace AND ls.cell IS NOT DISTINCT FROM c.cell AND ls.segment = c.run_last_gaps;
 
 COMMENT ON VIEW lifecycle.task_episodes IS 'One row per task run attempt (SUBMIT -> first end event), with wait_s, run_s, censoring flags, observed_run_s (clipped to the observed segments) and spans_gap; open attempts kept';

@@ -6,7 +6,7 @@
 -- note: one row of lifecycle.task_episodes per attempt. attempts = every attempt the measure applies to (scheduling delay: every attempt; execution time: attempts that ran) = completed + left_censored (start before the window: time 0 or before the data) + right_censored (no end in the window: still pending / running at its end) + both_censored + across_gap (a missing source part lies inside the attempt) + never_scheduled (delay only: killed or failed while pending, no delay exists) + invalid (end before start). The quantiles, mean, min, max and shares are over the completed attempts only (distribution_over says so): censored attempts are longer than what was observed, so the distribution is biased short when censored is large. Times in seconds.
 -- caveat: on a slice of the trace most long-running attempts (production services) are censored and so absent from the quantiles: read censored beside them
 -- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF, completed attempts); xlabel=seconds (log scale); ylabel=fraction of completed run attempts; logx=true
-WITH ep AS (
+WITH ep AS MATERIALIZED (
     SELECT coalesce(priority_tier, '(none)') AS priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
            wait_s, run_s, ran, start_censored, run_start_censored, run_end_censored, spans_gap,
            end_reason IS NOT NULL AS ended
