@@ -51,7 +51,7 @@ def download(
     from warehouse import download as dl
 
     selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
-    if not quiet:
+    if not quiet and err_console.is_terminal:  # listing thousands of files takes a while
         err_console.print(f"[dim]listing {trace} files...[/dim]")
     plan = dl.plan(trace, dest, selection, mirror=mirror, jobs=jobs)
     if dry_run:

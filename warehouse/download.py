@@ -349,11 +349,13 @@ def plan(
     remote: Remote = mod.REMOTE
     sel = selection or Selection()
     _check_selection(mod, remote, sel)
+    parts = parse_ranges(sel.parts, "--parts") if sel.parts else None  # before any network
+    shards = parse_ranges(sel.shards, "--shards") if sel.shards else None
     http = _Http(retry or DEFAULT_RETRY)
     try:
         base = base_url(remote, mirror)
         planner = _PLANNERS[remote.listing]
-        files, side = planner(http, mod, remote, base, sel, jobs)
+        files, side = planner(http, mod, remote, base, _Wanted(sel.tables, parts, sel.cells, shards), jobs)
         p = Plan(trace, Path(dest), files, side)
         _fill_sizes(http, p, jobs)
     except _Stopped:
@@ -388,9 +390,17 @@ def _check_selection(mod: Any, remote: Remote, sel: Selection) -> None:
 Planned = tuple[list[RemoteFile], dict[str, bytes]]
 
 
-def _plan_checksum_file(
-    http: _Http, mod: Any, remote: Remote, base: str, sel: Selection, jobs: int
-) -> Planned:
+@dataclass(frozen=True)
+class _Wanted:
+    """A checked selection: ranges parsed."""
+
+    tables: list[str] | None
+    parts: list[tuple[int, int]] | None
+    cells: list[str] | None
+    shards: list[tuple[int, int]] | None
+
+
+def _plan_checksum_file(http: _Http, mod: Any, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
     """The checksum file first: it names every file and gives its sha256; then select from it."""
     assert remote.checksum_file is not None
     root = f"{base}/{remote.root}"
@@ -398,12 +408,11 @@ def _plan_checksum_file(
     listed = parse_sha256sum(body.decode("utf-8", errors="replace"))
     if not listed:
         raise DownloadError(f"{root}/{remote.checksum_file}: lists no files")
-    parts = parse_ranges(sel.parts, "--parts") if sel.parts else None
     wanted = set(sel.tables or mod.TABLES)
     files = []
     for path, sha in sorted(listed.items()):
         hit = mod.part_of(path)
-        if (hit and hit[0] in wanted and _in_ranges(hit[1], parts)) or path in remote.extra_files:
+        if (hit and hit[0] in wanted and _in_ranges(hit[1], sel.parts)) or path in remote.extra_files:
             table = hit[0] if hit else None
             files.append(RemoteFile(path, f"{root}/{quote(path)}", None, {"sha256": sha}, table))
     if not any(f.table for f in files):
@@ -412,10 +421,9 @@ def _plan_checksum_file(
 
 
 def _plan_storage_listing(
-    http: _Http, mod: Any, remote: Remote, base: str, sel: Selection, jobs: int
+    http: _Http, mod: Any, remote: Remote, base: str, sel: _Wanted, jobs: int
 ) -> Planned:
     """One storage JSON API listing per (cell, table), following page tokens."""
-    shards = parse_ranges(sel.shards, "--shards") if sel.shards else None
     pairs = [(c, t) for c in sel.cells or [] for t in (sel.tables or list(mod.TABLES))]
 
     def one(pair: tuple[str, str]) -> list[RemoteFile]:
@@ -425,7 +433,7 @@ def _plan_storage_listing(
         out = []
         for item in _list_objects(http, base, bucket, f"{table}-"):
             hit = mod.part_of(item["name"])
-            if not hit or hit[0] != table or not _in_ranges(hit[1], shards):
+            if not hit or hit[0] != table or not _in_ranges(hit[1], sel.shards):
                 continue
             out.append(
                 RemoteFile(
@@ -473,7 +481,7 @@ def _listing_digests(item: dict) -> dict[str, str]:
     return out
 
 
-def _plan_fixed(http: _Http, mod: Any, remote: Remote, base: str, sel: Selection, jobs: int) -> Planned:
+def _plan_fixed(http: _Http, mod: Any, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
     """One archive per table at a fixed address, digests from the trace module."""
     files = []
     for table in sel.tables or list(mod.TABLES):
@@ -653,7 +661,8 @@ class _Transfer:
             if part.have and r.status_code != 206:
                 self._discard(part)  # the host ignored the Range: it sends the whole file
             with open(part.path, "ab") as fh:
-                for chunk in r.iter_raw(CHUNK):
+                # No chunk size: bytes are kept as they arrive, so a drop loses only what is in flight.
+                for chunk in r.iter_raw():
                     if self.http.stop.is_set():
                         raise _Stopped
                     fh.write(chunk)
