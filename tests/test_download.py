@@ -284,6 +284,15 @@ def test_crc32c_alone_verifies_composite_objects(server, tmp_path):
     assert (tmp_path / path).read_bytes() == (SAMPLE_2019 / path).read_bytes()
 
 
+def test_object_stored_gzip_encoded_is_fetched_as_stored_not_decompressed(server, tmp_path):
+    path = "clusterdata_2019_a/instance_usage-000000000000.json.gz"
+    server.transcoded.add(path)
+    result = fetch(server, "google2019", tmp_path, cells=["a"], tables=["instance_usage"])
+    assert result.downloaded == [path]
+    assert (tmp_path / path).read_bytes() == (SAMPLE_2019 / path).read_bytes()  # still gzip
+    assert [r for m, p, r in server.requests if p == path and m == "GET"] == [None, None]
+
+
 def test_crc32c_is_the_castagnoli_checksum():
     # The standard check value of CRC-32C over b"123456789" is 0xE3069283 (RFC 3720 B.4).
     d = dl._Digests({"crc32c": "e3069283"})

@@ -10,6 +10,7 @@ body, answer an HTTP status (503), serve wrong bytes, ignore Range, or trickle s
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -42,6 +43,10 @@ class TraceServer:
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, Range header)
         self.page_size = 2  # objects per listing page: small, so every listing has several
         self.no_md5: set[str] = set()  # objects listed without md5Hash (composite objects)
+        # Objects stored with Content-Encoding: gzip, which Cloud Storage serves decompressed
+        # (no Range, no Content-Encoding, x-goog-stored-content-encoding: gzip) unless the
+        # request accepts gzip.
+        self.transcoded: set[str] = set()
         self.trickle: float = 0.0  # seconds to sleep between 16 KiB pieces of a body
         self.lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -135,6 +140,14 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
                 return self._status(fault.status)
             if fault and fault.corrupt:
                 data = bytes(b ^ 0x5A for b in data)
+            headers = {"Content-Type": "application/octet-stream", "Accept-Ranges": "bytes"}
+            if path in server.transcoded:
+                if "gzip" not in self.headers.get("Accept-Encoding", ""):
+                    data = gzip.decompress(data)
+                    rng = None
+                    headers = {"x-goog-stored-content-encoding": "gzip"}
+                else:
+                    headers["Content-Encoding"] = "gzip"
             start, end, code = 0, len(data) - 1, 200
             rm = re.fullmatch(r"bytes=(\d+)-(\d*)", rng or "")
             if rm and not (fault and fault.ignore_range):
@@ -143,7 +156,6 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
                 if start >= len(data):
                     return self._status(416, {"Content-Range": f"bytes */{len(data)}"})
                 code = 206
-            headers = {"Content-Type": "application/octet-stream", "Accept-Ranges": "bytes"}
             if code == 206:
                 headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
             body = data[start : end + 1]

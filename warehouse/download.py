@@ -15,11 +15,13 @@ verification is deleted and named in the error. Progress goes to a ``Progress`` 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 import random
 import re
 import shutil
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,9 +43,13 @@ PART_SUFFIX = ".part"
 LISTING_PAGE = 1000  # the storage JSON API's largest page
 # Timeouts per network operation (not per file): a stalled read is retried like a dropped one.
 TIMEOUT = httpx.Timeout(60.0, connect=15.0)
-# Ask for the stored bytes: a gzip object must not be transcoded on the way (its digests
-# are of the stored form), and the body is read raw, never decoded.
+# Ask for the bytes as stored: no server-side compression (a mirror's gzip-on-the-fly would
+# change the bytes the digests are of), and the body is read raw, never decoded.
 IDENTITY = {"Accept-Encoding": "identity"}
+# Cloud Storage decompresses objects stored with Content-Encoding: gzip unless the request
+# accepts gzip (it then says so in this header); the published md5/crc32c are of the stored
+# bytes, so such an object is asked for again with Accept-Encoding: gzip.
+GCS_STORED_ENCODING = "x-goog-stored-content-encoding"
 # Transient answers: worth another try after a pause.
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -228,7 +234,7 @@ class _Http:
     def client(self) -> httpx.Client:
         c = getattr(self._local, "client", None)
         if c is None:
-            c = httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=IDENTITY)
+            c = httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=IDENTITY, verify=_ssl_context())
             self._local.client = c
             with self._lock:
                 self._clients.append(c)
@@ -299,6 +305,12 @@ class _Http:
                 return int(g.headers["content-length"]) if g.status_code == 200 else None
 
         return self.attempts(url.rpartition("/")[2], url, step)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """httpx's default TLS settings, built once: loading the CA bundle takes ~0.1 s per client."""
+    return httpx.create_ssl_context()
 
 
 def _check_status(r: httpx.Response, url: str) -> None:
@@ -596,6 +608,7 @@ class _Partial:
     path: Path
     have: int
     digests: _Digests
+    accept_gzip: bool = False  # the host transcodes this object unless gzip is accepted
 
 
 class _Transfer:
@@ -650,7 +663,13 @@ class _Transfer:
         if f.size is not None and part.have == f.size:
             return  # a complete .part from an earlier run: only verification is left
         headers = {"Range": f"bytes={part.have}-"} if part.have else {}
+        if part.accept_gzip:
+            headers["Accept-Encoding"] = "gzip"
         with self.http.client().stream("GET", f.url, headers=headers) as r:
+            stored = r.headers.get(GCS_STORED_ENCODING, "identity")
+            if stored != "identity" and not part.accept_gzip and "content-encoding" not in r.headers:
+                part.accept_gzip = True  # we were sent decoded bytes: ask for the stored ones
+                raise _Retryable(f"the host decodes this {stored} object; asking for the stored bytes")
             if r.status_code == 416:  # the .part is not a prefix the host recognises
                 self._discard(part)
                 raise _Retryable("HTTP 416: range not satisfiable, starting the file over")
