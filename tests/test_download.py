@@ -320,6 +320,10 @@ def test_rerun_transfers_nothing(server, tmp_path, capsys):
     # Only the checksum file is read again; no part is asked for, not even its size.
     assert [(m, p) for m, p, _ in server.requests] == [("GET", "clusterdata-2011-2/SHA256SUM")]
     assert "0 file(s) downloaded" in err and "13 already present" in err
+    # The plan of a complete folder gives the sizes on disk (not asked of the host).
+    rows = list(csv.DictReader(io.StringIO(run(capsys, *args, "--dry-run", "--format", "csv")[1])))
+    assert {r["state"] for r in rows} == {"present"} and len(rows) == 13
+    assert all(int(r["bytes"]) == (tmp_path / r["path"]).stat().st_size for r in rows)
 
 
 def test_existing_file_of_the_wrong_size_is_not_overwritten(server, tmp_path):

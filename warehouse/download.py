@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -524,10 +524,12 @@ def _fill_sizes(http: _Http, p: Plan, jobs: int) -> None:
     with ThreadPoolExecutor(max(1, jobs * 2)) as ex:
         for i, size in ex.map(one, unknown):
             f = p.files[i]
-            p.files[i] = RemoteFile(f.path, f.url, size, f.digests, f.table)
-    for f in p.files:
+            p.files[i] = replace(p.files[i], size=size)
+    for i, f in enumerate(p.files):
         state, have = p.state(f)
-        if state == "present" and f.size is not None and have != f.size:
+        if state == "present" and f.size is None:
+            p.files[i] = replace(f, size=have)  # verified when it landed
+        elif state == "present" and f.size is not None and have != f.size:
             raise DownloadError(
                 f"{p.dest / f.path}: holds {have:,} bytes but the published file has {f.size:,}; "
                 f"move it away and run again"
