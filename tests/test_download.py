@@ -326,6 +326,19 @@ def test_rerun_transfers_nothing(server, tmp_path, capsys):
     assert all(int(r["bytes"]) == (tmp_path / r["path"]).stat().st_size for r in rows)
 
 
+def test_a_second_download_into_the_same_folder_is_refused(server, tmp_path):
+    import fcntl
+
+    fd = os.open(tmp_path, os.O_RDONLY)  # another process's lock, as download takes it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(DownloadError, match="another tracewh download is writing to"):
+            fetch(server, "alibaba2018", tmp_path, tables=["machine_meta"])
+    finally:
+        os.close(fd)
+    assert files_under(tmp_path) == []
+
+
 def test_existing_file_of_the_wrong_size_is_not_overwritten(server, tmp_path):
     path = tmp_path / "clusterdata_2019_b/machine_events-000000000000.json.gz"
     path.parent.mkdir()

@@ -15,6 +15,8 @@ verification is deleted and named in the error. Progress goes to a ``Progress`` 
 from __future__ import annotations
 
 import base64
+import contextlib
+import fcntl
 import functools
 import hashlib
 import os
@@ -360,6 +362,8 @@ def plan(
     mod = get_trace(trace)
     remote: Remote = mod.REMOTE
     sel = selection or Selection()
+    if Path(dest).exists() and not Path(dest).is_dir():
+        raise UsageError(f"{dest} is a file; give a folder to download into")
     _check_selection(mod, remote, sel)
     parts = parse_ranges(sel.parts, "--parts") if sel.parts else None  # before any network
     shards = parse_ranges(sel.shards, "--shards") if sel.shards else None
@@ -716,15 +720,37 @@ def download(
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
     p.check_room()
-    prog = _Locked(progress or Progress())
+    p.dest.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(p.dest):
+        return _download(p, jobs, _Locked(progress or Progress()), retry or DEFAULT_RETRY)
+
+
+@contextlib.contextmanager
+def _folder_lock(dest: Path) -> Iterator[None]:
+    """One download per folder at a time: two would append to the same .part files.
+
+    The lock is on the folder itself (flock on its descriptor), so no lock file is left behind
+    and the kernel releases it when the process dies.
+    """
+    fd = os.open(dest, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DownloadError(f"another tracewh download is writing to {dest}; wait for it") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _download(p: Plan, jobs: int, prog: Progress, retry: Retry) -> Result:
     result = Result(p)
     started = time.perf_counter()
-    p.dest.mkdir(parents=True, exist_ok=True)
     for rel, data in p.side_files.items():
         _write_if_changed(p.dest / rel, data)
     present = sum(p.state(f)[1] for f in p.files)
     prog.begin(len(p.files), max(p.total_bytes, present), present)
-    t = _Transfer(p, prog, retry or DEFAULT_RETRY)
+    t = _Transfer(p, prog, retry)
     ex = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="tracewh-download")
     try:
         futures = {ex.submit(t.one, f): f for f in p.files}
