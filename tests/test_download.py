@@ -209,6 +209,16 @@ def test_a_failed_run_keeps_the_part_and_the_next_run_finishes_it(server, tmp_pa
     assert server.served[BIG_URL] == 924_634  # 200,000 + 724,634: nothing twice
 
 
+def test_a_stalled_transfer_times_out_and_resumes(server, tmp_path, monkeypatch):
+    import httpx
+
+    monkeypatch.setattr(dl, "TIMEOUT", httpx.Timeout(0.3))
+    server.faults[BIG_URL] = [Fault(drop_after=400_000, stall=1.0)]  # silent for 1 s > 0.3 s
+    fetch(server, "google2011", tmp_path, tables=["task_events"], parts="1")
+    assert (tmp_path / BIG).read_bytes() == (SAMPLE / BIG).read_bytes()
+    assert server.gets(BIG_URL) == [None, "bytes=400000-"]
+
+
 def test_503_is_retried_with_backoff(server, tmp_path):
     rel = "job_events/part-00000-of-00500.csv.gz"
     server.faults[f"clusterdata-2011-2/{rel}"] = [Fault(status=503), Fault(status=503)]
@@ -309,6 +319,34 @@ def test_a_bad_part_from_an_earlier_run_is_fetched_again_from_the_start(server, 
     # Resumed from 50,000 (874,634 bytes), mismatch, then the whole file once.
     assert server.gets(BIG_URL) == ["bytes=50000-", None]
     assert server.served[BIG_URL] == 874_634 + 924_634
+
+
+def test_a_complete_part_is_verified_and_renamed_without_a_transfer(server, tmp_path):
+    (tmp_path / "task_events").mkdir()
+    (tmp_path / f"{BIG}.part").write_bytes((SAMPLE / BIG).read_bytes())  # cut just before the rename
+    fetch(server, "google2011", tmp_path, tables=["task_events"], parts="1")
+    assert (tmp_path / BIG).read_bytes() == (SAMPLE / BIG).read_bytes()
+    assert server.gets(BIG_URL) == [] and server.served[BIG_URL] == 0
+
+
+def test_a_part_longer_than_the_file_is_dropped_and_fetched_whole(server, tmp_path):
+    (tmp_path / "task_events").mkdir()
+    (tmp_path / f"{BIG}.part").write_bytes(b"x" * 1_000_000)  # > 924,634: cannot be a prefix
+    fetch(server, "google2011", tmp_path, tables=["task_events"], parts="1")
+    assert (tmp_path / BIG).read_bytes() == (SAMPLE / BIG).read_bytes()
+    assert server.gets(BIG_URL) == [None]
+
+
+def test_several_failures_are_all_named(server, tmp_path):
+    bad = ["job_events/part-00000-of-00500.csv.gz", "job_events/part-00499-of-00500.csv.gz"]
+    for rel in bad:
+        server.faults[f"clusterdata-2011-2/{rel}"] = [Fault(corrupt=True)]
+    with pytest.raises(DownloadError) as e:
+        fetch(server, "google2011", tmp_path, tables=["job_events"])
+    msg = str(e.value)
+    assert msg.startswith(f"2 file(s) failed: {bad[0]}: sha256 mismatch") and f"(and 1 more: {bad[1]})" in msg
+    assert not any((tmp_path / rel).exists() or (tmp_path / f"{rel}.part").exists() for rel in bad)
+    assert (tmp_path / "job_events/part-00001-of-00500.csv.gz").is_file()
 
 
 def test_rerun_transfers_nothing(server, tmp_path, capsys):

@@ -33,6 +33,7 @@ class Fault:
     status: int | None = None  # answer this status with an empty body
     corrupt: bool = False  # serve the right length of wrong bytes
     ignore_range: bool = False  # answer 200 with the whole file even when asked for a range
+    stall: float = 0.0  # with drop_after: go silent this long before hanging up
 
 
 class TraceServer:
@@ -161,7 +162,14 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
             body = data[start : end + 1]
             if head:
                 return self._send(code, b"", {**headers, "Content-Length": str(len(body))}, path, head=True)
-            self._send(code, body, headers, path, drop_after=fault.drop_after if fault else None)
+            self._send(
+                code,
+                body,
+                headers,
+                path,
+                drop_after=fault.drop_after if fault else None,
+                stall=fault.stall if fault else 0.0,
+            )
 
         def _take_fault(self, path: str) -> Fault | None:
             with server.lock:
@@ -179,6 +187,7 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
             path: str | None,
             head: bool = False,
             drop_after: int | None = None,
+            stall: float = 0.0,
         ) -> None:
             self.send_response(code)
             for k, v in headers.items():
@@ -199,6 +208,7 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
                 if server.trickle:
                     time.sleep(server.trickle)
             if drop_after is not None:
+                time.sleep(stall)
                 self.close_connection = True  # hang up mid-body: the client sees a short read
 
     return Handler
