@@ -213,8 +213,17 @@ def test_a_stalled_transfer_times_out_and_resumes(server, tmp_path, monkeypatch)
     import httpx
 
     monkeypatch.setattr(dl, "TIMEOUT", httpx.Timeout(0.3))
-    server.faults[BIG_URL] = [Fault(drop_after=400_000, stall=1.0)]  # silent for 1 s > 0.3 s
-    fetch(server, "google2011", tmp_path, tables=["task_events"], parts="1")
+    server.faults[BIG_URL] = [Fault(drop_after=400_000, stall=5.0)]  # silent for 5 s > 0.3 s
+    reasons = []
+
+    class Rec(dl.Progress):
+        def retry(self, path, failures, reason, wait):
+            reasons.append(reason)
+
+    p = dl.plan("google2011", tmp_path, dl.Selection(tables=["task_events"], parts="1"), mirror=server.url)
+    dl.download(p, progress=Rec())
+    # The client gave up on the silence (a timeout), not on the hang-up 5 s later.
+    assert len(reasons) == 1 and reasons[0].startswith("ReadTimeout")
     assert (tmp_path / BIG).read_bytes() == (SAMPLE / BIG).read_bytes()
     assert server.gets(BIG_URL) == [None, "bytes=400000-"]
 
