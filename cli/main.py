@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from cli import download as download_cmd
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
 from cli.common import FormatOpt, HomeOpt, err_console, home_of, state
@@ -28,6 +29,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 app.command("ingest", help=ingest_cmd.HELP)(ingest_cmd.ingest)
+app.command("download", help=download_cmd.HELP)(download_cmd.download)
 app.add_typer(report_cmd.app, name="report")
 
 

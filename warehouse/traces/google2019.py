@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, SourceFile, Table
+from warehouse.traces import Column, Remote, SourceFile, Table
 
 NAME = "google2019"
 TITLE = "Google clusterdata 2019 (v3)"
@@ -25,6 +25,14 @@ SHARD_PATTERN = re.compile(r"^(?P<table>[a-z_]+)-(?P<shard>\d{12})\.json(\.gz)?$
 # The shard number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
 PART_RULE: tuple[str, int] | None = (SHARD_PATTERN.pattern, 2)
 CELL_FOLDER = re.compile(r"^clusterdata_2019_(?P<cell>[a-h])$")
+# One public bucket per cell, listed with the Cloud Storage JSON API (names, sizes, md5, crc32c);
+# a download keeps the bucket name as the cell folder, which CELL_FOLDER recognises.
+REMOTE = Remote(
+    base="https://storage.googleapis.com",
+    root="clusterdata_2019_{cell}",
+    listing="storage-json-api",
+    local_root="clusterdata_2019_{cell}",
+)
 
 RESOURCES = "STRUCT(cpus DOUBLE, memory DOUBLE)"
 _TIME = "microseconds since 600 s before the trace start; 0 = before the window, 2^63-1 = after"
@@ -237,3 +245,9 @@ def file_order(name: str) -> int:
     """The shard number: shards of a table are consecutive slices of it."""
     m = SHARD_PATTERN.match(name)
     return int(m.group("shard")) if m else 0
+
+
+def part_of(relpath: str) -> tuple[str, int] | None:
+    """The table and shard number of a shard (``<table>-NNNNNNNNNNNN.json.gz``), else None."""
+    m = SHARD_PATTERN.match(relpath.rpartition("/")[2])
+    return (m.group("table"), int(m.group("shard"))) if m and m.group("table") in TABLES else None
