@@ -75,6 +75,8 @@ MACRO_PARAM_TYPES = {
     "alibaba2018._dag_core": {"name": "STRING"},
     "alibaba2018.parse_task_name": {"name": "STRING"},
     "alibaba2018.dag_class": {"name": "STRING"},
+    "meta.part_number": {"trace": "STRING", "file": "STRING"},
+    "meta.part_ranges": {"parts": "ARRAY<BIGINT>"},
 }
 
 
@@ -253,9 +255,18 @@ def _table_range(node: exp.Expression) -> exp.Expression:
 
 
 def _from_range(node: exp.Expression) -> exp.Expression:
-    """A FROM-clause series ``range(a, b) AS r(x)`` is a subquery exploding Spark's sequence."""
+    """A FROM-clause series ``range(a, b) AS r(x)`` or list ``unnest(l) AS u(x)`` is a subquery
+    exploding Spark's sequence (or the list)."""
     from sqlglot import exp
 
+    if isinstance(node, exp.From) and isinstance(node.this, exp.Unnest) and len(node.this.expressions) == 1:
+        alias = node.this.args.get("alias")
+        cols = alias.columns if alias is not None else []
+        column = cols[0].name if cols else "unnest"
+        inner = exp.select(exp.alias_(exp.Explode(this=node.this.expressions[0]), column)).subquery(
+            alias.name if alias is not None and alias.name else "unnest"
+        )
+        return exp.From(this=inner)
     if isinstance(node, exp.From) and isinstance(node.this, exp.Table):
         table = node.this
         if isinstance(table.this, exp.GenerateSeries):
@@ -292,6 +303,17 @@ def _parallel_unnest(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _regex_named_groups(node: exp.Expression) -> exp.Expression:
+    """RE2's named groups ``(?P<name>...)`` are ``(?<name>...)`` in Java's regex syntax."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.RegexpExtract | exp.RegexpLike | exp.RegexpReplace | exp.RegexpExtractAll):
+        pattern = node.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string and "(?P<" in pattern.this:
+            node.set("expression", exp.Literal.string(pattern.this.replace("(?P<", "(?<")))
+    return node
+
+
 def _named_parameter(node: exp.Expression) -> exp.Expression:
     """``$name`` parameters become Spark's named parameter markers ``:name``."""
     from sqlglot import exp
@@ -309,6 +331,7 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _table_range,
     _from_range,
     _parallel_unnest,
+    _regex_named_groups,
     _quantile,
     _regexp_full_match,
     _timezone,
@@ -333,11 +356,13 @@ def transpile(text: str) -> list[str]:
     for stmt in statements:
         if stmt is None or isinstance(stmt, exp.Comment):
             continue
-        out.append(_statement(stmt))
+        spark_sql = _statement(stmt)
+        if spark_sql is not None:
+            out.append(spark_sql)
     return out
 
 
-def _statement(stmt: exp.Expression) -> str:
+def _statement(stmt: exp.Expression) -> str | None:
     from sqlglot import exp
 
     for override in OVERRIDES:
@@ -348,7 +373,9 @@ def _statement(stmt: exp.Expression) -> str:
             return f"CREATE DATABASE IF NOT EXISTS {stmt.this.sql(dialect='spark')}"
         if kind == "MACRO":
             return _function(stmt)
-        if kind == "TABLE" and stmt.expression is not None:
+        if kind == "TABLE" and stmt.expression is None:
+            return None  # storage DuckDB owns (meta.*): Spark sees the snapshot views of register()
+        if kind == "TABLE":
             # a code table: a view over its VALUES (nothing to write, same rows)
             stmt.set("kind", "VIEW")
     return stmt.sql(dialect="spark")
@@ -359,7 +386,7 @@ def _function(stmt: exp.Create) -> str:
     from sqlglot import exp
 
     udf = stmt.this
-    if not isinstance(udf, exp.UserDefinedFunction) or isinstance(stmt.expression, exp.Subquery):
+    if not isinstance(udf, exp.UserDefinedFunction) or str(stmt.args.get("kind")).upper() != "MACRO":
         raise SparkError(f"{stmt.sql(dialect='duckdb')[:60]}...: only scalar macros have a Spark form")
     name = udf.this.sql(dialect="duckdb")
     declared = MACRO_PARAM_TYPES.get(name, {})
@@ -374,6 +401,8 @@ def _function(stmt: exp.Create) -> str:
             )
         params.append(f"{pname} {ptype}")
     body = stmt.expression.sql(dialect="spark")
+    if isinstance(stmt.expression, exp.Select | exp.Union):
+        body = f"({body})"  # a macro over a query (one value): a scalar subquery
     return f"CREATE OR REPLACE FUNCTION {udf.this.sql(dialect='spark')}({', '.join(params)}) RETURN {body}"
 
 
@@ -434,6 +463,14 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
     live, meta = _catalog_snapshot(home)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
     for stmt in _meta_views(meta):
+        _run(spark, stmt, "meta")
+    # the views over the snapshot (meta.parts, part_gaps...), after the part-number rule they use
+    from warehouse import parts
+
+    for stmt in [
+        *transpile(parts.macro_sql()),
+        *(s for f in sqlfiles.folder("meta") for s in transpile(f.body)),
+    ]:
         _run(spark, stmt, "meta")
     for trace_name in TRACE_NAMES:
         trace = get_trace(trace_name)
