@@ -150,7 +150,7 @@ def _regexp_full_match(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.RegexpFullMatch):
         pattern = node.expression
         if isinstance(pattern, exp.Literal) and pattern.is_string:
-            anchored: exp.Expression = exp.Literal.string(f"^(?:{pattern.this})$")
+            anchored: Any = exp.Literal.string(f"^(?:{pattern.this})$")
         else:
             anchored = exp.func("concat", exp.Literal.string("^(?:"), pattern, exp.Literal.string(")$"))
         return exp.RegexpLike(this=node.this, expression=anchored)
@@ -362,7 +362,7 @@ def transpile(text: str) -> list[str]:
     return out
 
 
-def _statement(stmt: exp.Expression) -> str | None:
+def _statement(stmt: Any) -> str | None:
     from sqlglot import exp
 
     for override in OVERRIDES:
