@@ -67,15 +67,21 @@ META_TABLES = ("catalog", "tables", "ingests")
 
 # Spark SQL functions need a type per parameter (DuckDB macros have none): by parameter name, with
 # per-macro entries where a name is used with another type. A macro missing here fails register().
-PARAM_TYPES_BY_NAME = {"t": "BIGINT", "s": "BIGINT", "e": "BIGINT", "time": "BIGINT", "seq": "BIGINT"}
+PARAM_TYPES_BY_NAME = {
+    "t": "BIGINT",
+    "s": "BIGINT",
+    "e": "BIGINT",
+    "time": "BIGINT",
+    "seq": "BIGINT",
+    "name": "STRING",
+    "status": "STRING",
+    "trace": "STRING",
+    "file": "STRING",
+}
 MACRO_PARAM_TYPES = {
     "alibaba2018.valid_percent": {"x": "DOUBLE"},
     "alibaba2018.cores": {"x": "DOUBLE"},
     "google2019.nonzero": {"x": "BIGINT"},
-    "alibaba2018._dag_core": {"name": "STRING"},
-    "alibaba2018.parse_task_name": {"name": "STRING"},
-    "alibaba2018.dag_class": {"name": "STRING"},
-    "meta.part_number": {"trace": "STRING", "file": "STRING"},
     "meta.part_ranges": {"parts": "ARRAY<BIGINT>"},
 }
 
@@ -759,7 +765,8 @@ class _ConvertTask:
         stage = Path(self.tmp) / "attempts" / attempt
         shutil.rmtree(stage, ignore_errors=True)
         (stage / "spill").mkdir(parents=True)
-        out = stage / "out"
+        out = stage / "out"  # stands for the generation folder, which exists before any task runs
+        out.mkdir()
         trace = get_trace(self.trace_name)
         db = duckdb.connect(
             config={
