@@ -13,7 +13,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.table import Table
 
-from cli.common import PIPE_WIDTH, err_console
+from cli.common import PIPE_WIDTH, StdoutClosed, err_console
 from warehouse.errors import UsageError
 
 FORMATS = ("table", "csv", "json")
@@ -41,12 +41,16 @@ def render_stream(
     max_rows: int | None = None,
 ) -> None:
     fmt = check_format(fmt)
-    if fmt == "csv":
-        _csv(columns, batches)
-    elif fmt == "json":
-        _json(columns, batches)
-    else:
-        _table(columns, types, batches, title, max_rows)
+    try:
+        if fmt == "csv":
+            _csv(columns, batches)
+        elif fmt == "json":
+            _json(columns, batches)
+        else:
+            _table(columns, types, batches, title, max_rows)
+        sys.stdout.flush()
+    except BrokenPipeError as e:
+        raise StdoutClosed from e
 
 
 def text(value: Any) -> str:

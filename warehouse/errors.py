@@ -15,3 +15,7 @@ class InputError(TracewhError):
 
 class CatalogError(TracewhError):
     """The catalog cannot be opened or written (locked, not writable, moved)."""
+
+
+class Interrupted(TracewhError):
+    """Ctrl-C or SIGTERM stopped the command; the message says what state it left (exit code 130)."""

@@ -38,6 +38,11 @@ class Home:
     def tmp(self) -> Path:
         return self.root / "tmp"
 
+    @property
+    def retired(self) -> Path:
+        """Replaced catalogs kept while a reader may still hold them open (see catalog.publish)."""
+        return self.root / ".retired"
+
     def table_link(self, trace: str, table: str) -> Path:
         """The stable path of a table's live data (a symlink to its current generation)."""
         return self.parquet / trace / table
@@ -64,6 +69,8 @@ class Home:
             if folder.name.startswith("query-") and _alive(folder.name.removeprefix("query-")):
                 continue
             shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.tmp.rmdir()  # only when empty: a report may be spilling there
 
     @contextlib.contextmanager
     def writer_lock(self) -> Iterator[None]:
