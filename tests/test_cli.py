@@ -322,7 +322,7 @@ def test_demo_refuses_to_clear_a_folder_that_is_not_a_tracewh_home(capsys, tmp_p
     precious.mkdir()
     (precious / "thesis.tex").write_text("do not delete")
     code, out, err = run(capsys, "--home", str(precious), "demo")
-    assert code == 1 and (precious / "thesis.tex").exists()
+    assert code == 2 and (precious / "thesis.tex").exists()
 
 
 @pytest.mark.parametrize("fmt", ["xml"])

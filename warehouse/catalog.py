@@ -178,10 +178,19 @@ def publish(home: Home, stage: Stage) -> None:
 
 
 def open_file(path: Path) -> duckdb.DuckDBPyConnection:
-    """A plain read-only connection to a catalog file (no settings): for the writer's own lookups."""
+    """A read-only connection to what the catalog file holds *now*: for the writer's own lookups.
+
+    Attached to a fresh in-memory database, not ``duckdb.connect(path)``: that returns the
+    process's cached instance when a connection to the path is open in this process, which
+    after a rename still shows the replaced catalog.
+    """
+    con = duckdb.connect()
     try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as e:
+        con.execute(f"ATTACH {quote_literal(path)} AS cat (READ_ONLY)")
+        con.execute("USE cat")
+        return con
+    except duckdb.Error as e:
+        con.close()
         if "lock" in str(e).lower():
             raise CatalogError(
                 f"the catalog {path} is locked by another process (a writer, or a shell or notebook "
