@@ -16,7 +16,7 @@ from typer._click import exceptions as click
 
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
-from cli.common import FormatOpt, StdoutClosed, HomeOpt, err_console, home_of, state
+from cli.common import FormatOpt, HomeOpt, StdoutClosed, err_console, home_of, state
 from warehouse import __version__
 from warehouse.errors import Interrupted, TracewhError, UsageError
 

@@ -256,7 +256,9 @@ def test_a_file_whose_rows_are_all_rejected_is_an_error_even_when_empty_parts_ar
         ["time,missing_info,job_id,event_type,user,scheduling_class,job_name,logical_job_name"],
     )
     for allow_empty in (False, True):
-        with pytest.raises(InputError, match=r"part-00000-of-00001\.csv\.gz: all 1 line\(s\) were rejected \(line 1"):
+        with pytest.raises(
+            InputError, match=r"part-00000-of-00001\.csv\.gz: all 1 line\(s\) were rejected \(line 1"
+        ):
             ingest.ingest(home, "google2011", src, replace=True, allow_empty=allow_empty)
     assert snapshot(home) == before
 

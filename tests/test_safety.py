@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
+from conftest import SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 
 from warehouse import catalog, checks, demo, ingest
 from warehouse.errors import InputError, UsageError
@@ -71,7 +71,9 @@ def _damage_trailer(path: Path, offset_from_end: int) -> None:
 
 
 @pytest.mark.parametrize("where,reason", [(8, "incorrect data check"), (4, "incorrect length check")])
-def test_a_gzip_crc_or_length_mismatch_fails_naming_the_file_and_changes_nothing(home, tmp_path, where, reason):
+def test_a_gzip_crc_or_length_mismatch_fails_naming_the_file_and_changes_nothing(
+    home, tmp_path, where, reason
+):
     ingest.ingest(home, "google2011", job_parts(tmp_path / "old", {0: [1, 2]}))
     before, digests = read(home, "SELECT * FROM meta.ingests ORDER BY ALL"), parquet_digests(home)
     src = job_parts(tmp_path / "new", {0: [1, 2, 3], 1: [4]})
@@ -136,7 +138,9 @@ def test_ingesting_one_part_keeps_the_other_parts(home, tmp_path):
     # 8 parts x 2 rows + 3 rows of the new part 4
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(19,)]
     assert read(home, "SELECT count(*), sum(rows_written) FROM meta.ingests WHERE is_current") == [(9, 19)]
-    assert read(home, "SELECT job_id FROM google2011.job_events WHERE job_id BETWEEN 400 AND 499 ORDER BY 1") == [
+    assert read(
+        home, "SELECT job_id FROM google2011.job_events WHERE job_id BETWEEN 400 AND 499 ORDER BY 1"
+    ) == [
         (401,),
         (402,),
         (403,),
@@ -165,7 +169,9 @@ def test_several_sources_and_a_part_selection(home, tmp_path):
     loose = job_parts(tmp_path / "c", {7: [7]}) / "job_events" / "part-00007-of-00500.csv.gz"
     result = ingest.ingest(home, "google2011", [a, b, loose], parts="0-1,3,250,7")
     assert sorted(f.name[5:10] for f in result.files) == ["00000", "00001", "00003", "00007", "00250"]
-    assert read(home, "SELECT list(job_id ORDER BY job_id) FROM google2011.job_events") == [([0, 1, 3, 7, 250],)]
+    assert read(home, "SELECT list(job_id ORDER BY job_id) FROM google2011.job_events") == [
+        ([0, 1, 3, 7, 250],)
+    ]
     with pytest.raises(UsageError, match="not a number or a range"):
         ingest.ingest(home, "google2011", a, parts="0-x")
     with pytest.raises(InputError, match="no google2011 part numbered 400"):
@@ -226,12 +232,17 @@ print(con.execute(q).fetchall(), flush=True)
 """
 
 
-def test_a_session_holding_the_catalog_open_neither_blocks_an_ingest_nor_loses_its_view(home, tmp_path, monkeypatch):
+def test_a_session_holding_the_catalog_open_neither_blocks_an_ingest_nor_loses_its_view(
+    home, tmp_path, monkeypatch
+):
     # Old code: "the catalog ... is locked by another process"; the converted Parquet was deleted.
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
     ingest.ingest(home, "google2011", job_parts(tmp_path / "a", {0: [1, 2]}))
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(home.catalog)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER, str(home.catalog)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdin is not None

@@ -77,6 +77,7 @@ class FileResult:
     rejects: list[tuple] = field(default_factory=list)
     source: Path = Path()
     damage: str | None = None  # why the file's gzip stream is broken, found while hashing
+    text: readers.LineCount | None = None  # its lines, counted while hashing (not for archives)
 
     @property
     def rows_read(self) -> int:
@@ -341,24 +342,30 @@ def _hash_and_check(r: FileResult) -> None:
     """sha256 of the file and, for gzip, the CRC-32 and length of every member, in one read.
     (DuckDB's gzip reader does not check them: a flipped bit would give wrong values silently.)"""
     h = hashlib.sha256()
-    gz = GzipCheck() if r.name.endswith(".gz") else None
+    archive = r.name.endswith(".tar.gz")
+    text = None if archive else readers.LineCount()
+    gz = GzipCheck(text) if r.name.endswith(".gz") else None
     with open(r.path, "rb") as fh:
         while chunk := fh.read(READ_CHUNK):
             h.update(chunk)
             if gz is not None and r.damage is None:
                 r.damage = gz.feed(chunk)
+            elif gz is None and text is not None:
+                text.feed(chunk)
     if gz is not None and r.damage is None:
         r.damage = gz.finish()
     r.sha256 = h.hexdigest()
+    r.text = text
 
 
 class GzipCheck:
     """Inflates a gzip stream to nowhere; zlib checks each member's CRC-32 and length trailer.
     Bytes after a member must be another member (DuckDB's reader refuses padding too)."""
 
-    def __init__(self) -> None:
+    def __init__(self, text: readers.LineCount | None = None) -> None:
         self.member = 1
         self.inflater = zlib.decompressobj(wbits=31)
+        self.text = text
 
     def feed(self, data: bytes) -> str | None:
         while data:
@@ -366,9 +373,11 @@ class GzipCheck:
                 self.member += 1
                 self.inflater = zlib.decompressobj(wbits=31)
             try:
-                self.inflater.decompress(data, READ_CHUNK * 8)  # bounded output, not kept
+                out = self.inflater.decompress(data, READ_CHUNK * 8)  # bounded output, not kept
             except zlib.error as e:
                 return f"gzip member {self.member} is corrupt ({e})"
+            if self.text is not None:
+                self.text.feed(out)
             data = self.inflater.unused_data if self.inflater.eof else self.inflater.unconsumed_tail
         return None
 
@@ -541,14 +550,13 @@ def _convert_file(
     stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
     days = trace.UNITS_PER_DAY
     if trace.FORMAT == "csv":
-        rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
-        with readers.streamed(r.path, tmp / f"{n}.fifo") as path:
-            reader = readers.csv_reader(table, path, rejects, scans)
-            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r)
-        r.rejects = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
+        _convert_csv(cur, table, r, out, stem, order, days, n, tmp)
     else:
         try:
-            r.rows_written = _copy(cur, table, readers.json_reader(table, r.path), out, stem, order, days, r)
+            reader = readers.json_reader(table, r.path)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+            if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
+                r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
         except InputError:
             # The fast reader refused the file: find the bad lines, read the good ones alike.
             for partial in out.rglob("*.parquet"):
@@ -559,10 +567,88 @@ def _convert_file(
                 r.rejects = readers.split_json_file(table, r.path, clean)
             except (OSError, EOFError, zlib.error) as e:
                 raise InputError(f"{r.table}/{r.name}: {e}") from e
-            r.rows_written = _copy(cur, table, readers.json_reader(table, clean), out, stem, order, days, r)
+            reader = readers.json_reader(table, clean)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+            r.rejects += _checked_rejects(
+                cur, table, reader, r, {line for line, *_ in r.rejects}, False, clean
+            )
             clean.unlink()
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
+
+
+def _convert_csv(
+    cur: duckdb.DuckDBPyConnection,
+    table: Table,
+    r: FileResult,
+    out: Path,
+    stem: str,
+    order: int,
+    days: int,
+    n: int,
+    tmp: Path,
+) -> None:
+    """A CSV file: one COPY of its good rows; its rejects from DuckDB's reject table (malformed
+    lines) and, only when the counts show some, from a second pass (rows the checks refuse)."""
+    source, cr_rejects = r.path, []
+    if r.text is not None and r.text.cr:
+        # DuckDB's strict reader fails a whole file on one CR: read CRLF as a line end, reject a lone CR.
+        source = tmp / f"{n}-lf.csv"
+        cr_rejects = readers.strip_cr(r.path, source)
+    count = r.text if r.text is not None else readers.LineCount()
+    rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
+    with readers.streamed(source, tmp / f"{n}.fifo", count) as path:
+        reader = readers.csv_reader(table, path, rejects, scans)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)
+    malformed = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
+    skipped = {line for line, *_ in malformed} | {line for line, *_ in cr_rejects}
+    checked: list[tuple] = []
+    if r.rows_written + len(skipped) != count.total:
+        # Rows are missing: the checks refused some (or the file has blank lines). Find which.
+        rejects2, scans2 = f"rejects_{n}_again", f"reject_scans_{n}_again"
+        with readers.streamed(source, tmp / f"{n}.fifo") as path:
+            reader = readers.csv_reader(table, path, rejects2, scans2)
+            checked = _checked_rejects(cur, table, reader, r, skipped, True)
+    if malformed:
+        # DuckDB's raw text turns bytes that are not UTF-8 into '?': take the line from the file.
+        _, by_line = readers.locate(r.path, set(), {line for line, *_ in malformed}, set())
+        malformed = [
+            (line, col, kind, reason, by_line.get(line, raw)) for line, col, kind, reason, raw in malformed
+        ]
+    r.rejects = sorted(malformed + cr_rejects + checked, key=lambda x: x[0])
+    if source != r.path:
+        source.unlink()
+
+
+def _checked_rejects(
+    cur: duckdb.DuckDBPyConnection,
+    table: Table,
+    reader: str,
+    r: FileResult,
+    skipped: set[int],
+    text_ints: bool,
+    lines_of: Path | None = None,
+) -> list[tuple]:
+    """The rows the checks refuse, as rejects with their line number and raw text."""
+    try:
+        # Every column is selected: DuckDB checks a line's encoding only in the columns a query reads,
+        # and the row numbers must count the same lines as in the COPY.
+        cur.execute(
+            f"SELECT * FROM {readers.checked(table, reader, text_ints=text_ints)} "
+            f"WHERE {readers.PROBLEM} IS NOT NULL ORDER BY {readers.LINE}"
+        )
+        names = [d[0] for d in cur.description or []]
+        at = [names.index(c) for c in (readers.LINE, readers.PROBLEM_COLUMN, readers.PROBLEM)]
+        bad = [tuple(row[i] for i in at) for row in cur.fetchall()]
+    except duckdb.Error as e:
+        raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
+    if not bad:
+        return []
+    by_row, _ = readers.locate(lines_of or r.path, {row for row, _, _ in bad}, set(), skipped)
+    return [
+        (*by_row.get(row, (None, None))[:1], col, "CHECK", problem, by_row.get(row, (None, None))[1])
+        for row, col, problem in bad
+    ]
 
 
 def _copy(
@@ -574,8 +660,10 @@ def _copy(
     order: int,
     units_per_day: int,
     r: FileResult,
+    *,
+    text_ints: bool,
 ) -> int:
-    """One COPY from a reader into the generation folder; returns the rows written."""
+    """One COPY of the rows that pass the checks into the generation folder; returns the rows written."""
     if table.partition_time:
         target = quote_literal(out)
         opts = (
@@ -586,7 +674,9 @@ def _copy(
         target = quote_literal(out / f"{stem}.parquet")
         opts = ""
     sql = (
-        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} FROM {reader}) TO {target} "
+        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} "
+        f"FROM {readers.checked(table, reader, text_ints=text_ints)} "
+        f"WHERE {readers.PROBLEM} IS NULL) TO {target} "
         f"(FORMAT parquet, COMPRESSION zstd{opts})"
     )
     try:

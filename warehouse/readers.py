@@ -16,7 +16,6 @@ import gzip
 import json
 import os
 import re
-import shutil
 import tarfile
 import threading
 from collections.abc import Iterator
@@ -40,22 +39,70 @@ def _struct_literal(columns: list[tuple[str, str]]) -> str:
 
 
 def select_list(table: Table, order: int, units_per_day: int) -> str:
-    """Typed columns as stored: times clamped to 2^63-1, aliases merged, plus seq and the day partition."""
+    """Typed columns as stored (from ``checked``): times clamped to 2^63-1, plus seq and the day."""
     exprs = []
     for c in table.columns:
         q = quote_ident(c.name)
-        if c.is_time:
-            exprs.append(f"{_clamped(q)} AS {q}")
-        elif c.aliases:
-            names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
-            exprs.append(f"coalesce({names}) AS {q}")
-        else:
-            exprs.append(q)
-    # One thread per COPY keeps row_number() in line order.
-    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
+        exprs.append(f"{_clamped(q)} AS {q}" if c.is_time else q)
+    # One thread per COPY keeps the line numbers in line order.
+    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + {LINE} AS seq")
     if table.partition_time:
         exprs.append(f"{_clamped(quote_ident(table.partition_time))} // {units_per_day} AS day")
     return ", ".join(exprs)
+
+
+LINE, PROBLEM, PROBLEM_COLUMN = "__line", "__problem", "__column"
+
+
+def _int_type(c: Column) -> str | None:
+    t = (c.read_type or c.type).upper()
+    return t if t in _INT_RANGES else None
+
+
+def checked(table: Table, reader: str, *, text_ints: bool) -> str:
+    """The reader's rows, typed, numbered (``__line``: the row's position among the rows read) and
+    checked: ``__problem`` says why a row is refused (NULL = good), ``__column`` where.
+
+    ``text_ints``: integer columns were read as text (CSV), because DuckDB's own cast accepts
+    ``1.5`` (rounded), ``1e3``, ``1_000`` and ``0x10``: only digits (and a sign where negative
+    values are allowed; never for a time) are an integer here.
+    """
+    typed, checks = [], []
+    for c in table.columns:
+        q = quote_ident(c.name)
+        names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
+        raw = f"coalesce({names})" if c.aliases else q
+        it = _int_type(c)
+        value = raw
+        if text_ints and it:
+            allowed = "0123456789 " if c.is_time or it.startswith("U") else "0123456789+- "
+            what = "a non-negative integer" if allowed == "0123456789 " else "an integer"
+            only_digits = f"ltrim({raw}, {quote_literal(allowed)}) = ''"
+            bad = f"{raw} IS NOT NULL AND NOT ({only_digits} AND TRY_CAST({raw} AS {it}) IS NOT NULL)"
+            says = quote_literal(f" is not {what} of type {it}")
+            checks.append((bad, c.name, f"{quote_literal(c.name + ': ')} || {raw} || {says}"))
+            value = f"TRY_CAST({raw} AS {it})"
+        elif c.is_time:
+            checks.append((f"{raw} < 0", c.name, f"{quote_literal(c.name + ': negative time ')} || {raw}"))
+        if c.mandatory:
+            checks.append(
+                (f"{raw} IS NULL", c.name, quote_literal(f"{c.name}: empty, but every row must have it"))
+            )
+        typed.append(f"{value} AS {q}")
+    problem = (
+        "CASE " + " ".join(f"WHEN {cond} THEN {msg}" for cond, _, msg in checks) + " END"
+        if checks
+        else "NULL"
+    )
+    column = (
+        "CASE " + " ".join(f"WHEN {cond} THEN {quote_literal(col)}" for cond, col, _ in checks) + " END"
+        if checks
+        else "NULL"
+    )
+    return (
+        f"(SELECT {', '.join(typed)}, row_number() OVER () AS {LINE}, {problem} AS {PROBLEM}, "
+        f"{column} AS {PROBLEM_COLUMN} FROM {reader})"
+    )
 
 
 def _clamped(column: str) -> str:
@@ -64,7 +111,9 @@ def _clamped(column: str) -> str:
 
 
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
-    columns = _struct_literal([(c.name, c.read_type or c.type) for c in table.columns])
+    columns = _struct_literal(
+        [(c.name, "VARCHAR" if _int_type(c) else c.read_type or c.type) for c in table.columns]
+    )
     return (
         f"read_csv({quote_literal(path)}, columns = {columns}, header = false, "
         f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
@@ -221,11 +270,90 @@ def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | N
     return None, None, ""
 
 
+# ---- raw lines: carriage returns, and the bytes of rejected lines ---------------------------
+
+
+def raw_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes (each with its line end): plain, gzip or the CSV member of a .tar.gz."""
+    if path.name.endswith(".tar.gz"):
+        with tarfile.open(path, mode="r|gz") as archive:
+            for member in archive:
+                if member.isfile() and member.name.endswith(".csv"):
+                    src = archive.extractfile(member)
+                    assert src is not None
+                    yield from src
+                    return
+        return
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        yield from fh
+
+
+def raw_text(raw: bytes) -> str:
+    """A rejected line as text that keeps its bytes: invalid UTF-8 shows as \\xNN escapes."""
+    return raw.rstrip(b"\r\n").decode("utf-8", errors="backslashreplace")[:RAW_TEXT_LIMIT]
+
+
+def strip_cr(path: Path, clean: Path) -> list[tuple]:
+    """Copy a CSV with carriage returns to ``clean`` (plain): CRLF line ends become LF; a line with
+    any other CR becomes an empty line (DuckDB skips it but still counts it, so line numbers stay)
+    and a reject row (line, column, error_type, reason, raw)."""
+    rejects: list[tuple] = []
+    with open(clean, "wb") as out:
+        for n, raw in enumerate(raw_lines(path), start=1):
+            body = raw[:-2] if raw.endswith(b"\r\n") else raw.rstrip(b"\n")
+            if b"\r" in body:
+                rejects.append(
+                    (n, None, "CARRIAGE RETURN", "a carriage return inside the line", raw_text(raw))
+                )
+                out.write(b"\n")
+            else:
+                out.write(body + b"\n")
+    return rejects
+
+
+def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tuple[dict, dict]:
+    """One pass over the file: for each row number in ``rows`` (the n-th line that is neither blank
+    nor in ``skipped``) its line number and raw text; for each line number in ``lines`` its raw text."""
+    by_row: dict[int, tuple[int, str]] = {}
+    by_line: dict[int, str] = {}
+    k = 0
+    for n, raw in enumerate(raw_lines(path), start=1):
+        if n in lines:
+            by_line[n] = raw_text(raw)
+        if raw.strip(b"\r\n") and n not in skipped:
+            k += 1
+            if k in rows:
+                by_row[k] = (n, raw_text(raw))
+        if len(by_row) == len(rows) and len(by_line) == len(lines):
+            break
+    return by_row, by_line
+
+
 # ---- archives, streamed ---------------------------------------------------------------------
 
 
+@dataclass
+class LineCount:
+    """Lines of a text stream, counted while it passes by (the last one may lack its line end)."""
+
+    lines: int = 0
+    last: int = 0x0A
+    cr: bool = False
+
+    def feed(self, data: bytes) -> None:
+        if data:
+            self.lines += data.count(b"\n")
+            self.cr = self.cr or b"\r" in data
+            self.last = data[-1]
+
+    @property
+    def total(self) -> int:
+        return self.lines + (self.last != 0x0A)
+
+
 @contextlib.contextmanager
-def streamed(path: Path, fifo: Path) -> Iterator[Path]:
+def streamed(path: Path, fifo: Path, count: LineCount | None = None) -> Iterator[Path]:
     """A path DuckDB can read the table from: the file itself, or for a ``.tar.gz`` archive a named
     pipe fed by a thread that streams the archive's CSV member (nothing is extracted to disk).
 
@@ -245,7 +373,10 @@ def streamed(path: Path, fifo: Path) -> Iterator[Path]:
                         src = archive.extractfile(member)
                         assert src is not None
                         with open(fifo, "wb") as out:
-                            shutil.copyfileobj(src, out, 1 << 20)
+                            while chunk := src.read(1 << 20):
+                                if count is not None:
+                                    count.feed(chunk)
+                                out.write(chunk)
                         return
                 raise ValueError("the archive holds no .csv file")
         except BrokenPipeError:
