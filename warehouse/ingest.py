@@ -569,9 +569,7 @@ def _convert_file(
                 raise InputError(f"{r.table}/{r.name}: {e}") from e
             reader = readers.json_reader(table, clean)
             r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
-            r.rejects += _checked_rejects(
-                cur, table, reader, r, {line for line, *_ in r.rejects}, False, clean
-            )
+            r.rejects += _checked_rejects(cur, table, reader, r, {line for line, *_ in r.rejects}, False)
             clean.unlink()
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
@@ -627,7 +625,6 @@ def _checked_rejects(
     r: FileResult,
     skipped: set[int],
     text_ints: bool,
-    lines_of: Path | None = None,
 ) -> list[tuple]:
     """The rows the checks refuse, as rejects with their line number and raw text."""
     try:
@@ -638,17 +635,19 @@ def _checked_rejects(
             f"WHERE {readers.PROBLEM} IS NOT NULL ORDER BY {readers.LINE}"
         )
         names = [d[0] for d in cur.description or []]
-        at = [names.index(c) for c in (readers.LINE, readers.PROBLEM_COLUMN, readers.PROBLEM)]
+        wanted = (readers.LINE, readers.PROBLEM_COLUMN, readers.PROBLEM_KIND, readers.PROBLEM)
+        at = [names.index(c) for c in wanted]
         bad = [tuple(row[i] for i in at) for row in cur.fetchall()]
     except duckdb.Error as e:
         raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
     if not bad:
         return []
-    by_row, _ = readers.locate(lines_of or r.path, {row for row, _, _ in bad}, set(), skipped)
-    return [
-        (*by_row.get(row, (None, None))[:1], col, "CHECK", problem, by_row.get(row, (None, None))[1])
-        for row, col, problem in bad
-    ]
+    by_row, _ = readers.locate(r.path, {row for row, *_ in bad}, set(), skipped)
+    out = []
+    for row, col, kind, problem in bad:
+        line, raw = by_row.get(row, (None, None))
+        out.append((line, col, kind, problem, raw))
+    return out
 
 
 def _copy(

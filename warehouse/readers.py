@@ -51,7 +51,7 @@ def select_list(table: Table, order: int, units_per_day: int) -> str:
     return ", ".join(exprs)
 
 
-LINE, PROBLEM, PROBLEM_COLUMN = "__line", "__problem", "__column"
+LINE, PROBLEM, PROBLEM_COLUMN, PROBLEM_KIND = "__line", "__problem", "__column", "__kind"
 
 
 def _int_type(c: Column) -> str | None:
@@ -63,9 +63,10 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
     """The reader's rows, typed, numbered (``__line``: the row's position among the rows read) and
     checked: ``__problem`` says why a row is refused (NULL = good), ``__column`` where.
 
-    ``text_ints``: integer columns were read as text (CSV), because DuckDB's own cast accepts
+    ``text_ints``: a CSV, whose integer columns were read as text, because DuckDB's own cast accepts
     ``1.5`` (rounded), ``1e3``, ``1_000`` and ``0x10``: only digits (and a sign where negative
-    values are allowed; never for a time) are an integer here.
+    values are allowed; never for a time) are an integer here; an empty mandatory field is a
+    reject too (in the 2019 JSON an absent field means its default, applied by the views).
     """
     typed, checks = [], []
     for c in table.columns:
@@ -80,28 +81,30 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
             only_digits = f"ltrim({raw}, {quote_literal(allowed)}) = ''"
             bad = f"{raw} IS NOT NULL AND NOT ({only_digits} AND TRY_CAST({raw} AS {it}) IS NOT NULL)"
             says = quote_literal(f" is not {what} of type {it}")
-            checks.append((bad, c.name, f"{quote_literal(c.name + ': ')} || {raw} || {says}"))
+            checks.append((bad, c.name, "CAST", f"{quote_literal(c.name + ': ')} || {raw} || {says}"))
             value = f"TRY_CAST({raw} AS {it})"
         elif c.is_time:
-            checks.append((f"{raw} < 0", c.name, f"{quote_literal(c.name + ': negative time ')} || {raw}"))
-        if c.mandatory:
-            checks.append(
-                (f"{raw} IS NULL", c.name, quote_literal(f"{c.name}: empty, but every row must have it"))
-            )
+            says = f"{quote_literal(c.name + ': negative time ')} || {raw}"
+            checks.append((f"{raw} < 0", c.name, "NEGATIVE TIME", says))
+        if c.mandatory and text_ints:  # in the 2019 JSON an absent field is its default (zero)
+            empty = quote_literal(f"{c.name}: empty, but every row must have it")
+            checks.append((f"{raw} IS NULL", c.name, "EMPTY MANDATORY", empty))
         typed.append(f"{value} AS {q}")
-    problem = (
-        "CASE " + " ".join(f"WHEN {cond} THEN {msg}" for cond, _, msg in checks) + " END"
-        if checks
-        else "NULL"
-    )
-    column = (
-        "CASE " + " ".join(f"WHEN {cond} THEN {quote_literal(col)}" for cond, col, _ in checks) + " END"
-        if checks
-        else "NULL"
-    )
+
+    def case(i: int) -> str:
+        if not checks:
+            return "NULL"
+        picked = (ch[i] if i == 3 else quote_literal(ch[i]) for ch in checks)
+        return (
+            "CASE "
+            + " ".join(f"WHEN {ch[0]} THEN {p}" for ch, p in zip(checks, picked, strict=True))
+            + " END"
+        )
+
+    problem, column, kind = case(3), case(1), case(2)
     return (
         f"(SELECT {', '.join(typed)}, row_number() OVER () AS {LINE}, {problem} AS {PROBLEM}, "
-        f"{column} AS {PROBLEM_COLUMN} FROM {reader})"
+        f"{column} AS {PROBLEM_COLUMN}, {kind} AS {PROBLEM_KIND} FROM {reader})"
     )
 
 
