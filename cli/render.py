@@ -6,6 +6,7 @@ import csv
 import datetime as dt
 import decimal
 import json
+import math
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
@@ -58,10 +59,20 @@ def text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return _NON_FINITE[_non_finite_key(value)]
         return repr(value) if value != int(value) or abs(value) >= 1e16 else f"{value:.1f}"
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
     return str(value)
+
+
+# How every format prints the floats JSON cannot carry (the same text in table, CSV and JSON).
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _non_finite_key(value: float) -> str:
+    return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
 
 
 def _csv(columns: list[str], batches: Iterable[list[tuple]]) -> None:
@@ -80,8 +91,8 @@ def _json_value(value: Any) -> Any:
         return value.total_seconds()
     if isinstance(value, bytes):
         return value.hex()
-    if isinstance(value, float) and value != value:  # NaN is not JSON
-        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[_non_finite_key(value)]  # JSON has no NaN or infinity: a string, not invalid JSON
     return value
 
 

@@ -426,7 +426,10 @@ def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Views hold absolute paths and come from this version's SQL: refuse to answer from a moved home
     or an older catalog instead of failing on missing files or views."""
     # fetchall, not fetchone: DuckDB wants a result finished before other work on the connection
-    rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
+    try:
+        rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
+    except duckdb.CatalogException as e:
+        raise CatalogError(f"{home.catalog} is not a tracewh catalog (it has no meta.catalog table)") from e
     if rows and rows[0][0] != __version__:
         raise CatalogError(
             f"the catalog was built by tracewh {rows[0][0]}, this is {__version__}; run `tracewh repair` once"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.errors import CatalogError
+from warehouse.errors import CatalogError, UsageError
 
 CATALOG_FILE = "tracewh.duckdb"
 DEFAULT_HOME = "tracewh-home"
@@ -24,7 +24,11 @@ class Home:
     def resolve(cls, home: str | Path | None = None) -> Home:
         """--home, else $TRACEWH_HOME, else ./tracewh-home; always absolute."""
         chosen = home or os.environ.get("TRACEWH_HOME") or DEFAULT_HOME
-        return cls(Path(chosen).expanduser().resolve())
+        root = Path(chosen).expanduser().resolve()
+        if "\\" in str(root):
+            # DuckDB's file globs cannot match a backslash in a path, in any escaped form.
+            raise UsageError(f"home {root}: a path with a backslash cannot hold the Parquet; choose another")
+        return cls(root)
 
     @property
     def catalog(self) -> Path:

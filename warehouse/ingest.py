@@ -161,6 +161,7 @@ def ingest(
     if replace and append:
         raise UsageError("--replace and --append contradict each other; choose one")
     trace = get_trace(trace_name)
+    _check_memory_limit(memory_limit)
     progress = progress or Progress()
     started = time.monotonic()
     sources = _discover(trace, source, tables, table_for_file, cell, parts)
@@ -238,6 +239,15 @@ def ingest(
         for t in by_table
     ]
     return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
+
+
+def _check_memory_limit(limit: str | None) -> None:
+    if limit is None:
+        return
+    try:
+        duckdb.connect(config={"memory_limit": limit}).close()
+    except duckdb.Error as e:
+        raise UsageError(f"--memory-limit {limit!r}: {_first_line(e)} (e.g. 4GB, 500MB)") from e
 
 
 def _discover(

@@ -86,6 +86,11 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
         elif c.is_time:
             says = f"{quote_literal(c.name + ': negative time ')} || {raw}"
             checks.append((f"{raw} < 0", c.name, "NEGATIVE TIME", says))
+        if (c.read_type or c.type).upper() in ("DOUBLE", "FLOAT", "REAL"):
+            # Decided: NaN and infinities are refused (no trace documents them; one would silently
+            # poison every mean and sum of the column).
+            says = f"{quote_literal(c.name + ': not a finite number: ')} || {raw}"
+            checks.append((f"NOT isfinite({raw})", c.name, "NOT FINITE", says))
         if c.mandatory and text_ints:  # in the 2019 JSON an absent field is its default (zero)
             empty = quote_literal(f"{c.name}: empty, but every row must have it")
             checks.append((f"{raw} IS NULL", c.name, "EMPTY MANDATORY", empty))
