@@ -12,6 +12,7 @@ good ones are read by the same DuckDB reader, so both paths type values alike.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import json
 import os
@@ -341,6 +342,22 @@ def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tu
 # ---- archives, streamed ---------------------------------------------------------------------
 
 
+def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
+    """Open the pipe's write end once a reader has opened it (polling: a blocking open could wait
+    forever for a reader that never comes); None when ``stop`` is set first."""
+    while not stop.is_set():
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:
+            if e.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+            stop.wait(0.002)
+            continue
+        os.set_blocking(fd, True)
+        return fd
+    return None
+
+
 @dataclass
 class LineCount:
     """Lines of a text stream, counted while it passes by (the last one may lack its line end)."""
@@ -372,39 +389,39 @@ def streamed(path: Path, fifo: Path, count: LineCount | None = None) -> Iterator
         return
     os.mkfifo(fifo)
     failure: list[BaseException] = []
+    stop = threading.Event()
 
     def feed() -> None:
+        # The write end is opened once, before anything can fail, and closed on every path: the
+        # reader then always sees end of file (no second open that could wait forever).
+        fd = _open_writer(fifo, stop)
+        if fd is None:
+            return  # the reader never came
         try:
-            with tarfile.open(path, mode="r|gz") as archive:
-                for member in archive:
-                    if member.isfile() and member.name.endswith(".csv"):
-                        src = archive.extractfile(member)
-                        assert src is not None
-                        with open(fifo, "wb") as out:
+            with open(fd, "wb") as out:
+                with tarfile.open(path, mode="r|gz") as archive:
+                    for member in archive:
+                        if member.isfile() and member.name.endswith(".csv"):
+                            src = archive.extractfile(member)
+                            assert src is not None
                             while chunk := src.read(1 << 20):
                                 if count is not None:
                                     count.feed(chunk)
                                 out.write(chunk)
-                        return
+                            return
                 raise ValueError("the archive holds no .csv file")
         except BrokenPipeError:
             pass  # the reader stopped early (its own error is reported)
         except BaseException as e:
             failure.append(e)
-            # Release a reader waiting on the pipe, so it sees end of file instead of hanging.
-            with contextlib.suppress(OSError), open(fifo, "wb"):
-                pass
 
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
     try:
         yield fifo
     finally:
-        if feeder.is_alive():
-            # The reader never opened the pipe or stopped: open and close it to end the feeder.
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
-            feeder.join(timeout=30)
+        stop.set()
+        feeder.join()
         fifo.unlink(missing_ok=True)
     if failure:
         raise InputError(f"{path.name}: {failure[0]}")
