@@ -25,9 +25,14 @@ class Home:
         """--home, else $TRACEWH_HOME, else ./tracewh-home; always absolute."""
         chosen = home or os.environ.get("TRACEWH_HOME") or DEFAULT_HOME
         root = Path(chosen).expanduser().resolve()
-        if "\\" in str(root):
-            # DuckDB's file globs cannot match a backslash in a path, in any escaped form.
-            raise UsageError(f"home {root}: a path with a backslash cannot hold the Parquet; choose another")
+        for ch, why in (
+            ("\\", "DuckDB's file globs cannot match it"),
+            ("?", "DuckDB reads it as URL options"),
+        ):
+            if ch in str(root):
+                raise UsageError(
+                    f"home {root}: a path with {ch!r} cannot hold a warehouse ({why}); choose another"
+                )
         return cls(root)
 
     @property

@@ -271,7 +271,7 @@ def _discover(
         except OSError as e:
             raise InputError(f"{root}: {e.strerror or e}") from e
         for s in files:
-            real = s.path.resolve()
+            real = Path(os.path.realpath(s.path))  # no error on a symlink loop
             if real not in seen_paths:
                 seen_paths.add(real)
                 found.append((root, s))
