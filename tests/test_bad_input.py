@@ -150,7 +150,8 @@ def test_a_rejected_line_keeps_its_bytes(home, tmp_path):
 def test_a_task_name_whose_numbers_overflow_is_unparsed_not_half_parsed(sample_home):
     q = (
         "SELECT p.form, p.task_id, alibaba2018.dag_class(n) "
-        "FROM (SELECT n, alibaba2018.parse_task_name(n) AS p FROM (VALUES ('M99999999999999999999_1'), ('M5_99999999999999999999'), ('M5_3')) t(n)) ORDER BY n"
+        "FROM (SELECT n, alibaba2018.parse_task_name(n) AS p FROM (VALUES "
+        "('M99999999999999999999_1'), ('M5_99999999999999999999'), ('M5_3')) t(n)) ORDER BY n"
     )
     assert read(sample_home, q) == [
         ("dag", 5, "dag_dependent"),
