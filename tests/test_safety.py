@@ -384,3 +384,43 @@ def test_sigint_and_sigkill_at_many_moments_leave_the_old_or_the_new_state_whole
             assert read(home, "SELECT count(*) FROM google2011_raw.job_events")[0][0] == state[0]
     # the signals did land in the middle of the ingests (not all after it finished)
     assert sum(1 for o in outcomes if o[2]) >= 6, outcomes
+
+
+READER_LOOP = """
+import duckdb, json, os, sys
+seen, errors = set(), []
+while not os.path.exists(sys.argv[2]) or not seen:
+    try:
+        con = duckdb.connect(sys.argv[1], read_only=True)
+        try:
+            seen.add(con.execute("SELECT count(*) FROM google2011.job_events").fetchall()[0][0])
+        finally:
+            con.close()
+    except Exception as e:
+        errors.append(str(e).splitlines()[0])
+print(json.dumps({"seen": sorted(seen), "errors": errors[:3]}), flush=True)
+"""
+
+
+def test_readers_opening_the_catalog_all_through_ingests_never_fail(home, tmp_path, monkeypatch):
+    """A second process opens the catalog and counts rows again and again while parts are
+    ingested (old generations are deleted as soon as no process holds them)."""
+    import json
+
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    ingest.ingest(home, "google2011", job_parts(tmp_path / "a", {0: [1]}))
+    stop = tmp_path / "stop"
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER_LOOP, str(home.catalog), str(stop)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        for n, jobs in enumerate(([2, 3], [4], [5, 6, 7]), start=1):
+            ingest.ingest(home, "google2011", job_parts(tmp_path / f"s{n}", {n: jobs}))
+        stop.touch()
+        out, _ = reader.communicate(timeout=60)
+    finally:
+        reader.kill()
+    result = json.loads(out)
+    assert result["errors"] == [], result
+    # every count is a whole state: 1, then 1+2, 1+2+1, 1+2+1+3 rows
+    assert set(result["seen"]) <= {1, 3, 4, 7} and result["seen"], result

@@ -349,52 +349,29 @@ def _hash_all(results: list[FileResult], workers: int | None) -> None:
 
 
 def _hash_and_check(r: FileResult) -> None:
-    """sha256 of the file and, for gzip, the CRC-32 and length of every member, in one read.
-    (DuckDB's gzip reader does not check them: a flipped bit would give wrong values silently.)"""
+    """sha256 of the file; for a gzip that is not a ``.csv.gz`` also the CRC-32 and length of
+    every member, in the same read (DuckDB's gzip reader checks neither: a flipped bit would give
+    wrong values silently). A ``.csv.gz`` is checked while it streams into DuckDB (one inflate,
+    not two); see readers.streamed. Lines are counted where the text passes by."""
     h = hashlib.sha256()
-    archive = r.name.endswith(".tar.gz")
-    text = None if archive else readers.LineCount()
-    gz = GzipCheck(text) if r.name.endswith(".gz") else None
+    name = r.name
+    streamed_gz = name.endswith(".csv.gz")
+    gz = readers.GzipCheck() if name.endswith(".gz") and not streamed_gz else None
+    text = None if name.endswith(".tar.gz") or streamed_gz else readers.LineCount()
     with open(r.path, "rb") as fh:
         while chunk := fh.read(READ_CHUNK):
             h.update(chunk)
-            if gz is not None and r.damage is None:
-                r.damage = gz.feed(chunk)
-            elif gz is None and text is not None:
+            if gz is not None:
+                for out in gz.inflate(chunk):
+                    if text is not None:
+                        text.feed(out)
+            elif text is not None:
                 text.feed(chunk)
-    if gz is not None and r.damage is None:
-        r.damage = gz.finish()
+    if gz is not None:
+        gz.finish()
+        r.damage = gz.damage
     r.sha256 = h.hexdigest()
     r.text = text
-
-
-class GzipCheck:
-    """Inflates a gzip stream to nowhere; zlib checks each member's CRC-32 and length trailer.
-    Bytes after a member must be another member (DuckDB's reader refuses padding too)."""
-
-    def __init__(self, text: readers.LineCount | None = None) -> None:
-        self.member = 1
-        self.inflater = zlib.decompressobj(wbits=31)
-        self.text = text
-
-    def feed(self, data: bytes) -> str | None:
-        while data:
-            if self.inflater.eof:
-                self.member += 1
-                self.inflater = zlib.decompressobj(wbits=31)
-            try:
-                out = self.inflater.decompress(data, READ_CHUNK * 8)  # bounded output, not kept
-            except zlib.error as e:
-                return f"gzip member {self.member} is corrupt ({e})"
-            if self.text is not None:
-                self.text.feed(out)
-            data = self.inflater.unused_data if self.inflater.eof else self.inflater.unconsumed_tail
-        return None
-
-    def finish(self) -> str | None:
-        if not self.inflater.eof:
-            return f"the gzip stream ends inside member {self.member} (truncated)"
-        return None
 
 
 def _verify(trace, sources: list[tuple[Path, SourceFile]], results: list[FileResult], verify: bool) -> None:
@@ -598,24 +575,30 @@ def _convert_csv(
 ) -> None:
     """A CSV file: one COPY of its good rows; its rejects from DuckDB's reject table (malformed
     lines) and, only when the counts show some, from a second pass (rows the checks refuse)."""
-    source, cr_rejects = r.path, []
-    if r.text is not None and r.text.cr:
-        # DuckDB's strict reader fails a whole file on one CR: read CRLF as a line end, reject a lone CR.
-        source = tmp / f"{n}-lf.csv"
-        cr_rejects = readers.strip_cr(r.path, source)
-    count = r.text if r.text is not None else readers.LineCount()
+    cr = r.text is not None and r.text.cr  # a plain file with CRs: through the LineFixer
     rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
-    with readers.streamed(source, tmp / f"{n}.fifo", count) as path:
-        reader = readers.csv_reader(table, path, rejects, scans)
-        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)
+    failed: InputError | None = None
+    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as feed:
+        reader = readers.csv_reader(table, feed.path, rejects, scans)
+        try:
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)
+        except InputError as e:
+            failed = e
+    # After the feeder has ended: its finding explains a failed read better than DuckDB's error.
+    if feed.failure is not None:
+        raise InputError(f"{r.table}/{r.name}: {feed.failure}; the file is damaged, fetch it again")
+    if failed is not None:
+        raise failed
+    count = feed.count if feed.path != r.path else r.text
+    cr_rejects = feed.fixer.rejects
     malformed = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
     skipped = {line for line, *_ in malformed} | {line for line, *_ in cr_rejects}
     checked: list[tuple] = []
-    if r.rows_written + len(skipped) != count.total:
+    if count is None or r.rows_written + len(skipped) != count.total:
         # Rows are missing: the checks refused some (or the file has blank lines). Find which.
         rejects2, scans2 = f"rejects_{n}_again", f"reject_scans_{n}_again"
-        with readers.streamed(source, tmp / f"{n}.fifo") as path:
-            reader = readers.csv_reader(table, path, rejects2, scans2)
+        with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as again:
+            reader = readers.csv_reader(table, again.path, rejects2, scans2)
             checked = _checked_rejects(cur, table, reader, r, skipped, True)
     if malformed:
         # DuckDB's raw text turns bytes that are not UTF-8 into '?': take the line from the file.
@@ -624,8 +607,6 @@ def _convert_csv(
             (line, col, kind, reason, by_line.get(line, raw)) for line, col, kind, reason, raw in malformed
         ]
     r.rejects = sorted(malformed + cr_rejects + checked, key=lambda x: x[0])
-    if source != r.path:
-        source.unlink()
 
 
 def _checked_rejects(

@@ -19,12 +19,12 @@ import os
 import re
 import tarfile
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse.errors import InputError
 from warehouse.quoting import quote_ident, quote_literal
 from warehouse.traces import Column, Table
 
@@ -303,24 +303,6 @@ def raw_text(raw: bytes) -> str:
     return raw.rstrip(b"\r\n").decode("utf-8", errors="backslashreplace")[:RAW_TEXT_LIMIT]
 
 
-def strip_cr(path: Path, clean: Path) -> list[tuple]:
-    """Copy a CSV with carriage returns to ``clean`` (plain): CRLF line ends become LF; a line with
-    any other CR becomes an empty line (DuckDB skips it but still counts it, so line numbers stay)
-    and a reject row (line, column, error_type, reason, raw)."""
-    rejects: list[tuple] = []
-    with open(clean, "wb") as out:
-        for n, raw in enumerate(raw_lines(path), start=1):
-            body = raw[:-2] if raw.endswith(b"\r\n") else raw.rstrip(b"\n")
-            if b"\r" in body:
-                rejects.append(
-                    (n, None, "CARRIAGE RETURN", "a carriage return inside the line", raw_text(raw))
-                )
-                out.write(b"\n")
-            else:
-                out.write(body + b"\n")
-    return rejects
-
-
 def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tuple[dict, dict]:
     """One pass over the file: for each row number in ``rows`` (the n-th line that is neither blank
     nor in ``skipped``) its line number and raw text; for each line number in ``lines`` its raw text."""
@@ -377,21 +359,99 @@ class LineCount:
         return self.lines + (self.last != 0x0A)
 
 
-@contextlib.contextmanager
-def streamed(path: Path, fifo: Path, count: LineCount | None = None) -> Iterator[Path]:
-    """A path DuckDB can read the table from: the file itself, or for a ``.tar.gz`` archive a named
-    pipe fed by a thread that streams the archive's CSV member (nothing is extracted to disk).
+class LineFixer:
+    """Carriage returns on the way to DuckDB (whose strict reader fails a whole file on one): a CRLF
+    line end becomes LF; a line with any other CR becomes an empty line (DuckDB skips it but still
+    counts it, so line numbers stay) and a reject row (line, column, error_type, reason, raw)."""
 
-    A damaged archive is an InputError after the read, so the ingest never commits a part of it.
+    def __init__(self) -> None:
+        self.carry = b""
+        self.line = 0  # lines passed on so far
+        self.rejects: list[tuple] = []
+
+    def feed(self, data: bytes) -> bytes:
+        buf = self.carry + data if self.carry else data
+        end = buf.rfind(b"\n") + 1
+        whole, self.carry = buf[:end], buf[end:]
+        if b"\r" not in whole:  # the usual case: passed on as it is
+            self.line += whole.count(b"\n")
+            return whole
+        return b"".join(self._fix(raw + b"\n") for raw in whole.split(b"\n")[:-1])
+
+    def finish(self) -> bytes:
+        rest, self.carry = self.carry, b""
+        return self._fix(rest) if rest else b""
+
+    def _fix(self, raw: bytes) -> bytes:
+        self.line += 1
+        body = raw[:-2] if raw.endswith(b"\r\n") else raw.rstrip(b"\n")
+        if b"\r" in body:
+            self.rejects.append(
+                (self.line, None, "CARRIAGE RETURN", "a carriage return inside the line", raw_text(raw))
+            )
+            return b"\n"
+        return body + b"\n" if raw.endswith(b"\n") else body
+
+
+class Feed:
+    """What ``streamed`` gives the reader: the path to read, and afterwards what the feeder found."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.failure: BaseException | None = None
+        self.count = LineCount()
+        self.fixer = LineFixer()
+
+    @property
+    def damage(self) -> str | None:
+        return None if self.failure is None else str(self.failure)
+
+
+@contextlib.contextmanager
+def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
+    """What DuckDB reads a CSV from: the file itself when it needs nothing, else a named pipe fed
+    by a thread that streams it: a ``.tar.gz`` archive's CSV member (nothing is extracted to disk),
+    a ``.csv.gz`` inflated here, with every member's CRC-32 and length checked on the way (DuckDB's
+    own gzip reader checks neither; this costs no second inflate), and a file with carriage
+    returns (``cr``) through a LineFixer. Lines are counted on the way (``Feed.count``).
+
+    The caller checks ``Feed.failure`` (a damaged gzip or archive) after the read, whether or not
+    the read failed, so the ingest never commits a part of a damaged file.
     """
-    if not path.name.endswith(".tar.gz"):
-        yield path
+    feed = Feed(path)
+    if not (path.name.endswith(".gz") or cr):
+        yield feed
         return
     os.mkfifo(fifo)
-    failure: list[BaseException] = []
+    feed.path = fifo
     stop = threading.Event()
 
-    def feed() -> None:
+    def chunks() -> Iterator[bytes]:
+        if path.name.endswith(".tar.gz"):
+            with tarfile.open(path, mode="r|gz") as archive:
+                for member in archive:
+                    if member.isfile() and member.name.endswith(".csv"):
+                        src = archive.extractfile(member)
+                        assert src is not None
+                        while chunk := src.read(1 << 20):
+                            yield chunk
+                        return
+            raise ValueError("the archive holds no .csv file")
+        with open(path, "rb") as fh:
+            if not path.name.endswith(".gz"):
+                while chunk := fh.read(1 << 20):
+                    yield chunk
+                return
+            check = GzipCheck()
+            while chunk := fh.read(1 << 20):
+                yield from check.inflate(chunk)
+                if check.damage:
+                    raise ValueError(check.damage)
+            check.finish()
+            if check.damage:
+                raise ValueError(check.damage)
+
+    def pump() -> None:
         # The write end is opened once, before anything can fail, and closed on every path: the
         # reader then always sees end of file (no second open that could wait forever).
         fd = _open_writer(fifo, stop)
@@ -399,29 +459,47 @@ def streamed(path: Path, fifo: Path, count: LineCount | None = None) -> Iterator
             return  # the reader never came
         try:
             with open(fd, "wb") as out:
-                with tarfile.open(path, mode="r|gz") as archive:
-                    for member in archive:
-                        if member.isfile() and member.name.endswith(".csv"):
-                            src = archive.extractfile(member)
-                            assert src is not None
-                            while chunk := src.read(1 << 20):
-                                if count is not None:
-                                    count.feed(chunk)
-                                out.write(chunk)
-                            return
-                raise ValueError("the archive holds no .csv file")
+                for chunk in chunks():
+                    feed.count.feed(chunk)
+                    out.write(feed.fixer.feed(chunk))
+                out.write(feed.fixer.finish())
         except BrokenPipeError:
             pass  # the reader stopped early (its own error is reported)
         except BaseException as e:
-            failure.append(e)
+            feed.failure = e
 
-    feeder = threading.Thread(target=feed, daemon=True)
+    feeder = threading.Thread(target=pump, daemon=True)
     feeder.start()
     try:
-        yield fifo
+        yield feed
     finally:
         stop.set()
         feeder.join()
         fifo.unlink(missing_ok=True)
-    if failure:
-        raise InputError(f"{path.name}: {failure[0]}")
+
+
+class GzipCheck:
+    """Inflates a gzip stream; zlib checks each member's CRC-32 and length trailer. Bytes after a
+    member must be another member (DuckDB's reader refuses padding too)."""
+
+    def __init__(self) -> None:
+        self.member = 1
+        self.inflater = zlib.decompressobj(wbits=31)
+        self.damage: str | None = None
+
+    def inflate(self, data: bytes) -> Iterator[bytes]:
+        """The uncompressed bytes of ``data``, in bounded pieces; sets ``damage`` on an error."""
+        while data and self.damage is None:
+            if self.inflater.eof:
+                self.member += 1
+                self.inflater = zlib.decompressobj(wbits=31)
+            try:
+                yield self.inflater.decompress(data, 8 << 20)
+            except zlib.error as e:
+                self.damage = f"gzip member {self.member} is corrupt ({e})"
+                return
+            data = self.inflater.unused_data if self.inflater.eof else self.inflater.unconsumed_tail
+
+    def finish(self) -> None:
+        if self.damage is None and not self.inflater.eof:
+            self.damage = f"the gzip stream ends inside member {self.member} (truncated)"
