@@ -382,6 +382,7 @@ def test_sigint_and_sigkill_at_many_moments_leave_the_old_or_the_new_state_whole
             assert failed == [], (sig, moment, failed)
             # every generation the catalog names is whole: each view answers
             assert read(home, "SELECT count(*) FROM google2011_raw.job_events")[0][0] == state[0]
+    print(outcomes)  # shown with -s: which moments were hit, and which state each left
     # the signals did land in the middle of the ingests (not all after it finished)
     assert sum(1 for o in outcomes if o[2]) >= 6, outcomes
 
