@@ -19,3 +19,7 @@ class CatalogError(TracewhError):
 
 class Interrupted(TracewhError):
     """Ctrl-C or SIGTERM stopped the command; the message says what state it left (exit code 130)."""
+
+
+class DownloadError(TracewhError):
+    """A published file cannot be fetched or verified (host unreachable, HTTP error, digest mismatch)."""
