@@ -6,7 +6,9 @@ says how to draw the report's own rows:
 - kind=quantiles: each row is a distribution given by its p<NN> (or p<NN>_s), min and max
   columns, drawn as a CDF (x = value, y = quantile level), one curve per row;
 - where=column (rows where it is not NULL) or where=column:value keeps only some rows;
-- logx=true uses a logarithmic x axis.
+- kind=bar: grouped bars, one per y column, over the x column's values as categories;
+- kind=dag: the report's rows are the tasks of one job, drawn as its DAG (warehouse/dagplot.py);
+- logx=true / logy=true use a logarithmic x / y axis.
 """
 
 from __future__ import annotations
@@ -79,10 +81,29 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
     data = _selected(rows, s.get("where"))
     if not data:
         raise TracewhError(f"report {report_name} returned no rows to plot")
+    kind = s.get("kind", "line")
+    if kind == "dag":
+        from warehouse import dagplot
+
+        fig = dagplot.draw(rows.columns, data, s.get("title", report_name))
+        _save(plt, fig, path)
+        return
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
     fig, ax = plt.subplots(figsize=(10, 5.5), dpi=110)
-    kind = s.get("kind", "line")
-    if kind == "quantiles":
+    if kind == "bar":
+        x = rows.columns.index(s["x"])
+        series = [c.strip() for c in s["y"].split(",")]
+        width = 0.8 / len(series)
+        for k, name in enumerate(series):
+            y = rows.columns.index(name)
+            ax.bar(
+                [i + (k - (len(series) - 1) / 2) * width for i in range(len(data))],
+                [r[y] or 0 for r in data],
+                width=width,
+                label=name,
+            )
+        ax.set_xticks(range(len(data)), [str(r[x]) for r in data], rotation=20, ha="right")
+    elif kind == "quantiles":
         for row in data:
             pts = quantile_points(rows.columns, row)
             if s.get("logx") == "true":
@@ -113,10 +134,16 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
     ax.set_ylabel(s.get("ylabel", s.get("y", "")))
     if s.get("logx") == "true":
         ax.set_xscale("log")
+    if s.get("logy") == "true":
+        ax.set_yscale("log")
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
+    _save(plt, fig, path)
+
+
+def _save(plt: Any, fig: Any, path: Path) -> None:
     try:
         fig.savefig(path)
     except OSError as e:
