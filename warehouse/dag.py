@@ -130,13 +130,13 @@ def layout_job(
 
 def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
     """Lay out the one job of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s)
-    and register the view ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle) on the connection.
+    and register the view ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle).
 
     Rows without a task_id (task_<base64>, MergeTask, unparsed names) belong to the job but not to its DAG."""
     from warehouse.errors import UsageError
 
     if tasks.num_rows == 0:
-        raise UsageError("no batch task of that job is in the warehouse (`tracewh sql` can list job_name values)")
+        raise UsageError("no batch task of that job is in the warehouse (job_name of alibaba2018.batch_task)")
     nodes: dict[int, tuple[list[int], float | None]] = {}
     for t, ps, r in zip(
         tasks.column("task_id").to_pylist(),

@@ -38,7 +38,6 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
     placed = [t for t in tasks if t["level"] is not None]
     loose = [t for t in tasks if t["task_id"] is None]  # not in the DAG: parallel, between start and end
     cyclic = [t for t in tasks if t["on_or_behind_cycle"]]
-    top = max((t["level"] for t in placed), default=-1)
     # x: start 0, levels 1.., end, then the cycle column; ghosts just before their child
     col: dict[str, float] = {}
     members: dict[float, list[str]] = {}
@@ -119,7 +118,9 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
             interval = intervals[k] if k < len(intervals) else None
             if p in by_id:
                 parent = by_id[p]
-                label = _seconds(parent["run_s"]) + (f" ({_seconds(interval)})" if interval is not None else "")
+                label = _seconds(parent["run_s"])
+                if interval is not None:
+                    label += f" ({_seconds(interval)})"
                 red = parent["on_or_behind_cycle"] and t["on_or_behind_cycle"]
                 hot = key(parent) in on_path and key(t) in on_path
                 edge(
@@ -172,13 +173,20 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
             x, y = pos[k]
             ax.text(x, y - 0.3, "depends on itself", color=CYCLE, fontsize=fs - 2, ha="center", zorder=5)
     if cyclic:
-        ax.text(cycle_x, max(y for _, y in (pos[key(t)] for t in cyclic)) + 0.45, "cycle", color=CYCLE,
-                ha="center", fontsize=fs)
+        ax.text(
+            cycle_x,
+            max(y for _, y in (pos[key(t)] for t in cyclic)) + 0.45,
+            "cycle",
+            color=CYCLE,
+            ha="center",
+            fontsize=fs,
+        )
 
     job = next((t.get("job_name") for t in tasks), None)
     if known and on_path:
         total = sum(t["run_s"] for t in tasks if t["on_critical_path"])
-        sub = f"critical path {_seconds(total)} s over {len(on_path)} task" + ("s" if len(on_path) > 1 else "")
+        plural = "s" if len(on_path) > 1 else ""
+        sub = f"critical path {_seconds(total)} s over {len(on_path)} task{plural}"
     elif cyclic:
         sub = "no critical path: the DAG has a cycle"
     else:
