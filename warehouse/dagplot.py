@@ -112,10 +112,10 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
     has_child: set[str] = set()
     for t in tasks:
         intervals = t["interval_s"] or []
-        for k, p in enumerate(t["parent_task_ids"] or []):
+        for n, p in enumerate(t["parent_task_ids"] or []):
             if p == t["task_id"]:
                 continue
-            interval = intervals[k] if k < len(intervals) else None
+            interval = intervals[n] if n < len(intervals) else None
             if p in by_id:
                 parent = by_id[p]
                 label = _seconds(parent["run_s"])
