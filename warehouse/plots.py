@@ -8,7 +8,9 @@ says how to draw the report's own rows:
 - where=column (rows where it is not NULL) or where=column:value keeps only some rows;
 - kind=bar: grouped bars, one per y column, over the x column's values as categories;
 - kind=dag: the report's rows are the tasks of one job, drawn as its DAG (warehouse/dagplot.py);
-- logx=true / logy=true use a logarithmic x / y axis.
+- logx=true / logy=true use a logarithmic x / y axis;
+- panels=a_,b_ (line, step): one panel per prefix, holding the y columns that start with it;
+- dashed=word (line, step): y columns whose name holds the word are drawn dashed.
 """
 
 from __future__ import annotations
@@ -89,7 +91,11 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
         _save(plt, fig, path)
         return
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
-    fig, ax = plt.subplots(figsize=(10, 5.5), dpi=110)
+    prefixes = [p.strip() for p in s.get("panels", "").split(",") if p.strip()] or [""]
+    fig, axes = plt.subplots(
+        len(prefixes), 1, figsize=(10, 3.2 + 2.3 * len(prefixes)), dpi=110, sharex=True, squeeze=False
+    )
+    ax = axes[0][0]
     if kind == "bar":
         x = rows.columns.index(s["x"])
         series = [c.strip() for c in s["y"].split(",")]
@@ -123,22 +129,29 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
         series = [c.strip() for c in s["y"].split(",")]
         for key, sel in keys.items():
             for name in series:
+                ax = axes[next(i for i, p in enumerate(prefixes) if name.startswith(p))][0]
                 y = rows.columns.index(name)
-                pts = sorted((r[x], r[y]) for r in sel if r[x] is not None and r[y] is not None)
+                # a missing value breaks the line (NaN) instead of joining its neighbours across it
+                pts = sorted((r[x], float("nan") if r[y] is None else r[y]) for r in sel if r[x] is not None)
                 label = " ".join(p for p in (key, name) if p)
                 draw: Any = ax.step if kind == "step" else ax.plot
-                kwargs = {"where": "post"} if kind == "step" else {}
+                kwargs: dict[str, Any] = {"where": "post"} if kind == "step" else {}
+                if any(p[1] != p[1] for p in pts):  # NaN: isolated points stay visible as dots
+                    kwargs["marker"] = "."
+                if s.get("dashed") and s["dashed"] in name:
+                    kwargs["linestyle"] = "--"
                 draw([p[0] for p in pts], [p[1] for p in pts], label=label, **kwargs)
-    ax.set_title(s.get("title", report_name))
-    ax.set_xlabel(s.get("xlabel", s.get("x", "")))
-    ax.set_ylabel(s.get("ylabel", s.get("y", "")))
-    if s.get("logx") == "true":
-        ax.set_xscale("log")
-    if s.get("logy") == "true":
-        ax.set_yscale("log")
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+    axes[0][0].set_title(s.get("title", report_name))
+    axes[-1][0].set_xlabel(s.get("xlabel", s.get("x", "")))
+    for (ax,) in axes:
+        ax.set_ylabel(s.get("ylabel", s.get("y", "")))
+        if s.get("logx") == "true":
+            ax.set_xscale("log")
+        if s.get("logy") == "true":
+            ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     _save(plt, fig, path)
 
