@@ -2,7 +2,7 @@
 -- traces: google2011, google2019
 -- description: tasks, requested CPU and memory (request x run time) and used CPU and memory (from task usage) per priority tier and for production (priority >= 9)
 -- params: trace, cell
--- reproduces: "10 Observations on Google Cluster Trace", section 4.1 and Figure 9: production tasks (priority >= 9) are 6% of tasks (1,558,255) yet use more than 80% of CPU and memory
+-- reproduces: "10 Observations on Google Cluster Trace", section 4.1: production tasks (priority >= 9) are 6% of tasks (1,558,255) yet use more than 80% of CPU and memory
 -- note: is_production = priority >= 9 (2011, the paper's definition) or >= 120 (2019, production tier and above). A task counts in the tier of its last known priority. Requested = sum over run attempts of request x execution time (normalised core-seconds, memory-seconds; censored attempts left out). Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
 WITH tasks AS (
     SELECT cell, job_id, task_index, priority_tier, is_production

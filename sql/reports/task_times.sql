@@ -2,7 +2,7 @@
 -- traces: google2011, google2019
 -- description: distribution of scheduling delay (SUBMIT -> SCHEDULE) and execution time (SCHEDULE -> end event) over all run attempts, by priority tier and by end reason
 -- params: trace, cell
--- reproduces: "10 Observations on Google Cluster Trace", Figures 6-8 and Observation 10: execution times from 1 us to 8.969 days; ~80% under 30 minutes; ~40% under 5 minutes
+-- reproduces: "10 Observations on Google Cluster Trace", Figure 8 and Observation 10: execution times from 1 us to 8.969 days; ~80% under 30 minutes; ~40% under 5 minutes
 -- note: one value per run attempt (lifecycle.task_episodes); attempts whose start or end lies outside the window (time 0, 2^63-1, or no end event) are censored: counted in the censored column, not in the distribution. Times in seconds.
 -- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF); xlabel=seconds (log scale); ylabel=fraction of run attempts; logx=true
 WITH ep AS (
