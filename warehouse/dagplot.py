@@ -5,7 +5,7 @@ for every dependency labelled with the run time of x (and, as in its Figure 7, t
 brackets), the critical path highlighted. Columns are the Kahn levels of warehouse/dag.py. What the
 trace gets wrong is drawn as such, never dropped: tasks on or behind a cycle sit in a red column of
 their own with their edges in red, parents that no task of the job has are dashed ghost nodes, and a
-self-dependency is marked on its node. Tasks outside the DAG (task_<base64>, MergeTask) run in
+self-dependency is marked on its node (\u21bb). Tasks outside the DAG (task_<base64>, MergeTask) run in
 parallel between start and end.
 """
 
@@ -133,7 +133,7 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
                 )
                 has_child.add(key(parent))
             else:
-                edge(f"?{p}", key(t), "missing", color=GHOST)
+                edge(f"?{p}", key(t), "", color=GHOST)
     for t in placed + loose:
         k = key(t)
         if t["level"] in (0, None) and not t["on_or_behind_cycle"]:
@@ -168,10 +168,7 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
         k = key(t)
         fc = "#fde0c5" if k in on_path else "#fbd5d5" if t["on_or_behind_cycle"] else "white"
         ec = PATH if k in on_path else CYCLE if t["on_or_behind_cycle"] else "black"
-        node(k, _short(t["task_name"]), fc, ec)
-        if t["self_dependent"]:
-            x, y = pos[k]
-            ax.text(x, y - 0.3, "depends on itself", color=CYCLE, fontsize=fs - 2, ha="center", zorder=5)
+        node(k, _short(t["task_name"]) + (" \u21bb" if t["self_dependent"] else ""), fc, ec)
     if cyclic:
         ax.text(
             cycle_x,
@@ -200,7 +197,16 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
         handles.append(Patch(fc="#fbd5d5", ec=CYCLE, label="on or behind a cycle"))
     if ghosts:
         handles.append(Patch(fc="white", ec=GHOST, ls="--", label="missing parent"))
+    if any(t["self_dependent"] for t in tasks):
+        handles.append(Patch(fc="white", ec="black", label="\u21bb depends on itself"))
     if handles:
-        ax.legend(handles=handles, loc="lower right", fontsize="small", frameon=False)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=4,
+            fontsize="small",
+            frameon=False,
+        )
     fig.tight_layout()
     return fig

@@ -2,7 +2,8 @@
 
 The header line ``-- plot: x=hours; y=pending,running; kind=step; title=...; xlabel=...; ylabel=...``
 says how to draw the report's own rows:
-- kind=line | step: one line per y column (and per value of the ``group`` columns);
+- kind=line | step | points: one line (or cloud of dots) per y column and per value of the ``group``
+  columns (named by the group alone when there is one y column);
 - kind=quantiles: each row is a distribution given by its p<NN> (or p<NN>_s), min and max
   columns, drawn as a CDF (x = value, y = quantile level), one curve per row;
 - where=column (rows where it is not NULL) or where=column:value keeps only some rows;
@@ -133,10 +134,12 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
                 y = rows.columns.index(name)
                 # a missing value breaks the line (NaN) instead of joining its neighbours across it
                 pts = sorted((r[x], float("nan") if r[y] is None else r[y]) for r in sel if r[x] is not None)
-                label = " ".join(p for p in (key, name) if p)
+                label = key if key and len(series) == 1 else " ".join(p for p in (key, name) if p)
                 draw: Any = ax.step if kind == "step" else ax.plot
                 kwargs: dict[str, Any] = {"where": "post"} if kind == "step" else {}
-                if any(p[1] != p[1] for p in pts):  # NaN: isolated points stay visible as dots
+                if kind == "points":
+                    kwargs.update(linestyle="none", marker=".", markersize=4)
+                if kind != "points" and any(p[1] != p[1] for p in pts):  # NaN: isolated points as dots
                     kwargs["marker"] = "."
                 if s.get("dashed") and s["dashed"] in name:
                     kwargs["linestyle"] = "--"
