@@ -131,10 +131,3 @@ def test_new_reports_draw_png(home, tmp_path, name):  # noqa: F811
     out = tmp_path / f"{name}.png"
     plots.write(name, reports.run(home, name, trace="google2011"), out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
-
-
-@pytest.mark.parametrize("name", ["task-times-trend", "resubmissions", "cpu-by-runtime", "alloc-usage"])
-def test_new_reports_answer_for_each_2019_cell(sample_home, name):
-    for cell in ("a", "b"):
-        rows = reports.run(sample_home, name, trace="google2019", cell=cell)
-        assert rows.rows, (name, cell)

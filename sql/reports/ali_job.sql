@@ -2,6 +2,7 @@
 -- traces: alibaba2018
 -- description: one batch job: its tasks with kind, parents (missing ones named), status, times, instances and waiting time, the Kahn level and critical path of its DAG; --plot draws the DAG (edges labelled with the parent's run time and, in brackets, the interval)
 -- params: job
+-- example: job=j_1
 -- python: job_dag
 -- reproduces: Alibaba co-location paper, Figures 2 and 3: the job-task-instance structure of one job (j_87) and the DAG of job j_2041 with its critical path highlighted (edge x -> y labelled with the run time of x)
 -- note: run_s = end_time - start_time, NULL when the end is unknown (end_time 0 or before the start, or status Running, Waiting or Ready); waiting_s = first instance start - start_time (section 4.3); interval_s = this task's first instance start - each parent's end, in the order of parent_task_ids (NULL where unknown). Parents that no task of the job has are listed in missing_parents and drawn as dashed ghost nodes; a self-dependency is flagged (self_dependent) and marked on its node, not walked as an edge. level = Kahn level over the usable edges (0 = no parent); tasks on or behind a cycle have no level and are drawn apart in red. on_critical_path: the chain of largest summed run time; NULL for every task when the job has a cycle or a DAG task with unknown run time (as ali-dag-timing skips such jobs); the plot title says why.
