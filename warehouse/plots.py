@@ -11,7 +11,8 @@ says how to draw the report's own rows:
 - kind=dag: the report's rows are the tasks of one job, drawn as its DAG (warehouse/dagplot.py);
 - logx=true / logy=true use a logarithmic x / y axis;
 - panels=a_,b_ (line, step): one panel per prefix, holding the y columns that start with it;
-- dashed=word (line, step): y columns whose name holds the word are drawn dashed.
+- dashed=word (line, step): y columns whose name holds the word are drawn dashed;
+- panel_by=column (quantiles): one panel per value of the column, side by side.
 """
 
 from __future__ import annotations
@@ -93,9 +94,18 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
         return
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
     prefixes = [p.strip() for p in s.get("panels", "").split(",") if p.strip()] or [""]
-    fig, axes = plt.subplots(
-        len(prefixes), 1, figsize=(10, 3.2 + 2.3 * len(prefixes)), dpi=110, sharex=True, squeeze=False
-    )
+    panel_col = rows.columns.index(s["panel_by"]) if "panel_by" in s else -1
+    panel_values = list(dict.fromkeys(r[panel_col] for r in data)) if panel_col >= 0 else [None]
+    axes: Any
+    if len(panel_values) > 1:
+        fig, row_axes = plt.subplots(
+            1, len(panel_values), figsize=(5.5 * len(panel_values), 5.5), dpi=110, sharey=True, squeeze=False
+        )
+        axes = [[a] for a in row_axes[0]]
+    else:
+        fig, axes = plt.subplots(
+            len(prefixes), 1, figsize=(10, 3.2 + 2.3 * len(prefixes)), dpi=110, sharex=True, squeeze=False
+        )
     ax = axes[0][0]
     if kind == "bar":
         x = rows.columns.index(s["x"])
@@ -112,6 +122,9 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
         ax.set_xticks(range(len(data)), [str(r[x]) for r in data], rotation=20, ha="right")
     elif kind == "quantiles":
         for row in data:
+            if len(panel_values) > 1:
+                ax = axes[panel_values.index(row[panel_col])][0]
+                ax.set_title(str(row[panel_col]), fontsize="medium")
             pts = quantile_points(rows.columns, row)
             if s.get("logx") == "true":
                 pts = [p for p in pts if p[0] > 0]
@@ -144,10 +157,15 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
                 if s.get("dashed") and s["dashed"] in name:
                     kwargs["linestyle"] = "--"
                 draw([p[0] for p in pts], [p[1] for p in pts], label=label, **kwargs)
-    axes[0][0].set_title(s.get("title", report_name))
-    axes[-1][0].set_xlabel(s.get("xlabel", s.get("x", "")))
+    if len(panel_values) > 1:
+        fig.suptitle(s.get("title", report_name))
+    else:
+        axes[0][0].set_title(s.get("title", report_name))
     for (ax,) in axes:
-        ax.set_ylabel(s.get("ylabel", s.get("y", "")))
+        if len(panel_values) > 1 or ax is axes[-1][0]:
+            ax.set_xlabel(s.get("xlabel", s.get("x", "")))
+        if len(panel_values) == 1 or ax is axes[0][0]:
+            ax.set_ylabel(s.get("ylabel", s.get("y", "")))
         if s.get("logx") == "true":
             ax.set_xscale("log")
         if s.get("logy") == "true":
