@@ -273,3 +273,26 @@ def test_new_alibaba_reports_draw_png(home, tmp_path, name):
     out = tmp_path / f"{name}.png"
     plots.write(name, reports.run(home, name), out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_cli_prints_the_job_on_stdout_and_draws_it(home, tmp_path, capsys):
+    from test_cli import run as cli
+
+    png = tmp_path / "dag.png"
+    code, out, err = cli(
+        capsys,
+        "--home",
+        str(home.root),
+        "report",
+        "ali-job",
+        "--param",
+        "job=j_2041",
+        "--format",
+        "csv",
+        "--plot",
+        str(png),
+    )
+    assert code == 0 and out.splitlines()[0].startswith("job_name,task_name,kind,task_id,parent_task_ids")
+    assert len(out.splitlines()) == 1 + 6 and png.read_bytes()[:4] == b"\x89PNG"
+    code, out, err = cli(capsys, "--home", str(home.root), "report", "ali-job", "--param", "job=j_404")
+    assert code == 2 and out == "" and err.startswith("Error: no batch task of that job")
