@@ -8,11 +8,11 @@
 -- note: run_s = end_time - start_time, NULL when the end is unknown (end_time 0 or before the start, or status Running, Waiting or Ready); waiting_s = first instance start - start_time (section 4.3); interval_s = this task's first instance start - each parent's end, in the order of parent_task_ids (NULL where unknown). Parents that no task of the job has are listed in missing_parents and drawn as dashed ghost nodes; a self-dependency is flagged (self_dependent) and marked on its node, not walked as an edge. level = Kahn level over the usable edges (0 = no parent); tasks on or behind a cycle have no level and are drawn apart in red. on_critical_path: the chain of largest summed run time; NULL for every task when the job has a cycle or a DAG task with unknown run time (as ali-dag-timing skips such jobs); the plot title says why.
 -- plot: kind=dag; title=DAG of the job
 SELECT task_id, parent_task_ids,
-       CASE WHEN end_time_class = 'known' AND status NOT IN ('Running', 'Waiting', 'Ready') THEN duration_s END::DOUBLE AS run_s
+       duration_s::DOUBLE AS run_s
 FROM alibaba2018.batch_task WHERE job_name = $job;
 -- then:
 WITH t AS (
-    SELECT *, end_time_class = 'known' AND status NOT IN ('Running', 'Waiting', 'Ready') AS end_known
+    SELECT *, end_time_class = 'known' AS end_known
     FROM alibaba2018.batch_task WHERE job_name = $job
 ),
 inst AS (
@@ -48,7 +48,7 @@ SELECT
     t.status,
     t.start_time,
     t.end_time,
-    CASE WHEN t.end_known THEN t.duration_s END AS run_s,
+    t.duration_s AS run_s,
     t.instance_num AS planned_instances,
     coalesce(i.instances, 0) AS instances,
     coalesce(i.instance_rows, 0) AS instance_rows,

@@ -10,8 +10,7 @@ SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.d
 -- then:
 WITH jobs AS (
     SELECT job_name, min(start_time) AS t0, max(end_time) AS t1,
-           bool_and(start_time_class = 'known' AND end_time_class = 'known'
-                    AND status NOT IN ('Running', 'Waiting', 'Ready')) AS times_known
+           bool_and(start_time_class = 'known' AND end_time_class = 'known') AS times_known
     FROM alibaba2018.batch_task GROUP BY job_name
 ),
 per_job AS (
