@@ -71,6 +71,16 @@ def test_resubmissions_by_bucket_with_what_they_follow_and_peaks(home):  # noqa:
     assert run(home, "resubmissions", bucket_s=60, peak_factor=7)[10]["peak_period"] is None  # 1 < 7 x 1/6
 
 
+def test_resubmissions_flag_what_a_missing_part_may_have_made(handbuilt_home):
+    # gapped trace (part 2 of 4 missing): SUBMITs at 700, 800, 1100 s are new; task 2's SUBMIT at 3200 s
+    # follows its SCHEDULE at 900 s across the gap (its FINISH was in the missing part): a resubmission
+    # after SCHEDULE ('other'), flagged across_gap.
+    rows = reports.run(handbuilt_home("gapped"), "resubmissions", trace="google2011")
+    (r,) = [dict(zip(rows.columns, row, strict=True)) for row in rows.rows]
+    assert (r["submissions"], r["new_submissions"], r["resubmissions"]) == (4, 3, 1)
+    assert (r["after_other"], r["across_gap"]) == (1, 1)
+
+
 def test_cpu_by_runtime_gives_each_usage_window_to_its_run_attempt(home):  # noqa: F811
     got = by(run(home, "cpu-by-runtime", short_s=300), "section", "class")
     # usage (core-seconds): T1's window -> A (run 300: '5-30 min') 0.5 x 300 = 150; T2's -> B (run 100:
@@ -107,23 +117,37 @@ def test_alloc_usage_integrates_requests_over_the_observed_window(home):  # noqa
     rows = run(home, "alloc-usage", bucket_s=3600)
     got = {r["bucket"]: r for r in rows if r["section"] == "per bucket"}
     whole = next(r for r in rows if r["section"] == "whole window")
-    # window 0..4000 s; bucket 0 = 0..3000 s, bucket 1 = 3000..4000 s; capacity cpu 0.5 + 1 = 1.5 throughout.
+    # observed: the first to the last in-window event, 5 s .. 4000 s; bucket 0 = 5..3000 s (2995 s observed),
+    # bucket 1 = 3000..4000 s (1000 s); capacity cpu 0.5 + 1 = 1.5 throughout.
     # running (seconds in bucket 0 / 1): A 300/0, B 100/0 (prod), C 1700/0 (prod), D 0 (scheduled at the
-    # last instant), E 60/0 (prod), F 0..3700 clipped from its start before the window: 3000/700,
-    # G 200..end of window: 2800/1000 (prod). x cpu 0.1: all 796 / 170, production 466 / 100 core-seconds.
+    # last instant), E 60/0 (prod), F from the first observed instant (scheduled before the window) to 3700:
+    # 2995/700, G 200..the last observed instant: 2800/1000 (prod).
+    # x cpu 0.1: all 795.5 / 170, production 466 / 100 core-seconds; capacity 4492.5 / 1500.
     assert got[0]["cpu_capacity"] == 1.5 and got[1]["cpu_capacity"] == 1.5
-    assert got[0]["cpu_allocated_all"] == round(796 / 4500, 4)
-    assert got[0]["cpu_allocated_production"] == round(466 / 4500, 4)
+    assert got[0]["cpu_allocated_all"] == round(795.5 / 4492.5, 4)
+    assert got[0]["cpu_allocated_production"] == round(466 / 4492.5, 4)
     assert got[1]["cpu_allocated_all"] == round(170 / 1500, 4)
     assert got[1]["cpu_allocated_production"] == round(100 / 1500, 4)
-    assert got[0]["memory_allocated_all"] == round(1592 / 4500, 4)
+    assert got[0]["memory_allocated_all"] == round(1591 / 4492.5, 4)
     # used, by the window's start bucket (all in 0): 398.5 core-seconds, production (T2, T6) 248.5
-    assert got[0]["cpu_used_all"] == round(398.5 / 4500, 4)
-    assert got[0]["cpu_used_production"] == round(248.5 / 4500, 4)
-    assert got[0]["memory_used_all"] == round(430 / 4500, 4) and got[1]["cpu_used_all"] == 0.0
-    assert whole["cpu_allocated_all"] == round(966 / 6000, 4)
+    assert got[0]["cpu_used_all"] == round(398.5 / 4492.5, 4)
+    assert got[0]["cpu_used_production"] == round(248.5 / 4492.5, 4)
+    assert got[0]["memory_used_all"] == round(430 / 4492.5, 4) and got[1]["cpu_used_all"] == 0.0
+    assert whole["cpu_allocated_all"] == round(965.5 / 5992.5, 4)
     assert whole["production_cpu_used_per_allocated"] == round(248.5 / 566, 4)
     assert whole["production_share_of_cpu_used"] == round(248.5 / 398.5, 4)
+
+
+def test_alloc_usage_counts_no_time_of_a_missing_part(handbuilt_home):
+    # the gapped trace observes 700..1200 s (parts 0, 1) and 3100..3300 s (part 3); part 2 is missing.
+    # With 1000 s buckets, bucket 2 (2000..3000 s) lies wholly in the gap: no rate at all, while the
+    # observed buckets have capacity 0 (the trace has no machine events).
+    rows = reports.run(
+        handbuilt_home("gapped"), "alloc-usage", trace="google2011", options={"bucket_s": "1000"}
+    )
+    got = {r[1]: dict(zip(rows.columns, r, strict=True)) for r in rows.rows if r[0] == "per bucket"}
+    assert sorted(got) == [0, 1, 2, 3]
+    assert [got[b]["cpu_capacity"] for b in range(4)] == [0.0, 0.0, None, 0.0]
 
 
 @pytest.mark.parametrize("name", ["task-times-trend", "resubmissions", "cpu-by-runtime", "alloc-usage"])

@@ -23,18 +23,11 @@ def test_every_sql_file_has_a_header(f):
         assert "grain" in f.header or "params" in f.header, f.path
 
 
-def example_options(name: str) -> dict[str, str]:
-    """A report whose parameter has no default names a value for the sample (`-- example: job=j_1`)."""
-    (f,) = [f for f in sqlfiles.folder("reports") if f.name == name]
-    pairs = [kv.split("=", 1) for kv in f.header.get("example", "").split(",") if "=" in kv]
-    return {k.strip(): v.strip() for k, v in pairs}
-
-
 @pytest.mark.parametrize("name", sorted(reports.all_reports()))
 def test_every_report_runs_on_the_sample(sample_home, name):
     report = reports.get(name)
     trace = "google2011" if report.needs_trace else None
-    rows = reports.run(sample_home, name, trace=trace, options=example_options(name))
+    rows = reports.run(sample_home, name, trace=trace, options=report.example_options)
     assert rows.columns and rows.rows, name
 
 

@@ -3,24 +3,23 @@
 -- description: the share of CPU (and memory) used by run attempts of each execution-time class, and by short-lived against long-running attempts
 -- params: trace, cell, short_s = 300
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 11: short-lived tasks use a tiny portion of the total CPU (long-running tasks use most of it)
--- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started; windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part that was observed, as a lower bound ('at least'). Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.
+-- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started; windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part observed (observed_run_s of lifecycle.task_episodes, clipped to the observed time), as a lower bound ('at least'). attempts = the run attempts with usage in the class. Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.
+-- caveat: the paper does not give its short-lived bound (short_s, default 300 s); on a slice most long-running services are censored and count as 'at least' the part observed
 -- plot: x=class; y=cpu_share,memory_share; kind=bar; where=section:by execution time; title=Share of CPU and memory used by execution-time class; xlabel=execution time of the run attempt; ylabel=share of the usage
-WITH bounds AS (
-    -- the observed window: the trace start (600 s) to the last real event of the trace (or cell)
-    SELECT 600000000 AS t0, max(time) AS t1 FROM lifecycle.task_events
-    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
-),
-classes(ord, label, lo, hi) AS (VALUES
+WITH classes(ord, label, lo, hi) AS (VALUES
     (1, '< 5 min', 0, 300), (2, '5-30 min', 300, 1800), (3, '30 min - 1 h', 1800, 3600),
     (4, '1-6 h', 3600, 21600), (5, '6-24 h', 21600, 86400), (6, '>= 1 day', 86400, 1e18)
 ),
 attempts AS (
-    SELECT e.cell, e.job_id, e.task_index, e.episode_no, e.schedule_time,
-           coalesce(e.end_time, 9223372036854775807) AS end_time, e.run_s IS NOT NULL AS known,
-           coalesce(e.run_s,
-                    (least(coalesce(e.end_time, b.t1), b.t1) - greatest(e.schedule_time, b.t0)) / 1e6) AS length_s
-    FROM lifecycle.task_episodes AS e, bounds AS b
-    WHERE e.trace = $trace AND ($cell IS NULL OR e.cell = $cell) AND e.schedule_time IS NOT NULL
+    -- the attempts that ran; a usage window belongs to the one running when it starts: from its SCHEDULE
+    -- (or, scheduled before the data, from the start) to its end event, or with none to the next attempt
+    SELECT cell, job_id, task_index, episode_no, coalesce(schedule_time, 0) AS schedule_time,
+           least(coalesce(end_time, 9223372036854775807), coalesce(next_start, 9223372036854775807)) AS end_time,
+           run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
+    FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
+                        PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start
+          FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell))
+    WHERE ran
 ),
 usage AS (
     SELECT cell, job_id, task_index, start_time, cpu * window_s / 3600 AS cpu_h, memory * window_s / 3600 AS mem_h
