@@ -6,12 +6,12 @@
 -- note: allocation, capacity and their rates are time-weighted means over the observed part of each bucket (exact integrals of step functions over lifecycle.observed_segments: the time of a missing part never counts, and a bucket nobody observed has no rate). Allocated = the request of every run attempt that ran (lifecycle.task_episodes) from its SCHEDULE to its end event; one scheduled before the data counts from the first observed instant, one with no end until the next attempt of its task or the last observed instant. Capacity = the machines present (ADD/UPDATE to REMOVE) with their last known capacity; a machine without a capacity value adds none. Used = mean usage x window length of the task usage windows starting in the bucket (over the whole bucket). Production: the attempt's priority (allocation) and the task's last known priority (usage), is_production as in priority-share. Rates above 1 mean over-commitment.
 -- caveat: capacity is that of the machines in machine_events; usage comes from the task usage parts ingested, which may cover less time than the task events
 -- plot: x=hours; y=cpu_allocated_all,cpu_used_all,cpu_allocated_production,cpu_used_production,memory_allocated_all,memory_used_all,memory_allocated_production,memory_used_production; kind=line; panels=cpu_,memory_; dashed=allocated; where=section:per bucket; title=Allocation and usage as a fraction of cluster capacity; xlabel=hours since the trace start; ylabel=fraction of capacity
-WITH segs AS (
+WITH segs AS MATERIALIZED (
     -- the observed time of each cell (lifecycle.observed_segments: a missing part splits it)
     SELECT cell, t0, t1 FROM lifecycle.observed_segments WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
-bounds AS (SELECT cell, min(t0) AS t0, max(t1) AS t1 FROM segs GROUP BY cell),
-attempts AS (
+bounds AS MATERIALIZED (SELECT cell, min(t0) AS t0, max(t1) AS t1 FROM segs GROUP BY cell),
+attempts AS MATERIALIZED (
     -- the run interval: an unknown start (time 0, before the data) from the first observed instant,
     -- an unknown end (no end event, 2^63-1) until the next attempt of the task or the last observed instant
     SELECT e.cell, greatest(coalesce(nullif(e.schedule_time, 0), 0), b.t0) AS s,
