@@ -155,7 +155,7 @@ def _checked_param(report: str, key: str, value: str, default: str | None) -> ob
     """A numeric parameter (its default is a number: a bucket width, a window, a top-N) takes a
     number > 0; anything else is a usage error naming what is allowed."""
     typed, want = _typed(value), _typed(default)
-    if isinstance(want, int | float) and not (isinstance(typed, int | float) and typed > 0):
+    if isinstance(want, int | float) and want > 0 and not (isinstance(typed, int | float) and typed > 0):
         kind = "a whole number" if isinstance(want, int) else "a number"
         raise UsageError(
             f"report {report}: --param {key} must be {kind} > 0 (default {default}), not {value!r}"
