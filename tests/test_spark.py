@@ -337,14 +337,11 @@ def test_spark_ingest_equals_the_local_ingest(spark, sample_home, tmp_path):
     assert not (home.tmp.exists() and list(home.tmp.rglob("*.parquet")))
 
 
-def test_a_failing_spark_task_leaves_nothing_behind(spark, tmp_path):
-    """A file that fails on its executor: one clear error naming it, no catalog, no generation
-    file, no attempt folder."""
+def test_a_failing_spark_ingest_leaves_nothing_behind(spark, tmp_path):
+    """A file whose every line is refused on its executor: one clear error naming it, no catalog,
+    no generation file, no attempt folder."""
     src = tmp_path / "src" / "machine_events"
-    write_gz(src / "part-00000-of-00001.csv.gz", ["0,5,0,a,0.5,0.5", "1,6,0,a,0.5"])
-    (src / "part-00000-of-00001.csv.gz").write_bytes(
-        (src / "part-00000-of-00001.csv.gz").read_bytes()[:-12]  # truncated gzip
-    )
+    write_gz(src / "part-00000-of-00001.csv.gz", ["not,a,machine,event", "x,y"])
     home = Home.resolve(tmp_path / "home")
     with pytest.raises(Exception, match="part-00000-of-00001"):
         ingest.ingest(home, "google2011", src.parent, verify=False, spark=spark)
@@ -360,7 +357,9 @@ def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch)
     gen = tmp_path / "gen"
     gen.mkdir()
     r = ingest.FileResult("machine_events", src.name, src, src.stat().st_size)
-    task = ws._ConvertTask("google2011", {"machine_events": str(gen)}, str(tmp_path / "tmp"), "500MB")
+    task = ws._ConvertTask(
+        "google2011", {"machine_events": str(gen)}, str(tmp_path / "tmp"), "500MB", "20260101T000000-abcdef"
+    )
     real = ingest._copy
 
     def broken(*args, **kwargs):
@@ -373,7 +372,7 @@ def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch)
     assert not list(gen.rglob("*.parquet"))
     monkeypatch.setattr(ingest, "_copy", real)
     _, done = task((0, r))
-    assert [p.name for p in gen.rglob("*.parquet")] == ["part-00000-of-00001.parquet"]
+    assert [p.name for p in gen.rglob("*.parquet")] == ["part-00000-of-00001.20260101T000000-abcdef.parquet"]
     assert done.rows_written == 1 and done.rows_rejected == 0
     shutil.rmtree(tmp_path / "tmp")
 

@@ -2,7 +2,8 @@
 
 Header keys: name, traces (comma list, or 'any'), description, params (with
 defaults: ``trace, bucket_s = 3600``), reproduces (the published figure),
-caveat (what to keep in mind when comparing with the paper), plot
+caveat (what to keep in mind when comparing with the paper), example (values
+for the parameters without a default that fit the bundled sample: ``job=j_1``), plot
 (``x=...; y=a,b; kind=line|step|quantiles; title=...``). ``footer`` turns the
 header and the state of the data (missing parts, the bundled sample, the
 observed window) into the lines printed on stderr after a report.
@@ -39,10 +40,17 @@ class Report:
     # statement's rows go to warehouse.dag.STEPS[name], which registers views the second reads.
     python: str = ""
     caveat: str = ""
+    example: str = ""
 
     @property
     def needs_trace(self) -> bool:
         return "trace" in self.params
+
+    @property
+    def example_options(self) -> dict[str, str]:
+        """The header's example parameters (``job=j_1``), for runs on the bundled sample."""
+        pairs = [item.split("=", 1) for item in self.example.split(",") if "=" in item]
+        return {k.strip(): v.strip() for k, v in pairs}
 
     @property
     def options(self) -> dict[str, str | None]:
@@ -70,6 +78,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("note", ""),
             f.header.get("python", ""),
             f.header.get("caveat", ""),
+            f.header.get("example", ""),
         )
     return out
 
@@ -115,7 +124,7 @@ def resolve(
         if key not in report.options:
             known = ", ".join(report.options) or "none"
             raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
-        params[key] = _typed(value)
+        params[key] = _checked_param(name, key, value, report.options[key])
     missing = [k for k, v in params.items() if v is None]
     if missing:
         raise UsageError(f"report {name} needs --param {missing[0]}=...")
@@ -124,6 +133,8 @@ def resolve(
     elif trace is not None and trace not in report.traces:
         raise UsageError(f"report {name} does not take --trace {trace}")
     if "cell" in report.params:
+        if cell is not None:
+            _check_cell(con, name, str(params["trace"]), cell)
         params["cell"] = cell
     elif cell is not None:
         raise UsageError(f"report {name} has no --cell")
@@ -148,6 +159,32 @@ def _typed(value: str | None) -> object:
         except ValueError:
             pass
     return value
+
+
+def _checked_param(report: str, key: str, value: str, default: str | None) -> object:
+    """A numeric parameter (its default is a number: a bucket width, a window, a top-N) takes a
+    number > 0; anything else is a usage error naming what is allowed."""
+    typed, want = _typed(value), _typed(default)
+    if isinstance(want, int | float) and want > 0 and not (isinstance(typed, int | float) and typed > 0):
+        kind = "a whole number" if isinstance(want, int) else "a number"
+        raise UsageError(
+            f"report {report}: --param {key} must be {kind} > 0 (default {default}), not {value!r}"
+        )
+    if isinstance(want, int) and isinstance(typed, float):
+        raise UsageError(f"report {report}: --param {key} must be a whole number > 0 (default {default})")
+    return typed
+
+
+def _check_cell(con, report: str, trace: str, cell: str) -> None:
+    rows = con.execute(
+        "SELECT DISTINCT cell FROM meta.ingests "
+        "WHERE trace = $t AND is_current AND cell IS NOT NULL ORDER BY 1",
+        {"t": trace},
+    ).fetchall()
+    cells = [c for (c,) in rows]
+    if cell not in cells:
+        known = ", ".join(cells) or "none"
+        raise UsageError(f"report {report}: cell {cell!r} of {trace} is not ingested (ingested: {known})")
 
 
 def _choose_trace(con, report: Report, trace: str | None) -> str:

@@ -718,6 +718,7 @@ def convert_files(
     gens: dict[str, Path],
     tmp: Path,
     memory_limit: str,
+    ingest_id: str,
 ) -> list:
     """Convert each source file in its own Spark task with the local ingest's per-file code
     (warehouse.ingest._convert_file: the same reader SQL, rejects, seq and partitioning); returns
@@ -731,7 +732,7 @@ def convert_files(
     if not todo:
         return []
     job = [(n, r) for n, r in enumerate(todo)]
-    task = _ConvertTask(trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit)
+    task = _ConvertTask(trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit, ingest_id)
     rdd = spark.sparkContext.parallelize(job, len(job))
     try:
         done = dict(rdd.map(task).collect())
@@ -743,8 +744,11 @@ def convert_files(
 class _ConvertTask:
     """The function a Spark task runs for one (index, FileResult): picklable, imported on executors."""
 
-    def __init__(self, trace_name: str, gens: dict[str, str], tmp: str, memory_limit: str) -> None:
+    def __init__(
+        self, trace_name: str, gens: dict[str, str], tmp: str, memory_limit: str, ingest_id: str
+    ) -> None:
         self.trace_name = trace_name
+        self.ingest_id = ingest_id
         self.gens = gens
         self.tmp = tmp
         self.memory_limit = memory_limit
@@ -777,7 +781,7 @@ class _ConvertTask:
             }
         )
         try:
-            ingest._convert_file(db.cursor(), trace, trace.TABLES[r.table], r, out, n, stage)
+            ingest._convert_file(db.cursor(), trace, trace.TABLES[r.table], r, out, n, stage, self.ingest_id)
         finally:
             db.close()
         gen = Path(self.gens[r.table])
