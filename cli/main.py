@@ -15,6 +15,7 @@ import typer
 
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
+from cli import synth as synth_cmd
 from cli.common import FormatOpt, HomeOpt, err_console, home_of, state
 from warehouse import __version__
 from warehouse.errors import TracewhError, UsageError
@@ -29,6 +30,7 @@ app = typer.Typer(
 )
 app.command("ingest", help=ingest_cmd.HELP)(ingest_cmd.ingest)
 app.add_typer(report_cmd.app, name="report")
+app.command("synth", help=synth_cmd.HELP)(synth_cmd.synth)
 
 
 def _version(value: bool) -> None:

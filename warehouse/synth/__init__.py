@@ -24,12 +24,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import multiprocessing
 import os
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ class Config:
     cells: tuple[str, ...] = ()
     level: int = DEFAULT_LEVEL
     form: str = ""  # alibaba2018: tar.gz (as published), csv or csv.gz
+    parts: int = 0  # google2011: part files of the 500-part tables (0 = round(500 x scale))
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,23 @@ def round_sig(x, digits: int = 4):
         m = nz & (mag == d)
         out[m] = np.round(out[m], int(digits - 1 - d))
     return out
+
+
+def sci_text(values, below: float = 1e-4):
+    """Floats as text, values under ``below`` in C's %g style (``3.815e-05``), as the 2011 CSVs
+    spell them; polars alone would write ``0.00003815``. Returns (polars Series, count in sci)."""
+    import numpy as np
+    import polars as pl
+
+    x = np.asarray(values, dtype=np.float64)
+    small = (x != 0) & (np.abs(x) < below)
+    exp = np.zeros(x.size, np.int64)
+    exp[small] = np.floor(np.log10(np.abs(x[small]))).astype(np.int64)
+    mant = np.where(small, np.round(x / 10.0 ** exp.astype(np.float64), 3), x)
+    m = pl.Series(mant).cast(pl.String).str.strip_suffix(".0")
+    e = pl.Series(-exp).cast(pl.String).str.zfill(2)
+    out = pl.select(pl.when(pl.Series(small)).then(m + "e-" + e).otherwise(pl.Series(x).cast(pl.String)))
+    return out.to_series(), int(small.sum())
 
 
 # --------------------------------------------------------------------------- compression
@@ -269,7 +288,11 @@ class _FileWriter:
             with open(self.body, "rb") as body:
                 while chunk := body.read(1 << 20):
                     put(chunk)
-            put(deflate_segment(tail, level, True) + gzip_trailer(crc, len(head) + self.size + len(tail)) if gz else tail)
+            put(
+                deflate_segment(tail, level, True) + gzip_trailer(crc, len(head) + self.size + len(tail))
+                if gz
+                else tail
+            )
         self.body.unlink()
         os.replace(self.tmp, self.path)
         return self.sha.hexdigest()
@@ -298,6 +321,7 @@ def synth(
     workers: int | None = None,
     level: int = DEFAULT_LEVEL,
     form: str | None = None,
+    parts: int | None = None,
     progress: Progress | None = None,
 ) -> dict:
     """Write a synthetic ``trace`` into the new or empty folder ``out``; return the manifest."""
@@ -307,6 +331,10 @@ def synth(
     if not 1 <= level <= 9:
         raise UsageError(f"--level must be 1..9, got {level}")
     cfg = mod.config(scale=scale, seed=seed, tables=tables, cells=cells, level=level, form=form)
+    if parts:
+        if trace != "google2011" or not 1 <= parts <= 500:
+            raise UsageError("--parts is for google2011, 1..500")
+        cfg = replace(cfg, parts=parts)
     _check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     progress = progress or Progress()
@@ -376,7 +404,10 @@ def _run(cfg: Config, pieces: list[Piece], workers: int | None) -> Iterator[Outp
         for p in pieces:
             yield _make(cfg, p)
         return
-    with ProcessPoolExecutor(workers, initializer=_worker_init) as ex:
+    # forkserver: workers start from a clean process, never a fork of a caller that already runs
+    # DuckDB or polars threads (a fork of those can deadlock on a lock held by another thread).
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init) as ex:
         todo = iter(pieces)
         running: set[Future] = set()
         try:

@@ -52,7 +52,7 @@ CONTAINER_DAYS = (1, 9)  # usage tables cover days 1-8 or 2-9 (traces.md)
 INVALID_PCT_P = 0.001  # -1 / 101 in a percent field
 METRICS_PRESENT_P = 0.05  # machine_usage rows with mem_gps and mkpi
 
-P_INDEP_JOB = 0.22  # jobs of task_<base64>== tasks only (no DAG; ~16% of tasks)
+P_INDEP_JOB = 0.28  # jobs of task_<base64>== tasks only (no DAG; ~16% of tasks)
 INDEP_GEOMETRIC_P = 0.45
 SHAPES = (  # name, share of DAG jobs, tasks min, max
     ("single", 0.30, 1, 1),
@@ -83,6 +83,8 @@ DUR_MEDIAN, DUR_SIGMA = 20.0, 1.4
 GAP_MEAN = 3.0
 # Instances per task row: (share, low, high) log-uniform; mean ~95 as the published tables.
 INSTANCES = ((0.40, 1, 1), (0.30, 2, 10), (0.25, 10, 200), (0.05, 200, 5000))
+# Tasks without a DAG have few instances: 96.91% of instance schedulings are DAG tasks' (paper).
+INDEP_INSTANCES = ((0.5, 1, 1), (0.4, 2, 20), (0.1, 20, 200))
 
 ANOMALIES = (
     "MergeTask name",
@@ -355,7 +357,9 @@ def _batch(cfg: Config, c: int):
                 pl.concat_str(
                     pl.col("kind"),
                     pl.col("id").cast(pl.String),
-                    pl.when(pl.col("deps").is_null()).then(pl.lit("")).otherwise(pl.lit("_") + pl.col("deps")),
+                    pl.when(pl.col("deps").is_null())
+                    .then(pl.lit(""))
+                    .otherwise(pl.lit("_") + pl.col("deps")),
                     pl.when(pl.col("stg_n") > 0)
                     .then(pl.lit("_Stg") + pl.col("stg_n").cast(pl.String))
                     .otherwise(pl.lit("")),
@@ -388,6 +392,8 @@ def _batch(cfg: Config, c: int):
     status[end0] = np.where(rng.random(int(end0.sum())) < 0.5, "Running", "Failed")
     status[failed] = "Failed"
     inst_k = _log_uniform_mix(rng, INSTANCES, R)
+    no_dag = ~rows["is_dag"].to_numpy() | rows["merge"].to_numpy()
+    inst_k[no_dag] = _log_uniform_mix(rng, INDEP_INSTANCES, int(no_dag.sum()))
     tasks = pl.DataFrame(
         {
             "task_name": rows["task_name"],
@@ -534,13 +540,18 @@ def machine_meta(cfg: Config, piece: Piece) -> Output:
             "machine_id": "m_" + pl.Series(mid).cast(pl.String),
             "time_stamp": times,
             "failure_domain_1": np.repeat(fd1, k),
-            "failure_domain_2": pl.Series(np.repeat(fd2, k)).cast(pl.String).scatter(np.flatnonzero(fd2_empty), None),
+            "failure_domain_2": pl.Series(np.repeat(fd2, k))
+            .cast(pl.String)
+            .scatter(np.flatnonzero(fd2_empty), None),
             "cpu_num": np.full(mid.size, 96),
             "mem_size": np.full(mid.size, 100),
             "status": np.where(installing, "IMPORT_INSTALLING", "USING"),
         }
     )
-    counts = {"status:IMPORT_INSTALLING": int(installing.sum()), "failure_domain_2:empty": int(fd2_empty.sum())}
+    counts = {
+        "status:IMPORT_INSTALLING": int(installing.sum()),
+        "failure_domain_2:empty": int(fd2_empty.sum()),
+    }
     return encode(piece, _csv(out), cfg.level, {**counts, "rows": out.height})
 
 
@@ -570,8 +581,12 @@ def machine_usage(cfg: Config, piece: Piece) -> Output:
                     "machine_id": np.full(n, f"m_{m}"),
                     "time_stamp": t,
                     "cpu_util_percent": _pct(rng, base + rng.normal(0, 8, n), n, counts, "cpu_util_percent"),
-                    "mem_util_percent": _pct(rng, base + 30 + rng.normal(0, 3, n), n, counts, "mem_util_percent"),
-                    "mem_gps": pl.Series(np.round(rng.gamma(2, 10, n), 2)).scatter(np.flatnonzero(~present), None),
+                    "mem_util_percent": _pct(
+                        rng, base + 30 + rng.normal(0, 3, n), n, counts, "mem_util_percent"
+                    ),
+                    "mem_gps": pl.Series(np.round(rng.gamma(2, 10, n), 2)).scatter(
+                        np.flatnonzero(~present), None
+                    ),
                     "mkpi": pl.Series(rng.integers(0, 50, n)).scatter(np.flatnonzero(~present), None),
                     "net_in": np.round(rng.uniform(20, 60, n), 2),
                     "net_out": np.round(rng.uniform(20, 60, n), 2),
@@ -657,7 +672,9 @@ def container_usage(cfg: Config, piece: Piece) -> Output:
                     "machine_id": np.full(n, f"m_{K['machine'][c - 1]}"),
                     "time_stamp": t,
                     "cpu_util_percent": _pct(rng, base + rng.normal(0, 5, n), n, counts, "cpu_util_percent"),
-                    "mem_util_percent": _pct(rng, base + 50 + rng.normal(0, 2, n), n, counts, "mem_util_percent"),
+                    "mem_util_percent": _pct(
+                        rng, base + 50 + rng.normal(0, 2, n), n, counts, "mem_util_percent"
+                    ),
                     "cpi": np.round(rng.gamma(4, 0.4, n), 2),
                     "mem_gps": np.round(rng.gamma(2, 1, n), 2),
                     "mpki": rng.integers(0, 20, n),

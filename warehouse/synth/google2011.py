@@ -32,10 +32,11 @@ from warehouse.synth import (
     Output,
     Piece,
     encode,
-    no_frame,
     hash_names,
+    no_frame,
     rng_for,
     round_sig,
+    sci_text,
     split_evenly,
     write_sha256sum,
 )
@@ -107,7 +108,7 @@ def config(*, scale, seed, tables, cells, level, form) -> Config:
 
 
 def parts(cfg: Config) -> int:
-    return min(PARTS, max(1, round(PARTS * cfg.scale)))
+    return cfg.parts or min(PARTS, max(1, round(PARTS * cfg.scale)))
 
 
 def machines(cfg: Config) -> int:
@@ -337,7 +338,9 @@ def _masked(values, mask):
     import polars as pl
 
     s = pl.Series(values)
-    return s if mask is None else pl.select(pl.when(pl.lit(pl.Series(mask))).then(None).otherwise(s)).to_series()
+    return (
+        s if mask is None else pl.select(pl.when(pl.lit(pl.Series(mask))).then(None).otherwise(s)).to_series()
+    )
 
 
 def _order(times, *tiebreak):
@@ -386,7 +389,16 @@ def _task_event_rows(cfg: Config, k: int):
         add(B["end"], mi_end, job, tidx, mend, B["end_type"], b, tj)
         u = B["upd_run"]
         mid = B["sched"][u] + (B["end"][u] - B["sched"][u]) // 2
-        add(mid, np.where(B["snapshot"][u], 0, -1), job[u], tidx[u], mach[u], np.full(int(u.sum()), 8), b, tj[u])
+        add(
+            mid,
+            np.where(B["snapshot"][u], 0, -1),
+            job[u],
+            tidx[u],
+            mach[u],
+            np.full(int(u.sum()), 8),
+            b,
+            tj[u],
+        )
         u = B["upd_pend"]
         mid = B["sub"][u] + (B["sched"][u] - B["sub"][u]) // 2
         add(mid, none[u], job[u], tidx[u], none[u], np.full(int(u.sum()), 7), b, tj[u])
@@ -404,7 +416,16 @@ def _task_event_rows(cfg: Config, k: int):
             counts["jobs"] = counts.get("jobs", 0) + R["job_n"]
             counts["anomaly:missing_info_2_empty_requests"] = int(R["synth"].sum())
         e = R["ends"] | R["after"]
-        add(R["end"][e], rn[e], R["job_id"][e], R["tidx"][e], R["mach"][e], R["end_type"][e], -1, np.flatnonzero(e))
+        add(
+            R["end"][e],
+            rn[e],
+            R["job_id"][e],
+            R["tidx"][e],
+            R["mach"][e],
+            R["end_type"][e],
+            -1,
+            np.flatnonzero(e),
+        )
     out = {name: np.concatenate(v) for name, v in cols.items()}
     return out, counts
 
@@ -441,6 +462,7 @@ def task_events(cfg: Config, piece: Piece) -> Output:
             user[m], sched[m], prio[m] = J["user"][j], J["sched"][j], J["prio"][j]
             cpu[m], mem[m], disk[m], diff[m] = J["cpu"][j], J["mem"][j], J["disk"][j], J["diff"][j]
     no_req = ev["mi"] == 2
+    disk_txt, sci = sci_text(disk)
     text = _csv(
         {
             "time": ev["time"],
@@ -454,7 +476,7 @@ def task_events(cfg: Config, piece: Piece) -> Output:
             "priority": prio,
             "cpu_request": _masked(cpu, no_req),
             "memory_request": _masked(mem, no_req),
-            "disk_space_request": _masked(disk, no_req),
+            "disk_space_request": _masked(disk_txt, no_req),
             "different_machines_restriction": _masked(diff, no_req),
         }
     )
@@ -465,6 +487,7 @@ def task_events(cfg: Config, piece: Piece) -> Output:
     counts["time:max"] = int((ev["time"] == MAX_TIME).sum())
     counts["machine_id:empty"] = int((ev["mach"] < 0).sum())
     counts["priority:production(9-11)"] = int((prio >= 9).sum())
+    counts["scientific_notation:disk_space_request"] = sci - int((no_req & (disk < 1e-4) & (disk > 0)).sum())
     counts["rows"] = n
     return encode(piece, text, cfg.level, counts)
 
@@ -514,7 +537,13 @@ def job_events(cfg: Config, piece: Piece) -> Output:
         attrs = (J["user"], J["sched"], gid, J["logical"])
         add(J["submit"], none, J["id"], np.zeros(nj, np.int64), *attrs)
         has = first_sched < MAX_TIME
-        add(first_sched[has], none[has], J["id"][has], np.ones(int(has.sum()), np.int64), *(a[has] for a in attrs))
+        add(
+            first_sched[has],
+            none[has],
+            J["id"][has],
+            np.ones(int(has.sum()), np.int64),
+            *(a[has] for a in attrs),
+        )
         add(job_end, none, J["id"], end_type, *attrs)
     R = _residents(cfg)
     if k == 0 and R["R"]:
@@ -584,7 +613,9 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
         i, ws, we = _windows(B["sched"][s], B["end"][s], lo, hi)
         e = e_idx[i]
         et = B["et"][e]
-        parts_.append((ws, we, B["job"]["id"][B["tj"][et]], B["tidx"][et], B["mach"][e], B["job"]["cpu"][B["tj"][et]]))
+        parts_.append(
+            (ws, we, B["job"]["id"][B["tj"][et]], B["tidx"][et], B["mach"][e], B["job"]["cpu"][B["tj"][et]])
+        )
     R = _residents(cfg)
     if R["R"]:
         end = np.where(R["ends"], R["end"], T_END)
@@ -598,6 +629,8 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
     cpu = req * rng.beta(1.2, 3.0, n) * 1.5
     mem = np.clip(rng.gamma(1.5, 0.01, n), 0, 1)
     no_cpi = rng.random(n) < 0.05
+    page_cache, sci1 = sci_text(round_sig(rng.gamma(1.0, 2e-4, n)))
+    disk_io, sci2 = sci_text(round_sig(rng.gamma(0.5, 1e-4, n)))
     text = _csv(
         {
             "start_time": ws,
@@ -608,10 +641,10 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
             "cpu_rate": round_sig(cpu),
             "canonical_memory_usage": round_sig(mem),
             "assigned_memory_usage": round_sig(mem * rng.uniform(1.0, 1.3, n)),
-            "unmapped_page_cache": round_sig(rng.gamma(1.0, 2e-4, n)),
+            "unmapped_page_cache": page_cache,
             "total_page_cache": round_sig(rng.gamma(1.0, 1e-3, n)),
             "maximum_memory_usage": round_sig(mem * rng.uniform(1.0, 1.2, n)),
-            "disk_io_time": round_sig(rng.gamma(0.5, 1e-4, n)),
+            "disk_io_time": disk_io,
             "local_disk_space_usage": round_sig(rng.gamma(1.0, 5e-5, n)),
             "maximum_cpu_rate": round_sig(cpu * rng.uniform(1.0, 4.0, n)),
             "maximum_disk_io_time": round_sig(rng.gamma(0.5, 1e-3, n)),
@@ -622,7 +655,7 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
             "sampled_cpu_usage": round_sig(cpu * rng.uniform(0.5, 1.5, n)),
         }
     )
-    counts = {"rows": n, "cpi:empty": int(no_cpi.sum())}
+    counts = {"rows": n, "cpi:empty": int(no_cpi.sum()), "scientific_notation": sci1 + sci2}
     return encode(piece, text, cfg.level, counts)
 
 
@@ -715,7 +748,9 @@ def machine_events(cfg: Config, piece: Piece) -> Output:
         }
     )
     counts = {"rows": int(m.size), "capacity:empty_on_add_or_update": int(no_cap.sum())}
-    counts.update({f"event_type:{n}": int((typ == i).sum()) for i, n in enumerate(("ADD", "REMOVE", "UPDATE"))})
+    counts.update(
+        {f"event_type:{n}": int((typ == i).sum()) for i, n in enumerate(("ADD", "REMOVE", "UPDATE"))}
+    )
     return encode(piece, text, cfg.level, counts)
 
 

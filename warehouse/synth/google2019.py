@@ -65,7 +65,13 @@ RUN_MEDIAN_S, RUN_SIGMA = 450.0, 1.8
 
 TYPES = ("SUBMIT", "QUEUE", "ENABLE", "SCHEDULE", "EVICT", "FAIL", "FINISH", "KILL", "LOST",
          "UPDATE_PENDING", "UPDATE_RUNNING")  # fmt: skip
-TABLES_OUT = ("collection_events", "instance_events", "instance_usage", "machine_events", "machine_attributes")
+TABLES_OUT = (
+    "collection_events",
+    "instance_events",
+    "instance_usage",
+    "machine_events",
+    "machine_attributes",
+)
 
 
 def config(*, scale, seed, tables, cells, level, form) -> Config:
@@ -118,8 +124,11 @@ def summary(cfg: Config, counts: dict) -> dict:
     ce = counts.get("collection_events", {})
     ie = counts.get("instance_events", {})
     return {
-        "model": {"machines_per_cell": machines(cfg), "collections_per_cell": collections(cfg),
-                  "blocks_per_cell": blocks(cfg)},  # fmt: skip
+        "model": {
+            "machines_per_cell": machines(cfg),
+            "collections_per_cell": collections(cfg),
+            "blocks_per_cell": blocks(cfg),
+        },  # fmt: skip
         "entities": {
             "collections": ce.get("collections", 0),
             "instances": ie.get("instances", 0),
@@ -483,7 +492,9 @@ def instance_usage(cfg: Config, piece: Piece) -> Output:
     cc, q = pl.col, pl.col("q")
     d10 = [x for i in range(10) for x in (pl.lit("," if i else "["), _s(pl, f"d{i}"))]
     t9 = [x for i in range(9) for x in (pl.lit("," if i else "["), _s(pl, f"t{i}"))]
-    dist_txt = pl.concat_str([*d10, pl.when(cc("odd")).then(pl.lit("")).otherwise(pl.lit(",") + _s(pl, "d10")), pl.lit("]")])
+    dist_txt = pl.concat_str(
+        [*d10, pl.when(cc("odd")).then(pl.lit("")).otherwise(pl.lit(",") + _s(pl, "d10")), pl.lit("]")]
+    )
     usage = _struct(pl, [("cpus", _s(pl, "ac")), ("memory", _s(pl, "am"))])
     maximum = (
         pl.when(cc("has_mm"))
@@ -608,7 +619,9 @@ def collection_events(cfg: Config, piece: Piece) -> Output:
         [
             pl.lit('["'),
             _s(pl, "parent"),
-            pl.when(cc("n_after") > 1).then(pl.lit('","') + (cc("parent") - 7919).cast(pl.String)).otherwise(pl.lit("")),
+            pl.when(cc("n_after") > 1)
+            .then(pl.lit('","') + (cc("parent") - 7919).cast(pl.String))
+            .otherwise(pl.lit("")),
             pl.lit('"]'),
         ]
     )
@@ -675,11 +688,19 @@ def machine_events(cfg: Config, piece: Piece) -> Output:
     line = pl.concat_str(
         [
             pl.lit("{"),
-            pl.when(cc("time") != 0).then(pl.concat_str([pl.lit('"time":'), q, _s(pl, "time"), q, pl.lit(",")])),
+            pl.when(cc("time") != 0).then(
+                pl.concat_str([pl.lit('"time":'), q, _s(pl, "time"), q, pl.lit(",")])
+            ),
             pl.concat_str([pl.lit('"machine_id":'), q, _s(pl, "mid"), q]),
             _frag(pl, "type", _s(pl, "type"), q),
             _frag(pl, "switch_id", pl.concat_str([pl.lit('"'), cc("sw"), pl.lit('"')])),
-            _frag(pl, "capacity", _struct(pl, [("cpus", _s(pl, "cpus")), ("memory", _s(pl, "mem"))]), None, cc("cap")),
+            _frag(
+                pl,
+                "capacity",
+                _struct(pl, [("cpus", _s(pl, "cpus")), ("memory", _s(pl, "mem"))]),
+                None,
+                cc("cap"),
+            ),
             _frag(pl, "platform_id", pl.concat_str([pl.lit('"'), cc("pf"), pl.lit('"')])),
             _frag(pl, "missing_data_reason", pl.lit("1"), q, cc("mdr")),
             pl.lit("}"),
@@ -687,7 +708,12 @@ def machine_events(cfg: Config, piece: Piece) -> Output:
         ignore_nulls=True,
     )
     counts = {"rows": n, "capacity": int(cap.sum()), "time:absent": M}
-    counts.update({f"type:{name}": int((typ == i).sum()) for i, name in enumerate(("UNKNOWN", "ADD", "REMOVE", "UPDATE"))})
+    counts.update(
+        {
+            f"type:{name}": int((typ == i).sum())
+            for i, name in enumerate(("UNKNOWN", "ADD", "REMOVE", "UPDATE"))
+        }
+    )
     return encode(piece, _lines(df, line), cfg.level, counts)
 
 
@@ -712,7 +738,9 @@ def machine_attributes(cfg: Config, piece: Piece) -> Output:
             "time": t[order],
             "mid": _mid(m[order]),
             "name": hashes[100 + name[order]],
-            "value": np.where(name[order] % 2 == 0, rng.integers(0, 64, n).astype(str), hashes[rng.integers(0, 4096, n)]),
+            "value": np.where(
+                name[order] % 2 == 0, rng.integers(0, 64, n).astype(str), hashes[rng.integers(0, 4096, n)]
+            ),
             "deleted": deleted[order],
         }
     )
