@@ -25,6 +25,10 @@ from pathlib import Path
 import harness as h
 
 SECTION = "## Synth: generation speed"
+HEAD = (
+    "| trace | generated | rows | MB | synth wall s | rows/s | MB/s | peak RSS MB | CPU s "
+    "| gzip -1 s | gzip -6 s | others |"
+)
 CASES = {  # trace -> (extra synth arguments, what is generated)
     "google2011": (["--tables", "task_events,job_events"], "task_events + job_events"),
     "google2019": (
@@ -90,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {trace} | {what}, scale {scales[trace]:g} | {n:,} | {raw / 1e6:,.0f} / {gz / 1e6:,.0f} | "
             f"{run.wall:.1f} | {n / run.wall:,.0f} | {raw / 1e6 / run.wall:.0f} | "
             f"{h.fmt(run.rss_mb, '.0f')} | {h.fmt(run.cpu_s, '.0f')} | "
-            f"{g1:.1f} ({raw / 1e6 / g1:.0f} MB/s) | {g6:.1f} ({raw / 1e6 / g6:.0f} MB/s) | {run.others:.2f} |"
+            f"{g1:.1f} ({raw / 1e6 / g1:.0f} MB/s) | {g6:.1f} ({raw / 1e6 / g6:.0f} MB/s) | "
+            f"{run.others:.2f} |"
         )
         ok = run.wall <= g["gzip -6"].wall
         verdict.append(
@@ -122,8 +127,7 @@ Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_synth.py`
 baselines compress the same bytes (the output decompressed to one file) with one `gzip` process.
 MB = uncompressed / on disk. "others" = cores used by other processes during the synth run.
 
-| trace | generated | rows | MB | synth wall s | rows/s | MB/s | peak RSS MB | CPU s | gzip -1 s \
-| gzip -6 s | others |
+{HEAD}
 |---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
 {chr(10).join(rows)}
 
