@@ -21,6 +21,7 @@ Why it is deterministic and fast:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -352,7 +353,7 @@ def synth(
                 counts[p.table][k] = counts[p.table].get(k, 0) + v
             w = writers.get(p.rel)
             if w is None:
-                w = writers[p.rel] = _FileWriter(out, p, lambda size, p=p: mod.frame(cfg, p, size))
+                w = writers[p.rel] = _FileWriter(out, p, functools.partial(mod.frame, cfg, p))
             if w.add(o):
                 del writers[p.rel]
                 sha = w.close(level)

@@ -566,7 +566,8 @@ def machine_usage(cfg: Config, piece: Piece) -> Output:
     import polars as pl
 
     rng = rng_for(cfg, "machine_usage", piece.args[0])
-    ids, frames, counts = _usage_ids(machines(cfg), piece), [], {}
+    ids, frames = _usage_ids(machines(cfg), piece), []
+    counts: dict[str, int] = {}
     for m in ids:
         lo, hi = (0, DAYS * DAY) if m % 2 else (DAY, (DAYS + 1) * DAY)  # days 1-8 or 2-9
         steps = rng.integers(*MACHINE_SAMPLE_S, (hi - lo) // MACHINE_SAMPLE_S[0] + 1)
@@ -656,7 +657,8 @@ def container_usage(cfg: Config, piece: Piece) -> Output:
 
     rng = rng_for(cfg, "container_usage", piece.args[0])
     K = _containers(cfg)
-    frames, counts = [], {}
+    frames = []
+    counts: dict[str, int] = {}
     for c in _usage_ids(containers(cfg), piece):
         lo = CONTAINER_DAYS[0] * DAY if c % 3 else 0
         hi = lo + DAYS * DAY

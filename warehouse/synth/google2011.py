@@ -66,7 +66,7 @@ RESIDENT_JOB_TASKS = 40
 RESIDENT_END_SHARE = 0.15  # residents that end inside the window
 RESIDENT_AFTER_SHARE = 0.002  # residents with an end event at 2^63-1
 RESIDENT_SYNTH_SHARE = 0.05  # residents whose time-0 SUBMIT is synthesized (missing_info 2)
-MIN_MACHINES = 4
+MIN_MACHINES = 2  # the smallest cluster (tiny scales, e.g. in tests)
 
 # Job sizes (tasks per job): a heavy-tailed mix; (share, low, high, log-uniform?).
 JOB_SIZES = ((0.70, 1, 1, False), (0.20, 2, 20, False), (0.085, 20, 200, True), (0.015, 200, 9000, True))

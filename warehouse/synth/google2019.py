@@ -128,7 +128,7 @@ def summary(cfg: Config, counts: dict) -> dict:
             "machines_per_cell": machines(cfg),
             "collections_per_cell": collections(cfg),
             "blocks_per_cell": blocks(cfg),
-        },  # fmt: skip
+        },
         "entities": {
             "collections": ce.get("collections", 0),
             "instances": ie.get("instances", 0),
