@@ -81,6 +81,8 @@ class Output:
     crc: int
     data: bytes  # raw deflate segment (gzip pieces) or the raw text
     counts: dict[str, int] = field(default_factory=dict)
+    cpu_s: float = 0.0  # CPU time of the worker for this piece
+    peak_rss_mb: float = 0.0  # the worker's peak RSS so far
 
 
 @dataclass
@@ -216,7 +218,13 @@ def encode(piece: Piece, text: bytes, level: int, counts: dict[str, int]) -> Out
 
 
 def _make(cfg: Config, piece: Piece) -> Output:
-    return trace_module(cfg.trace).make(cfg, piece)
+    import resource
+
+    t0 = time.process_time()
+    o = trace_module(cfg.trace).make(cfg, piece)
+    o.cpu_s = time.process_time() - t0
+    o.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return o
 
 
 def _worker_init() -> None:
@@ -345,9 +353,12 @@ def synth(
     files: dict[str, dict] = {}
     counts: dict[str, dict[str, int]] = {}
     writers: dict[str, _FileWriter] = {}
+    cpu_s = peak_rss = 0.0
     try:
         for o in _run(cfg, pieces, workers):
             p = o.piece
+            cpu_s += o.cpu_s
+            peak_rss = max(peak_rss, o.peak_rss_mb)
             for k, v in o.counts.items():
                 counts.setdefault(p.table, {})
                 counts[p.table][k] = counts[p.table].get(k, 0) + v
@@ -380,7 +391,11 @@ def synth(
         "gzip_level": level,
         "generator_version": GENERATOR_VERSION,
         "tracewh_version": __version__,
+        # Measured, so they differ between runs (the data files do not): wall time, the workers'
+        # CPU time and their largest peak RSS (workers are not children of the caller's process).
         "seconds": round(time.perf_counter() - started, 3),
+        "worker_cpu_s": round(cpu_s, 3),
+        "worker_peak_rss_mb": round(peak_rss, 1),
         "tables": {
             t: {
                 "rows": sum(f["rows"] for f in files.values() if f["table"] == t),
