@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from cli import download as download_cmd
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
 from cli import synth as synth_cmd
@@ -29,6 +30,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 app.command("ingest", help=ingest_cmd.HELP)(ingest_cmd.ingest)
+app.command("download", help=download_cmd.HELP)(download_cmd.download)
 app.add_typer(report_cmd.app, name="report")
 app.command("synth", help=synth_cmd.HELP)(synth_cmd.synth)
 
@@ -84,6 +86,10 @@ def info(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
     from warehouse import info as info_lib
 
     render(info_lib.tables(home_of(home)), fmt, title="ingested tables")
+    from warehouse import parts  # issue 9: missing parts named on stderr too
+
+    for line in parts.warnings(home_of(home)):
+        err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
 @app.command()

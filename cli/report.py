@@ -60,6 +60,11 @@ def _make_command(report: reports.Report):
             options[key.strip()] = value.strip()
         rows = reports.run(home_of(home), report.name, trace=trace, cell=cell, options=options)
         render(rows, fmt, title=report.name)
+        from cli.common import err_console
+
+        # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
+        for line in reports.footer(home_of(home), report.name, trace=trace):
+            err_console.print(line, markup=False, highlight=False)
         if plot is not None:
             from warehouse import plots
 
