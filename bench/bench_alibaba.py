@@ -197,9 +197,10 @@ import networkx as nx
 t0 = time.perf_counter()
 CORE = re.compile(r"([A-Za-z]+)([0-9]+)((?:_[0-9]+)*)")
 STG = re.compile(r"_Stg[0-9]+$")
+OPEN = ("Running", "Waiting", "Ready")
 jobs = {}
 with open(sys.argv[1], newline="") as fh:
-    for name, _num, job, _type, _status, start, end, _cpu, _mem in csv.reader(fh):
+    for name, _num, job, _type, status, start, end, _cpu, _mem in csv.reader(fh):
         if name.startswith("task_") or name == "MergeTask":
             continue
         m = CORE.fullmatch(STG.sub("", name.rstrip("_")))
@@ -209,7 +210,8 @@ with open(sys.argv[1], newline="") as fh:
         parents = {int(x) for x in m.group(3).split("_")[1:]}
         s = int(start) if start else 0
         e = int(end) if end else None
-        run = e - s if s > 0 and e is not None and e >= s else None
+        # A task still Running / Waiting / Ready has not ended: never timed.
+        run = e - s if s > 0 and e is not None and e >= s and status not in OPEN else None
         nodes = jobs.setdefault(job, {})
         old = nodes.get(tid)
         if old is None:

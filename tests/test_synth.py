@@ -365,7 +365,7 @@ def test_alibaba_critical_path_matches_networkx(ali):
     core, stg = re.compile(r"([A-Za-z]+)([0-9]+)((?:_[0-9]+)*)"), re.compile(r"_Stg[0-9]+$")
     jobs: dict[str, dict] = {}
     with open(out / "batch_task.csv", newline="") as fh:
-        for name, _n, job, _t, _s, start, end, _c, _m in csv.reader(fh):
+        for name, _n, job, _t, status, start, end, _c, _m in csv.reader(fh):
             if name.startswith("task_") or name == "MergeTask":
                 continue
             mm = core.fullmatch(stg.sub("", name.rstrip("_")))
@@ -373,7 +373,8 @@ def test_alibaba_critical_path_matches_networkx(ali):
                 continue
             tid, parents = int(mm.group(2)), {int(x) for x in mm.group(3).split("_")[1:]}
             s, e = int(start), int(end)
-            run = e - s if s > 0 and e >= s else None
+            # A task still Running / Waiting / Ready has not ended: never timed.
+            run = e - s if s > 0 and e >= s and status not in ("Running", "Waiting", "Ready") else None
             old = jobs.setdefault(job, {}).get(tid)
             if old is None:
                 jobs[job][tid] = [run, run is not None, parents]

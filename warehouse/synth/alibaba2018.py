@@ -86,6 +86,7 @@ INSTANCES = ((0.40, 1, 1), (0.30, 2, 10), (0.25, 10, 200), (0.05, 200, 5000))
 # Tasks without a DAG have few instances: 96.91% of instance schedulings are DAG tasks' (paper).
 INDEP_INSTANCES = ((0.5, 1, 1), (0.4, 2, 20), (0.1, 20, 200))
 
+# The anomaly names of the ali-dag-anomalies report that the generator injects and counts.
 ANOMALIES = (
     "MergeTask name",
     "_Stg<n> suffix",
@@ -93,9 +94,12 @@ ANOMALIES = (
     "missing parent",
     "self-loop",
     "cycle",
+    "start time unknown (0)",
     "end time unknown (0)",
     "end before start",
+    "not ended (status Running, Waiting or Ready)",
 )
+OPEN_STATUSES = ("Running", "Waiting", "Ready")  # not ended when the trace was cut
 
 
 def config(*, scale, seed, tables, cells, level, form) -> Config:
@@ -422,8 +426,10 @@ def _batch(cfg: Config, c: int):
         "anomaly:missing parent": int(missing.sum()),
         "anomaly:self-loop": int(self_loop.sum()),
         "anomaly:cycle": int(cyc.size),
-        "anomaly:end time unknown (0)": int((waiting | end0).sum()),
+        "anomaly:start time unknown (0)": int(waiting.sum()),
+        "anomaly:end time unknown (0)": int((end0 & ~np.isin(status, OPEN_STATUSES)).sum()),
         "anomaly:end before start": int(inverted.sum()),
+        "anomaly:not ended (status Running, Waiting or Ready)": int(np.isin(status, OPEN_STATUSES).sum()),
         "cycle:2 tasks": int((n[cyc] == 2).sum()),
         "cycle:3 tasks": int((n[cyc] >= 3).sum()),
         "duplicate_id_jobs": int(dup_jobs.size),
