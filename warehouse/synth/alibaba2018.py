@@ -52,16 +52,16 @@ CONTAINER_DAYS = (1, 9)  # usage tables cover days 1-8 or 2-9 (traces.md)
 INVALID_PCT_P = 0.001  # -1 / 101 in a percent field
 METRICS_PRESENT_P = 0.05  # machine_usage rows with mem_gps and mkpi
 
-P_INDEP_JOB = 0.28  # jobs of task_<base64>== tasks only (no DAG; ~16% of tasks)
-INDEP_GEOMETRIC_P = 0.45
+P_INDEP_JOB = 0.30  # jobs of task_<base64>== tasks only (no DAG; ~16% of tasks)
+INDEP_GEOMETRIC_P = 0.6
 SHAPES = (  # name, share of DAG jobs, tasks min, max
     ("single", 0.30, 1, 1),
     ("chain", 0.25, 2, 5),
     ("fan-in", 0.17, 3, 6),
     ("diamond", 0.08, 4, 7),
     ("fan-out", 0.06, 3, 6),
-    ("random", 0.136, 5, 12),
-    ("large", 0.004, 50, 200),
+    ("random", 0.136, 4, 10),
+    ("large", 0.004, 50, 150),
 )
 LARGE_WINDOW = 8
 RANDOM_PARENTS_P = (0.25, 0.45, 0.2, 0.1)
@@ -82,7 +82,7 @@ P_FAILED = 0.01
 DUR_MEDIAN, DUR_SIGMA = 20.0, 1.4
 GAP_MEAN = 3.0
 # Instances per task row: (share, low, high) log-uniform; mean ~95 as the published tables.
-INSTANCES = ((0.40, 1, 1), (0.30, 2, 10), (0.25, 10, 200), (0.05, 200, 5000))
+INSTANCES = ((0.40, 1, 1), (0.30, 2, 10), (0.238, 10, 200), (0.062, 200, 5000))
 # Tasks without a DAG have few instances: 96.91% of instance schedulings are DAG tasks' (paper).
 INDEP_INSTANCES = ((0.5, 1, 1), (0.4, 2, 20), (0.1, 20, 200))
 

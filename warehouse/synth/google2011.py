@@ -61,7 +61,7 @@ PUBLISHED = {
 }
 JOBS = 670_000  # jobs whose SUBMIT lies in the window (~3 job events each)
 MACHINES = 12_583
-RESIDENTS_PER_MACHINE = 9.8  # long-running tasks per machine (they carry most of task_usage)
+RESIDENTS_PER_MACHINE = 10.5  # long-running tasks per machine (they carry most of task_usage)
 RESIDENT_JOB_TASKS = 40
 RESIDENT_END_SHARE = 0.15  # residents that end inside the window
 RESIDENT_AFTER_SHARE = 0.002  # residents with an end event at 2^63-1
@@ -69,7 +69,7 @@ RESIDENT_SYNTH_SHARE = 0.05  # residents whose time-0 SUBMIT is synthesized (mis
 MIN_MACHINES = 2  # the smallest cluster (tiny scales, e.g. in tests)
 
 # Job sizes (tasks per job): a heavy-tailed mix; (share, low, high, log-uniform?).
-JOB_SIZES = ((0.70, 1, 1, False), (0.20, 2, 20, False), (0.085, 20, 200, True), (0.015, 200, 9000, True))
+JOB_SIZES = ((0.70, 1, 1, False), (0.20, 2, 20, False), (0.088, 20, 200, True), (0.012, 200, 9000, True))
 PRIORITY_P = (0.30, 0.12, 0.05, 0.01, 0.40, 0.01, 0.02, 0.005, 0.025, 0.045, 0.01, 0.005)  # 9-11: 6%
 SCHED_CLASS_P = (0.55, 0.30, 0.13, 0.02)
 RESUBMIT_P = 0.47  # an episode that does not end the task is followed by a resubmission
