@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {trace} | {what}, scale {scales[trace]:g} | {n:,} | {raw / 1e6:,.0f} / {gz / 1e6:,.0f} | "
             f"{run.wall:.1f} | {n / run.wall:,.0f} | {raw / 1e6 / run.wall:.0f} | "
             f"{m['worker_peak_rss_mb']:.0f} | {m['worker_cpu_s']:.1f} | "
-            f"{g1:.1f} / {h.fmt(g['gzip -1'].cpu_s, '.1f')} | {g6:.1f} / {h.fmt(g['gzip -6'].cpu_s, '.1f')} | "
+            f"{g1:.1f} / {h.fmt(g['gzip -1'].cpu_s, '.1f')} | "
+            f"{g6:.1f} / {h.fmt(g['gzip -6'].cpu_s, '.1f')} | "
             f"{run.others:.2f} |"
         )
         ok = run.wall <= g6
@@ -108,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             f"- {trace}: wall: synth (generate + gzip level 6, {WORKERS} workers) {run.wall:.1f} s vs "
             f"`gzip -6` alone {g6:.1f} s ({'**faster**' if ok else '**slower**'}, x{g6 / run.wall:.2f}); "
             f"CPU: synth {m['worker_cpu_s']:.1f} CPU-s = {share:.1f} s per worker vs `gzip -6` {cpu6:.1f} "
-            f"CPU-s ({'**faster**' if share <= cpu6 else '**slower**'} on an idle machine, x{cpu6 / share:.2f})"
+            f"CPU-s ({'**faster**' if share <= cpu6 else '**slower**'} on an idle machine, "
+            f"x{cpu6 / share:.2f})"
         )
         shutil.rmtree(out, ignore_errors=True)
     # Memory flat in scale: the same generator at 4x the rows.
