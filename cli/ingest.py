@@ -11,15 +11,18 @@ from rich.table import Table
 from cli.common import HomeOpt, err_console, home_of
 
 HELP = (
-    "Ingest raw trace files (the original download layout, or one file with --table) into "
-    "partitioned Parquet and the catalog. Re-running replaces the tables it reads; --append adds "
-    "only files not ingested yet."
+    "Ingest raw trace files (the original download layout, or single files with --table) into "
+    "partitioned Parquet and the catalog. A part (one source file) is the unit: an ingest writes "
+    "exactly the parts it is given and keeps every other part; unchanged parts are skipped; "
+    "--replace makes the tables exactly the given parts."
 )
 
 
 def ingest(
     trace: Annotated[str, typer.Argument(help="google2011 (google2019, alibaba2018 to come).")],
-    source: Annotated[Path, typer.Argument(help="The downloaded folder, or a single part file.")],
+    sources: Annotated[
+        list[Path], typer.Argument(help="Downloaded folders and/or single part files (one or more).")
+    ],
     tables: Annotated[
         list[str] | None,
         typer.Option("--tables", help="Only these tables (repeat or comma-separate)."),
@@ -27,8 +30,19 @@ def ingest(
     table: Annotated[
         str | None, typer.Option("--table", help="The table a single SOURCE file belongs to.")
     ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Make each table exactly the given parts (drop the others)."),
+    ] = False,
     append: Annotated[
-        bool, typer.Option("--append", help="Add files not ingested yet; keep the others.")
+        bool,
+        typer.Option("--append", help="Only add new parts; refuse a part ingested with other content."),
+    ] = False,
+    parts: Annotated[
+        str | None, typer.Option("--parts", help="Only these part numbers, e.g. 0-99,250.")
+    ] = None,
+    allow_empty: Annotated[
+        bool, typer.Option("--allow-empty", help="Accept a file with no rows (else an error).")
     ] = False,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")] = False,
     memory_limit: Annotated[
@@ -47,10 +61,13 @@ def ingest(
     result = ingest_lib.ingest(
         home_of(home),
         trace,
-        source,
+        sources,
         tables=wanted,
         table_for_file=table,
+        replace=replace,
         append=append,
+        parts=parts,
+        allow_empty=allow_empty,
         verify=not no_verify,
         memory_limit=memory_limit,
         workers=workers,
@@ -59,9 +76,9 @@ def ingest(
     if not quiet:
         print_summary(result)
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
-    from warehouse import parts
+    from warehouse import parts as part_gaps  # `parts` is the --parts option here
 
-    for line in parts.warnings(home_of(home), trace):
+    for line in part_gaps.warnings(home_of(home), trace):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
@@ -131,7 +148,7 @@ def print_summary(result: Any) -> None:
     from warehouse.ingest import summarize
 
     t = Table(
-        title=f"{result.trace}: {result.mode} ingest {result.ingest_id} in {result.seconds:.1f} s",
+        title=f"{result.trace}: ingest {result.ingest_id} ({result.mode}) in {result.seconds:.1f} s",
         title_justify="left",
     )
     for col in (

@@ -6,6 +6,7 @@ import csv
 import datetime as dt
 import decimal
 import json
+import math
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.table import Table
 
-from cli.common import PIPE_WIDTH, err_console
+from cli.common import PIPE_WIDTH, StdoutClosed, err_console
 from warehouse.errors import UsageError
 
 FORMATS = ("table", "csv", "json")
@@ -41,12 +42,16 @@ def render_stream(
     max_rows: int | None = None,
 ) -> None:
     fmt = check_format(fmt)
-    if fmt == "csv":
-        _csv(columns, batches)
-    elif fmt == "json":
-        _json(columns, batches)
-    else:
-        _table(columns, types, batches, title, max_rows)
+    try:
+        if fmt == "csv":
+            _csv(columns, batches)
+        elif fmt == "json":
+            _json(columns, batches)
+        else:
+            _table(columns, types, batches, title, max_rows)
+        sys.stdout.flush()
+    except BrokenPipeError as e:
+        raise StdoutClosed from e
 
 
 def text(value: Any) -> str:
@@ -54,10 +59,20 @@ def text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return _NON_FINITE[_non_finite_key(value)]
         return repr(value) if value != int(value) or abs(value) >= 1e16 else f"{value:.1f}"
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
     return str(value)
+
+
+# How every format prints the floats JSON cannot carry (the same text in table, CSV and JSON).
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _non_finite_key(value: float) -> str:
+    return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
 
 
 def _csv(columns: list[str], batches: Iterable[list[tuple]]) -> None:
@@ -76,8 +91,8 @@ def _json_value(value: Any) -> Any:
         return value.total_seconds()
     if isinstance(value, bytes):
         return value.hex()
-    if isinstance(value, float) and value != value:  # NaN is not JSON
-        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[_non_finite_key(value)]  # JSON has no NaN or infinity: a string, not invalid JSON
     return value
 
 
