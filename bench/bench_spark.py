@@ -6,9 +6,9 @@ Usage (from the project root):
 
 What it does:
 
-1. Builds (or reuses) the google2011 input of bench_reports.py (real task_events / job_events
-   part replicated; usage and machine events generated) with ``--events`` task events, and
-   ingests it once with ``tracewh ingest`` (DuckDB).
+1. Builds (or reuses) the google2011 input of bench_reports.py (``tracewh synth google2011``,
+   with task_usage) with ``--events`` task events, and ingests it once with ``tracewh ingest``
+   (DuckDB).
 2. Runs ``tracewh report <report> --trace google2011 --format csv`` in a fresh subprocess, with
    the default engine (DuckDB) and with ``--engine spark --master local[2]``, best of ``--repeat``
    each: wall (parent), CPU time (``/usr/bin/time``: the process tree), peak RSS summed over the
@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_ingest as bi
 import bench_reports as br
+import harness as h
 
 HEADING = "## Spark vs DuckDB"
 CLUSTER_CORES = (16, 64, 256)
@@ -84,8 +84,8 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1e6
 
 
-def run_sampled(cmd: list[str]) -> tuple[bi.Run, str, float]:
-    """bi.measure plus the peak RSS of the whole process tree."""
+def run_sampled(cmd: list[str]) -> tuple[h.Run, str, float]:
+    """h.measure plus the peak RSS of the whole process tree."""
     peak = 0.0
     stop = threading.Event()
     me = os.getpid()
@@ -100,14 +100,14 @@ def run_sampled(cmd: list[str]) -> tuple[bi.Run, str, float]:
     t = threading.Thread(target=sample, daemon=True)
     t.start()
     try:
-        run, out, _err = bi.measure(" ".join(cmd[-6:]), cmd)
+        run, out, _err = h.measure(" ".join(cmd[-6:]), cmd)
     finally:
         stop.set()
         t.join()
     return run, out, peak
 
 
-def best(cmd: list[str], repeat: int) -> tuple[bi.Run, str, float, list[float]]:
+def best(cmd: list[str], repeat: int) -> tuple[h.Run, str, float, list[float]]:
     runs = [run_sampled(cmd) for _ in range(repeat)]
     walls = [r.wall for r, _, _ in runs]
     run, out, _ = min(runs, key=lambda x: x[0].wall)
@@ -119,29 +119,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--events", type=int, default=5_000_000)
     ap.add_argument("--report", default="task-times")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--usage-windows", type=int, default=3)
     ap.add_argument("--out", type=Path, default=Path("bench/work"))
     ap.add_argument("--results", type=Path, default=Path("bench/RESULTS.md"))
     args = ap.parse_args(argv)
     started = time.time()
     work = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    inp = br.build_input(work, args.events, args.usage_windows)
+    inp = br.build_input(work, args.events, True)
     home = br.home_for(work, inp)
     ingest_run = br.ingest(inp, work)
     if not ingest_run.ok:
         return 1
-    base = [str(bi.TRACEWH), "--home", str(home), "report", args.report, "--trace", "google2011"]
+    base = [str(h.TRACEWH), "--home", str(home), "report", args.report, "--trace", "google2011"]
     duck, duck_out, duck_rss, duck_walls = best([*base, "--format", "csv"], args.repeat)
     spark_cmd = [*base, "--engine", "spark", "--master", "local[2]", "--format", "csv"]
     spark, spark_out, spark_rss, spark_walls = best(spark_cmd, args.repeat)
     same = sorted(duck_out.splitlines()) == sorted(spark_out.splitlines())
-    bi.wait_quiet()
+    h.wait_quiet()
     p = subprocess.run(
         [sys.executable, "-c", PHASES, str(home), args.report], capture_output=True, text=True, check=True
     )
     phases = json.loads(p.stdout.strip().splitlines()[-1])
-    mi = bi.machine_info()
+    mi = h.machine_info()
     fixed = phases["session"] + phases["register"]
     lines = [
         f"{HEADING}: `{args.report}` over {inp.task_events / 1e6:.1f} M google2011 task events",
@@ -149,22 +148,21 @@ def main(argv: list[str] | None = None) -> int:
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} by `bench/bench_spark.py` "
         f"(whole run {time.time() - started:.0f} s).",
         "",
-        f"**Machine**: {mi['nproc']} cores ({mi['cpu']}), {mi['ram']} RAM, Linux {mi['kernel']}; "
-        f"Python {mi['python']}, duckdb {mi['duckdb']}, pyarrow {mi['pyarrow']}, Java 17, pyspark "
-        f"{__import__('pyspark').__version__}.",
+        f"{h.machine_text(mi)} Java 17, pyspark {__import__('pyspark').__version__}.",
         "",
         f"**Command**: `.venv/bin/python bench/bench_spark.py --events {args.events} --report {args.report}`",
         "",
-        f"**Input**: the bench_reports.py input (`{inp.folder.name}`): {inp.task_events:,} task events, "
+        f"**Input**: the bench_reports.py input (`tracewh synth google2011`, `{inp.folder.name}`): "
+        f"{inp.task_events:,} task events, "
         f"ingested once by DuckDB ({ingest_run.wall:.1f} s); both engines read the same Parquet.",
         "",
         "| engine | wall s (runs) | CPU s | peak RSS MB (process tree) | output |",
         "|---|--:|--:|--:|---|",
         f"| DuckDB (`tracewh report {args.report}`) | {duck.wall:.2f} "
-        f"({', '.join(f'{w:.2f}' for w in duck_walls)}) | {bi.fmt(duck.cpu_s, '.1f')} | {duck_rss:.0f} | "
+        f"({', '.join(f'{w:.2f}' for w in duck_walls)}) | {h.fmt(duck.cpu_s, '.1f')} | {duck_rss:.0f} | "
         f"{len(duck_out.splitlines()) - 1} rows |",
         f"| Spark local[2] (`--engine spark --master local[2]`) | {spark.wall:.2f} "
-        f"({', '.join(f'{w:.2f}' for w in spark_walls)}) | {bi.fmt(spark.cpu_s, '.1f')} | {spark_rss:.0f} | "
+        f"({', '.join(f'{w:.2f}' for w in spark_walls)}) | {h.fmt(spark.cpu_s, '.1f')} | {spark_rss:.0f} | "
         f"{'same rows' if same else '**DIFFERENT ROWS**'} |",
         "",
         f"Spark phases (one session): JVM + session {phases['session']:.1f} s, register "
@@ -199,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         f"at ~{fixed + phases['warm'] * 200 / 256:.0f} s: Spark is for data one machine cannot hold or "
         "scan in time, not for the sample or a laptop.",
     ]
-    bi.write_section(args.results, "\n".join(lines), HEADING)
+    h.write_section(args.results, "\n".join(lines), HEADING)
     print("\n".join(lines))
     return 0 if same else 1
 
