@@ -8,17 +8,19 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import HomeOpt, err_console, home_of
+from cli.common import HomeOpt, err_console, examples, home_of
 
-HELP = (
+HELP = examples(
     "Ingest raw trace files (the original download layout, or one file with --table) into "
     "partitioned Parquet and the catalog. Re-running replaces the tables it reads; --append adds "
-    "only files not ingested yet."
+    "only files not ingested yet.",
+    "tracewh ingest google2011 ~/clusterdata-2011-2 --tables task_events,job_events",
+    "tracewh ingest google2019 ~/shards-of-cell-c --cell c",
 )
 
 
 def ingest(
-    trace: Annotated[str, typer.Argument(help="google2011 (google2019, alibaba2018 to come).")],
+    trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
     source: Annotated[Path, typer.Argument(help="The downloaded folder, or a single part file.")],
     tables: Annotated[
         list[str] | None,
@@ -26,6 +28,9 @@ def ingest(
     ] = None,
     table: Annotated[
         str | None, typer.Option("--table", help="The table a single SOURCE file belongs to.")
+    ] = None,
+    cell: Annotated[
+        str | None, typer.Option("--cell", help="Google 2019: only this cell (a..h) of the download.")
     ] = None,
     append: Annotated[
         bool, typer.Option("--append", help="Add files not ingested yet; keep the others.")
@@ -41,15 +46,16 @@ def ingest(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
     home: HomeOpt = None,
 ) -> None:
-    from warehouse import ingest as ingest_lib
+    from warehouse import api
 
     wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
-    result = ingest_lib.ingest(
-        home_of(home),
+    result = api.ingest(
         trace,
         source,
+        home=home_of(home),
         tables=wanted,
-        table_for_file=table,
+        table=table,
+        cell=cell,
         append=append,
         verify=not no_verify,
         memory_limit=memory_limit,

@@ -58,7 +58,7 @@ def test_help_does_not_import_the_engine():
 def test_the_library_never_imports_the_cli_toolkit():
     code = (
         "import sys, warehouse.ingest, warehouse.reports, warehouse.catalog, warehouse.checks, "
-        "warehouse.demo, warehouse.info, warehouse.query, warehouse.plots\n"
+        "warehouse.demo, warehouse.holdings, warehouse.query, warehouse.plots\n"
         "print(sorted(m for m in ('typer', 'rich', 'click', 'cli') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

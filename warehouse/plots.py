@@ -6,12 +6,20 @@ says how to draw the report's own rows:
 - kind=quantiles: each row is a distribution given by its p<NN> (or p<NN>_s), min and max
   columns, drawn as a CDF (x = value, y = quantile level), one curve per row;
 - where=column (rows where it is not NULL) or where=column:value keeps only some rows;
-- logx=true uses a logarithmic x axis.
+- logx=true uses a logarithmic x axis;
+- xtime=hours | days: x counts hours (days) since the trace start, drawn as real dates in the
+  trace's zone when the trace has a start (the Google traces);
+- ref=point@X,Y:label | hline@Y:label | vline@X:label: the published value(s), drawn as
+  labelled dashed references (entries separated by ``|``).
+Lines break where data is missing (NULL values, skipped buckets) instead of bridging it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -67,29 +75,36 @@ def quantile_points(columns: list[str], row: tuple) -> list[tuple[float, float]]
     return sorted(pts, key=lambda p: p[1])
 
 
-def write(report_name: str, rows: Rows, path: Path) -> None:
+def figure(report_name: str, rows: Rows) -> Any:
+    """The report's chart as a matplotlib Figure (Agg backend: no display needed)."""
     s = spec(report_name)
     try:
         import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        if not _interactive():
+            matplotlib.use("Agg")
+        from matplotlib.figure import Figure
     except ImportError as e:
-        raise TracewhError("--plot needs matplotlib: pip install 'tracewh[plot]'") from e
+        raise TracewhError("plots need matplotlib: pip install 'tracewh[plot]'") from e
     data = _selected(rows, s.get("where"))
     if not data:
         raise TracewhError(f"report {report_name} returned no rows to plot")
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
-    fig, ax = plt.subplots(figsize=(10, 5.5), dpi=110)
+    fig = Figure(figsize=(10, 5.5), dpi=110)
+    ax = fig.subplots()
     kind = s.get("kind", "line")
+    start = _time_axis(s, rows)
     if kind == "quantiles":
         for row in data:
             pts = quantile_points(rows.columns, row)
             if s.get("logx") == "true":
                 pts = [p for p in pts if p[0] > 0]
-            ax.plot(
+            # The distribution is known only at these levels: a step through them (the
+            # empirical CDF between known points), the points themselves marked.
+            ax.step(
                 [p[0] for p in pts],
                 [p[1] for p in pts],
+                where="post",
                 marker="o",
                 markersize=3,
                 label=_label(row, group_idx) or None,
@@ -103,13 +118,19 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
         for key, sel in keys.items():
             for name in series:
                 y = rows.columns.index(name)
-                pts = sorted((r[x], r[y]) for r in sel if r[x] is not None and r[y] is not None)
+                xs, ys = with_gaps(sorted((r[x], r[y]) for r in sel if r[x] is not None))
                 label = " ".join(p for p in (key, name) if p)
+                xs_drawn: list[Any] = xs if start is None else [_at(start, s, v) for v in xs]
                 draw: Any = ax.step if kind == "step" else ax.plot
                 kwargs = {"where": "post"} if kind == "step" else {}
-                draw([p[0] for p in pts], [p[1] for p in pts], label=label, **kwargs)
+                draw(xs_drawn, ys, label=label, **kwargs)
+    _references(ax, s.get("ref", ""))
     ax.set_title(s.get("title", report_name))
-    ax.set_xlabel(s.get("xlabel", s.get("x", "")))
+    xlabel = s.get("xlabel", s.get("x", ""))
+    if start is not None:
+        xlabel = f"{start:%Y-%m-%d %H:%M %Z} onwards ({start.tzinfo})"
+        fig.autofmt_xdate()
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(s.get("ylabel", s.get("y", "")))
     if s.get("logx") == "true":
         ax.set_xscale("log")
@@ -117,9 +138,80 @@ def write(report_name: str, rows: Rows, path: Path) -> None:
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+def write(report_name: str, rows: Rows, path: Path) -> Path:
+    """Draw the chart into a PNG; returns the path written."""
+    fig = figure(report_name, rows)
     try:
         fig.savefig(path)
     except OSError as e:
         raise TracewhError(f"cannot write {path}: {e.strerror or e}") from e
-    finally:
-        plt.close(fig)
+    return Path(path)
+
+
+def with_gaps(points: list[tuple[Any, Any]]) -> tuple[list[Any], list[float]]:
+    """x and y for a line that breaks where data is missing instead of bridging it.
+
+    A NULL y becomes NaN (matplotlib leaves a gap); a jump in x larger than 1.5 times the
+    usual step (the most common one) gets a NaN point inserted, so empty buckets stay empty.
+    """
+    xs = [p[0] for p in points]
+    ys = [math.nan if p[1] is None else float(p[1]) for p in points]
+    if len(xs) < 3 or not all(isinstance(v, int | float) for v in xs):
+        return xs, ys
+    steps = [b - a for a, b in zip(xs, xs[1:], strict=False) if b > a]
+    if not steps:
+        return xs, ys
+    usual = Counter(steps).most_common(1)[0][0]
+    out_x: list[Any] = [xs[0]]
+    out_y = [ys[0]]
+    for i in range(1, len(xs)):
+        if xs[i] - xs[i - 1] > 1.5 * usual:
+            out_x.append((xs[i - 1] + xs[i]) / 2)
+            out_y.append(math.nan)
+        out_x.append(xs[i])
+        out_y.append(ys[i])
+    return out_x, out_y
+
+
+def _time_axis(s: dict[str, str], rows: Rows) -> Any:
+    """The trace's start (an aware datetime) when x counts hours/days since it and it is known."""
+    if s.get("xtime") not in ("hours", "days"):
+        return None
+    start = rows.context.get("trace_start")
+    return start if isinstance(start, dt.datetime) else None
+
+
+def _at(start: dt.datetime, s: dict[str, str], value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    unit = 3600 if s.get("xtime") == "hours" else 86400
+    return start + dt.timedelta(seconds=float(value) * unit)
+
+
+def _references(ax: Any, raw: str) -> None:
+    """Published values from the header's ``ref=``: entries ``hline@Y:label``, ``vline@X:label``,
+    ``point@X,Y:label``, separated by ``|``; drawn dashed grey and labelled."""
+    for entry in filter(None, (e.strip() for e in raw.split("|"))):
+        where, _, label = entry.partition(":")
+        kind, _, values = where.partition("@")
+        nums = [float(v) for v in values.split(",")]
+        style = {"color": "0.35", "linestyle": "--", "linewidth": 1}
+        if kind == "hline":
+            ax.axhline(nums[0], label=label, **style)
+        elif kind == "vline":
+            ax.axvline(nums[0], label=label, **style)
+        elif kind == "point":
+            ax.plot([nums[0]], [nums[1]], marker="D", color="black", linestyle="none", label=label)
+            ax.annotate(label, (nums[0], nums[1]), textcoords="offset points", xytext=(6, -12), fontsize=8)
+        else:
+            raise TracewhError(f"plot reference {entry!r}: kind must be hline, vline or point")
+
+
+def _interactive() -> bool:
+    """A notebook (or another GUI backend already chosen) keeps its backend."""
+    import sys
+
+    return "matplotlib.pyplot" in sys.modules or "ipykernel" in sys.modules

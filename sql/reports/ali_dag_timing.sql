@@ -5,7 +5,7 @@
 -- python: dag_paths
 -- reproduces: Alibaba co-location paper, Table 8: critical path mean 134.97 s (71.20% of job time), communication mean 54.59 s (28.80%); max critical path 175,453 s and max job time 175,460 s (job j_2724077); max communication 4,691 s
 -- note: the critical path walks the DAG of alibaba2018.dag_tasks (Kahn's algorithm, warehouse/dag.py); jobs with a cycle, or a task whose start or end time is unknown (0, end before start), are skipped and counted. Edges to missing parents and self-loops are not DAG edges. Job time = latest end - earliest start of the job's tasks (known times only).
--- plot: kind=quantiles; group=measure; where=p50_s; title=DAG timing (CDF over jobs / edges / tasks); xlabel=seconds (log scale); ylabel=fraction; logx=true
+-- plot: kind=quantiles; group=measure; where=p50_s; title=DAG timing (CDF over jobs / edges / tasks); xlabel=seconds (log scale); ylabel=fraction; logx=true; ref=vline@134.97:paper: mean critical path 134.97 s|vline@54.59:paper: mean communication 54.59 s
 SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.dag_tasks ORDER BY job_name, task_id;
 -- then:
 WITH t AS MATERIALIZED (

@@ -4,7 +4,7 @@
 -- params: trace, cell, bucket_s = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", methods 3-2 and 3-3, Figures 4 and 5 (the queue slowly grows; running tasks surge at the end of the month)
 -- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (FAIL, KILL, LOST after a pending event); running += SCHEDULE - FINISH - (EVICT, FAIL, KILL, LOST after SCHEDULE). One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket.
--- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks
+-- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours
 WITH changes AS (
     SELECT
         time // ($bucket_s::BIGINT * 1000000) AS bucket,

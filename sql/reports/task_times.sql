@@ -4,7 +4,7 @@
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 6-8 and Observation 10: execution times from 1 us to 8.969 days; ~80% under 30 minutes; ~40% under 5 minutes
 -- note: one value per run attempt (lifecycle.task_episodes); attempts whose start or end lies outside the window (time 0, 2^63-1, or no end event) are censored: counted in the censored column, not in the distribution. Times in seconds.
--- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF); xlabel=seconds (log scale); ylabel=fraction of run attempts; logx=true
+-- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF); xlabel=seconds (log scale); ylabel=fraction of run attempts; logx=true; ref=point@1800,0.8:paper: ~80% of run times under 30 min|point@300,0.4:paper: ~40% under 5 min
 WITH ep AS (
     SELECT coalesce(priority_tier, '(none)') AS priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
            schedule_time IS NOT NULL AS applies, wait_s, run_s
