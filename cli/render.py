@@ -232,8 +232,8 @@ def _table(
                 overflow="fold" if wraps else "ellipsis",
                 min_width=layout.widths[i],
             )
-        for row in cells:
-            table.add_row(*[row[i].replace("[", r"\[") for i in keep])
+        for line in cells:
+            table.add_row(*[line[i].replace("[", r"\[") for i in keep])
         console.print(table)
         dropped = [columns[i] for i in range(len(columns)) if i not in keep]
         if dropped:

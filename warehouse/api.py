@@ -168,7 +168,7 @@ def plot(
     """The report's chart as a matplotlib Figure (pass a ReportResult to draw rows you already have)."""
     from warehouse import plots
 
-    result = name if isinstance(name, ReportResult) else report(name, trace, cell, home=home, **params)
+    result = name if isinstance(name, ReportResult) else report(name, trace, cell, home=home, **params)  # type: ignore[arg-type]
     return plots.figure(result.name, result.rows)
 
 

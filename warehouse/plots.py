@@ -17,6 +17,7 @@ Lines break where data is missing (NULL values, skipped buckets) instead of brid
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 import re
 from collections import Counter
@@ -161,7 +162,7 @@ def with_gaps(points: list[tuple[Any, Any]]) -> tuple[list[Any], list[float]]:
     ys = [math.nan if p[1] is None else float(p[1]) for p in points]
     if len(xs) < 3 or not all(isinstance(v, int | float) for v in xs):
         return xs, ys
-    steps = [b - a for a, b in zip(xs, xs[1:], strict=False) if b > a]
+    steps = [b - a for a, b in itertools.pairwise(xs) if b > a]
     if not steps:
         return xs, ys
     usual = Counter(steps).most_common(1)[0][0]

@@ -24,7 +24,8 @@ from warehouse.home import Home
 TABLE_ROWS = 40
 
 _CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;
+background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:18px 32px}header h1{margin:0 0 4px;font-size:22px}
 header p{margin:0;color:#c7cbd4;font-size:13px}main{padding:16px 32px;max-width:1400px}
 nav{columns:3;font-size:13px;margin:8px 0 20px}nav a{color:#2456a6;text-decoration:none}
@@ -35,7 +36,8 @@ h2{font-size:18px;margin:0 0 2px}h2 small{color:#6b7280;font-weight:normal;font-
 .pub{background:#fff8e6;border-left:4px solid #e0a800;padding:8px 12px;font-size:13px}
 .pub h3,.ours h3{font-size:12px;text-transform:uppercase;letter-spacing:.05em;margin:0 0 6px;color:#6b7280}
 .ours{overflow-x:auto}table{border-collapse:collapse;font-size:12px;font-variant-numeric:tabular-nums}
-th,td{border-bottom:1px solid #e5e7eb;padding:3px 8px;white-space:nowrap}th{background:#f3f4f6;text-align:left}
+th,td{border-bottom:1px solid #e5e7eb;padding:3px 8px;white-space:nowrap}
+th{background:#f3f4f6;text-align:left}
 td.n{text-align:right}th.p,td.p{background:#fff8e6}.more{color:#6b7280;font-size:12px}
 img{max-width:100%;margin-top:10px;border:1px solid #eee}
 .cav{font-size:13px;color:#4b5563;border-top:1px dashed #d1d5db;margin-top:10px;padding-top:6px}
