@@ -255,3 +255,34 @@ def test_durations_stay_raw_in_csv(capsys, monkeypatch, sample_home):
     )  # fmt: skip
     assert out == "run_s,i\n2505330.0,90.0\n"
     assert display.human(dt.timedelta(seconds=90)) == "1m 30s"
+
+
+def test_lines_break_at_missing_data_instead_of_bridging_it():
+    from warehouse.plots import with_gaps
+
+    # hourly points 0,1,2 then 6,7: the usual step is 1, the jump 2 -> 6 gets a NaN at 4
+    xs, ys = with_gaps([(0, 5), (1, 6), (2, None), (6, 7), (7, 8)])
+    assert xs == [0, 1, 2, 4.0, 6, 7]
+    assert ys[:2] == [5.0, 6.0] and math.isnan(ys[2]) and math.isnan(ys[3]) and ys[4:] == [7.0, 8.0]
+
+
+def test_cdf_charts_use_101_quantiles_that_never_reach_the_table(capsys, monkeypatch, sample_home, tmp_path):
+    from warehouse import api
+
+    r = api.report("task-times", trace="google2011", home=sample_home)
+    assert "_cdf" not in r.rows.columns and "_cdf" not in r.df.columns
+    cdf = r.rows.context["chart"]["_cdf"][0]  # type: ignore[index]
+    assert len(cdf) == 101 and cdf == sorted(cdf)
+    # level 0 is the minimum and level 1 the maximum of the same row (hand rule of quantile_cont)
+    row = dict(zip(r.rows.columns, r.rows.rows[0], strict=True))
+    assert round(cdf[0], 6) == row["min_s"] and round(cdf[-1], 3) == row["max_s"]
+    fig = api.plot(r)
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) > 50]
+    assert len(lines) == 2  # scheduling delay and execution time, drawn from the quantiles
+    target = tmp_path / "tt.png"
+    code, out, err = run(
+        capsys, monkeypatch, "--home", str(sample_home.root), "report", "task-times", "--trace", "google2011",
+        "--plot", str(target), "-f", "csv",
+    )  # fmt: skip
+    assert code == 0 and f"plot written to {target}" in err and target.read_bytes()[:4] == b"\x89PNG"
+    assert "_cdf" not in out.splitlines()[0]

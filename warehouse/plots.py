@@ -3,8 +3,9 @@
 The header line ``-- plot: x=hours; y=pending,running; kind=step; title=...; xlabel=...; ylabel=...``
 says how to draw the report's own rows:
 - kind=line | step: one line per y column (and per value of the ``group`` columns);
-- kind=quantiles: each row is a distribution given by its p<NN> (or p<NN>_s), min and max
-  columns, drawn as a CDF (x = value, y = quantile level), one curve per row;
+- kind=quantiles: each row is a distribution, drawn as a CDF (x = value, y = level), one curve
+  per row: from the row's ``_cdf`` chart column (101 quantiles, ``meta.cdf(v)``) when the report
+  returns one, else as a step through its p<NN> (or p<NN>_s), min and max columns;
 - where=column (rows where it is not NULL) or where=column:value keeps only some rows;
 - logx=true uses a logarithmic x axis;
 - xtime=hours | days: x counts hours (days) since the trace start, drawn as real dates in the
@@ -43,14 +44,15 @@ def spec(report_name: str) -> dict[str, str]:
     return out
 
 
-def _selected(rows: Rows, where: str | None) -> list[tuple]:
+def _selected(rows: Rows, where: str | None) -> list[int]:
+    """Indexes of the rows the chart draws."""
     if not where:
-        return rows.rows
+        return list(range(len(rows.rows)))
     col, _, value = where.partition(":")
     i = rows.columns.index(col)
     if value:
-        return [r for r in rows.rows if str(r[i]) == value]
-    return [r for r in rows.rows if r[i] is not None]
+        return [n for n, r in enumerate(rows.rows) if str(r[i]) == value]
+    return [n for n, r in enumerate(rows.rows) if r[i] is not None]
 
 
 def _label(row: tuple, idx: list[int]) -> str:
@@ -87,7 +89,8 @@ def figure(report_name: str, rows: Rows) -> Any:
         from matplotlib.figure import Figure
     except ImportError as e:
         raise TracewhError("plots need matplotlib: pip install 'tracewh[plot]'") from e
-    data = _selected(rows, s.get("where"))
+    picked = _selected(rows, s.get("where"))
+    data = [rows.rows[n] for n in picked]
     if not data:
         raise TracewhError(f"report {report_name} returned no rows to plot")
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
@@ -96,19 +99,24 @@ def figure(report_name: str, rows: Rows) -> Any:
     kind = s.get("kind", "line")
     start = _time_axis(s, rows)
     if kind == "quantiles":
-        for row in data:
+        chart = rows.context.get("chart")
+        cdfs = chart.get("_cdf") if isinstance(chart, dict) else None
+        for n, row in zip(picked, data, strict=True):
+            label = _label(row, group_idx) or None
+            cdf = cdfs[n] if cdfs else None
+            if cdf:
+                # 101 quantiles (levels 0, 0.01, ..., 1): the CDF drawn from the data itself
+                pts = [(float(v), k / (len(cdf) - 1)) for k, v in enumerate(cdf) if v is not None]
+                if s.get("logx") == "true":
+                    pts = [p for p in pts if p[0] > 0]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label)
+                continue
             pts = quantile_points(rows.columns, row)
             if s.get("logx") == "true":
                 pts = [p for p in pts if p[0] > 0]
-            # The distribution is known only at these levels: a step through them (the
-            # empirical CDF between known points), the points themselves marked.
+            # Only a few levels are known: a step through them, the points themselves marked.
             ax.step(
-                [p[0] for p in pts],
-                [p[1] for p in pts],
-                where="post",
-                marker="o",
-                markersize=3,
-                label=_label(row, group_idx) or None,
+                [p[0] for p in pts], [p[1] for p in pts], where="post", marker="o", markersize=3, label=label
             )
     else:
         x = rows.columns.index(s["x"])

@@ -123,7 +123,9 @@ def run(
             # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
             dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
             rows = query.fetch(con, second, _used(second, params))
+    chart = _split_chart_columns(rows)
     rows.context = {
+        "chart": chart,
         "trace": chosen,
         "cell": cell,
         "zone": zone,
@@ -139,6 +141,20 @@ STEP_MARKER = "-- then:"
 def _used(sql: str, params: dict[str, object]) -> dict[str, object]:
     """The parameters a statement names (DuckDB refuses unused named parameters)."""
     return {k: v for k, v in params.items() if f"${k}" in sql}
+
+
+def _split_chart_columns(rows: Rows) -> dict[str, list]:
+    """Columns named ``_...`` (e.g. ``_cdf``: 101 quantiles) feed the chart only: they leave the
+    rows (no table, export or DataFrame shows them) and come back per row, in row order."""
+    hidden = [i for i, c in enumerate(rows.columns) if c.startswith("_")]
+    if not hidden:
+        return {}
+    chart = {rows.columns[i]: [r[i] for r in rows.rows] for i in hidden}
+    keep = [i for i in range(len(rows.columns)) if i not in hidden]
+    rows.columns = [rows.columns[i] for i in keep]
+    rows.types = [rows.types[i] for i in keep]
+    rows.rows = [tuple(r[i] for i in keep) for r in rows.rows]
+    return chart
 
 
 def _trace_start(con, trace: str) -> object:

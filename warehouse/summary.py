@@ -39,7 +39,8 @@ h2{font-size:18px;margin:0 0 2px}h2 small{color:#6b7280;font-weight:normal;font-
 th,td{border-bottom:1px solid #e5e7eb;padding:3px 8px;white-space:nowrap}
 th{background:#f3f4f6;text-align:left}
 td.n{text-align:right}th.p,td.p{background:#fff8e6}.more{color:#6b7280;font-size:12px}
-img{max-width:100%;margin-top:10px;border:1px solid #eee}
+img{max-width:min(100%,900px);margin-top:10px;border:1px solid #eee}
+.wide{overflow-x:auto}
 .cav{font-size:13px;color:#4b5563;border-top:1px dashed #d1d5db;margin-top:10px;padding-top:6px}
 .skip{font-size:13px;color:#6b7280}
 """
@@ -110,9 +111,9 @@ def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None]
         f"<header><h1>tracewh summary</h1><p>{_e(', '.join(traces))} &middot; home {_e(str(home.root))}"
         f" &middot; generated {generated} by tracewh {__version__} &middot; "
         f"{len(page.sections)} reports</p></header><main>",
-        '<section id="ingested"><h2>What is ingested</h2>',
+        '<section id="ingested"><h2>What is ingested</h2><div class="wide">',
         _table(held.columns, held.types, held.rows, set()),
-        "</section>",
+        "</div></section>",
         f"<nav>{nav}</nav>",
         *(s.html for s in page.sections),
         (f'<section><h2>Not shown</h2><ul class="skip">{skipped}</ul></section>' if skipped else ""),
@@ -131,12 +132,13 @@ def _section(report: reports.Report, trace: str | None, rows: query.Rows) -> Sec
         else '<div class="pub"><h3>Published</h3>no published figure</div>'
     )
     caveats = getattr(report, "caveats", "") or report.note
+    has_times = any(t.upper().startswith("TIMESTAMP") for t in rows.types)
+    zone = f" &middot; times in {_e(str(rows.context.get('zone', 'UTC')))}" if has_times else ""
     parts = [
         f'<section id="{_anchor(report.name, trace)}" data-report="{_e(report.name)}"'
         + (f' data-trace="{_e(trace)}"' if trace else "")
         + ">",
-        f"<h2>{_e(report.name)} <small>{_e(trace or ', '.join(report.traces))}"
-        f" &middot; times in {_e(str(rows.context.get('zone', 'UTC')))}</small></h2>",
+        f"<h2>{_e(report.name)} <small>{_e(trace or ', '.join(report.traces))}{zone}</small></h2>",
         f'<p class="desc">{_e(report.description)}</p>',
         f'<div class="cmp">{pub}<div class="ours"><h3>tracewh</h3>',
         _table(rows.columns, rows.types, rows.rows, published),

@@ -51,7 +51,7 @@ summary AS (
     SELECT ord, measure, count(v) AS n, round(avg(v), 3) AS mean_s,
            round(quantile_cont(v, 0.1), 3) AS p10_s, round(quantile_cont(v, 0.5), 3) AS p50_s,
            round(quantile_cont(v, 0.9), 3) AS p90_s, round(quantile_cont(v, 0.99), 3) AS p99_s,
-           max(v) AS max_s, arg_max(job_name, v) AS max_job
+           max(v) AS max_s, arg_max(job_name, v) AS max_job, meta.cdf(v) AS _cdf
     FROM measures GROUP BY ord, measure
 ),
 shares AS (
@@ -68,8 +68,8 @@ statuses AS (
 SELECT s.measure, s.n, s.mean_s,
        round(CASE s.measure WHEN 'critical path' THEN sh.cp WHEN 'communication time' THEN sh.comm END, 4) AS share_of_job_time,
        s.p10_s, s.p50_s, s.p90_s, s.p99_s, s.max_s, s.max_job,
-       p.published_mean_s, p.published_share, p.published_max_s
+       p.published_mean_s, p.published_share, p.published_max_s, s._cdf
 FROM summary AS s, shares AS sh LEFT JOIN published AS p ON p.measure = s.measure
 UNION ALL
-SELECT measure, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM statuses
+SELECT measure, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM statuses
 ORDER BY 1 ASC;

@@ -32,7 +32,8 @@ SELECT
     round(quantile_cont(v, 0.99), 3) AS p99_s,
     round(max(v), 3) AS max_s,
     round(count(*) FILTER (v < 300) / nullif(count(v), 0), 4) AS share_under_5min,
-    round(count(*) FILTER (v < 1800) / nullif(count(v), 0), 4) AS share_under_30min
+    round(count(*) FILTER (v < 1800) / nullif(count(v), 0), 4) AS share_under_30min,
+    meta.cdf(v) AS _cdf  -- for the chart only (101 levels)
 FROM measures
 -- one pass for the three groupings (all, by tier, by end reason)
 GROUP BY GROUPING SETS ((measure), (measure, priority_tier), (measure, end_reason))

@@ -35,7 +35,8 @@ SELECT
     round(quantile_cont(v, 0.75), 4) AS p75,
     round(quantile_cont(v, 0.90), 4) AS p90,
     round(quantile_cont(v, 0.99), 4) AS p99,
-    round(max(v), 4) AS max
+    round(max(v), 4) AS max,
+    meta.cdf(v) AS _cdf  -- for the chart only (101 levels)
 FROM changes
 GROUP BY resource
 ORDER BY resource;
