@@ -46,7 +46,7 @@ summary-screenshot: install
 	$(BIN)/tracewh --home $(SHOT)/home summary --html $(SHOT)/summary.html
 	chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
 		--disable-component-update --disable-sync --user-data-dir=$(CURDIR)/$(SHOT)/profile \
-		--hide-scrollbars --window-size=1280,1700 --screenshot=$(CURDIR)/docs/summary.png \
+		--hide-scrollbars --window-size=1200,1500 --screenshot=$(CURDIR)/docs/summary.png \
 		file://$(CURDIR)/$(SHOT)/summary.html
 	@echo "docs/summary.png: $$(stat -c %s docs/summary.png) bytes"
 
