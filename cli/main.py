@@ -125,7 +125,7 @@ def sql(
     with query_lib.read_only(home_of(home)) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
         if fmt == "parquet" and output is not None:
-            # DuckDB writes the Parquet itself: streamed, with the exact column types.
+            # Arrow batches straight from DuckDB: streamed, with the exact column types.
             query_lib.copy_to_parquet(con, query, output)
         else:
             columns, types, batches = query_lib.stream(con, query)

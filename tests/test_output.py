@@ -286,3 +286,32 @@ def test_cdf_charts_use_101_quantiles_that_never_reach_the_table(capsys, monkeyp
     )  # fmt: skip
     assert code == 0 and f"plot written to {target}" in err and target.read_bytes()[:4] == b"\x89PNG"
     assert "_cdf" not in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_an_interrupted_export_keeps_the_earlier_file_and_leaves_no_temporary(sample_home, tmp_path, suffix):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / f"big{suffix}"
+    target.write_text("earlier result\n")
+    # far more rows than can be written before the interrupt
+    sql = "SELECT i, i * 2 AS j, md5(i::VARCHAR) AS h FROM range(3000000000) t(i)"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "--home", str(sample_home.root), "sql", sql, "-o", str(target)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not any(p.name.endswith(".part") for p in tmp_path.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0, err
+    assert target.read_text() == "earlier result\n"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]

@@ -128,15 +128,24 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = 
         cur.close()
 
 
-def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> None:
-    """One query's result into a Parquet file, written by DuckDB beside path and renamed over it."""
-    from warehouse.quoting import quote_literal
+def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> int:
+    """One query's result into a Parquet file, streamed as Arrow batches (with DuckDB's exact
+    column types) into a file beside path that is renamed over it once complete. Between two
+    batches an interrupt stops it, leaving any earlier file untouched. Returns the row count."""
+    import pyarrow.parquet as pq
 
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
-    body = sql.strip().rstrip(";").strip()
+    rows = 0
     try:
-        con.execute(f"COPY ({body}) TO {quote_literal(tmp)} (FORMAT parquet)")
+        rel = con.sql(sql.strip().rstrip(";"))
+        if rel is None:
+            raise TracewhError("the statement returns no rows to write")
+        reader = rel.to_arrow_reader(BATCH_ROWS * 10)
+        with pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+                rows += batch.num_rows
         os.replace(tmp, path)
     except duckdb.Error as e:
         raise TracewhError(f"SQL error: {_one_line(e)}") from e
@@ -144,6 +153,7 @@ def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> Non
         raise TracewhError(f"cannot write {path}: {e.strerror or e}") from e
     finally:
         tmp.unlink(missing_ok=True)
+    return rows
 
 
 def _one_line(e: BaseException) -> str:
