@@ -64,6 +64,11 @@ def ingest(
     )
     if not quiet:
         print_summary(result)
+    # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
+    from warehouse import parts
+
+    for line in parts.warnings(home_of(home), trace):
+        err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
 def make_progress(quiet: bool) -> Any:

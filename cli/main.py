@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from cli import download as download_cmd
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
 from cli.common import FormatOpt, HomeOpt, OutputOpt, TzOpt, err_console, examples, home_of, state
@@ -30,6 +31,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 app.command("ingest", help=ingest_cmd.HELP)(ingest_cmd.ingest)
+app.command("download", help=download_cmd.HELP)(download_cmd.download)
 app.add_typer(report_cmd.app, name="report")
 
 
@@ -94,6 +96,10 @@ def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, 
     from warehouse import holdings
 
     render(holdings.tables(home_of(home), tz=tz), fmt, title="ingested tables", output=output)
+    from warehouse import parts  # issue 9: missing parts named on stderr too
+
+    for line in parts.warnings(home_of(home)):
+        err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
 @app.command(

@@ -81,6 +81,9 @@ def _make_command(report: reports.Report):
 
         result = api.report(report.name, trace, cell, home=home_of(home), tz=tz, **parse_params(param))
         render(result.rows, fmt, title=report.name, output=output)
+        # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
+        for line in result.footer:
+            err_console.print(line, markup=False, highlight=False)
         if output is not None:
             err_console.print(f"wrote {output}", markup=False, highlight=False)
         if plot is not None:

@@ -77,3 +77,33 @@ def task_row(
     return ",".join(
         str(v) for v in (time, missing, job, idx, machine, event, user, sched, prio, cpu, mem, disk, diff)
     )
+
+
+# ---- issue 9: hand-built edge-case homes (tests/handbuilt.py) and the golden files' update switch
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        help="rewrite tests/golden/ from the current reports (review the diff before committing)",
+    )
+
+
+@pytest.fixture(scope="session")
+def handbuilt_home(tmp_path_factory):
+    """One ingested home per hand-built case of tests/handbuilt.py, built once per worker."""
+    from handbuilt import CASES
+
+    homes: dict[str, Home] = {}
+
+    def get(case: str) -> Home:
+        if case not in homes:
+            trace, build = CASES[case]
+            root = tmp_path_factory.mktemp(case)
+            home = Home.resolve(root / "home")
+            ingest.ingest(home, trace, build(root / "src"))
+            homes[case] = home
+        return homes[case]
+
+    return get

@@ -240,12 +240,13 @@ def test_time_classes_of_batch_tasks(home):
         "SELECT task_name, start_time_class, end_time_class, duration_s FROM alibaba2018.batch_task "
         "WHERE job_name IN ('j_6', 'j_7') ORDER BY task_name"
     ).fetchall()
+    # MR12 / MR13_12 are Waiting and weird-name Running: not ended, whatever their end_time says
     assert got == [
         ("M1", "known", "unknown", None),
         ("M2_1", "known", "before_start", None),
-        ("MR12", "unknown", "unknown", None),
-        ("MR13_12", "unknown", "unknown", None),
-        ("weird-name", "known", None, None),
+        ("MR12", "unknown", "open", None),
+        ("MR13_12", "unknown", "open", None),
+        ("weird-name", "known", "open", None),
     ]
     c.close()
 
@@ -268,8 +269,9 @@ def test_dag_timing_by_hand(home):
     assert got["communication time"]["mean_s"] == round((10 + 10 + 50) / 3, 3)
     assert got["communication time"]["max_job"] == "j_5"
     assert got["critical path"]["share_of_job_time"] == round(330 / ((360 + 400 + 300) / 3), 4)
-    # edges with known times: j_1 10, 5, 150, 5; j_2 0, 10; j_4 (cycle, but real edges) -20, 0
-    assert got["edge interval time"]["n"] == 8 and got["edge interval time"]["mean_s"] == 20.0
+    # edges with known times: j_1 10, 5, 150, 5; j_2 0, 10; j_4 is cyclic: its edges stay out
+    assert got["edge interval time"]["n"] == 6 and got["edge interval time"]["mean_s"] == 30.0
+    assert got["edges: child starts before parent ends (left out)"]["n"] == 0
     # waiting: j_1 2, 5, 0, 1; j_2 0, 1, 0; j_3 0, 0; j_6 0, 0
     assert got["task waiting time"]["n"] == 11 and got["task waiting time"]["mean_s"] == round(9 / 11, 3)
     assert (got["jobs: ok"]["n"], got["jobs: cycle"]["n"], got["jobs: unknown_times"]["n"]) == (3, 1, 2)
@@ -288,8 +290,14 @@ def test_dag_anomalies(home):
         "missing parent": (1, 1, "j_5", "2 -> 7"),
         "self-loop": (1, 1, "j_5", "3"),
         "cycle": (1, 1, "j_4", "1,2"),
-        "end time unknown (0)": (3, 2, "j_6", "M1"),
+        # j_6 M1 ends at 0; MR12 and MR13_12 (j_7) end at 0 too but are Waiting: not ended
+        "end time unknown (0)": (1, 1, "j_6", "M1"),
         "end before start": (1, 1, "j_6", "M2_1"),
+        "start time unknown (0)": (2, 1, "j_7", "MR12"),
+        "not ended (status Running, Waiting or Ready)": (3, 2, "j_6", "weird-name"),
+        # listed with 0, not hidden
+        "child starts before parent ends": (0, 0, None, None),
+        "critical path > job time": (0, 0, None, None),
     }
 
 

@@ -31,7 +31,8 @@ def test_report_is_a_dataframe_with_the_reports_metadata(sample_home):
     r = tracewh.report("task-times", trace="google2011", home=sample_home.root)
     header = next(f for f in sqlfiles.folder("reports") if f.name == "task-times").header
     assert r.reproduces == header["reproduces"] and r.reproduces.startswith('"10 Observations')
-    assert r.caveats == header.get("caveats", header.get("note", ""))
+    assert f"caveat: {header['caveat']}" in r.caveats and r.method == header["note"]
+    assert any(line.startswith("data: google2011 is the bundled sample") for line in r.caveats)
     assert r.trace == "google2011" and r.zone == "America/New_York"
     assert isinstance(r.df, pl.DataFrame) and r.df.columns == r.rows.columns
     assert len(r) == r.df.height == len(r.rows.rows)

@@ -164,27 +164,38 @@ def test_event_cdf(home):
 def test_task_times(home):
     got = by(run(home, "task-times"), "measure", "grouping", "grp")
     ex = got[("execution time", "all", "all")]
-    # run times 300 (T1), 100 and 1700 (T2), 60 (T4 before its first SUBMIT); censored: T3 e2, T5, T6
-    assert (ex["attempts"], ex["censored"], ex["mean_s"], ex["min_s"], ex["max_s"]) == (
-        4,
-        3,
-        540.0,
-        60.0,
-        1700.0,
-    )
+    # attempts that ran: T1 300, T2 100 and 1700, T4 60 (before its first SUBMIT, SCHEDULE at 5 s) are
+    # completed; T5 is left-censored (SCHEDULE at time 0); T3 e2 (no end) and T6 (FINISH at 2^63-1)
+    # right-censored. The quantiles are over the four completed ones.
+    assert (ex["attempts"], ex["completed"], ex["left_censored"], ex["right_censored"]) == (7, 4, 1, 2)
+    assert (ex["both_censored"], ex["mean_s"], ex["min_s"], ex["max_s"]) == (0, 540.0, 60.0, 1700.0)
     assert ex["p50_s"] == 200.0 and ex["share_under_5min"] == 0.5 and ex["share_under_30min"] == 1.0
+    assert ex["distribution_over"] == "completed"
     wait = got[("scheduling delay", "all", "all")]
-    # waits 10 (T1), 5 and 100 (T2), 3960 (T3 e2), 100 (T6); censored: T4 e0 (no SUBMIT), T5 (time 0)
-    assert (wait["attempts"], wait["censored"], wait["mean_s"], wait["p50_s"]) == (5, 2, 835.0, 100.0)
+    # waits 10 (T1), 5 and 100 (T2), 3960 (T3 e2), 100 (T6); left-censored: T4 e0 (no SUBMIT), T5
+    # (time 0); right-censored: T4 e1 (SUBMIT at 65 s, still pending at the end); T3 e1 was evicted
+    # while pending: it never had a delay. Every attempt is counted: 5 + 2 + 1 + 1 = 9.
+    assert (wait["attempts"], wait["completed"], wait["mean_s"], wait["p50_s"]) == (9, 5, 835.0, 100.0)
+    assert (wait["left_censored"], wait["right_censored"], wait["never_scheduled"]) == (2, 1, 1)
     assert got[("execution time", "end reason", "KILL")]["max_s"] == 1700.0
-    assert got[("execution time", "priority tier", "production")]["attempts"] == 2
+    prod = got[("execution time", "priority tier", "production")]
+    assert (prod["attempts"], prod["completed"], prod["right_censored"]) == (3, 2, 1)  # T2 twice, T6
 
 
 def test_priority_share(home):
     got = by(run(home, "priority-share"), "tier")
     used = {"free": 0.5 * 300, "production": 0.1 * 100 + 0.3 * 300 + 0.33 * 300 + 0.165 * 300}
     total_used = sum(used.values())
-    requested = {"free": 0.1 * 300, "production": 0.1 * 100 + 0.1 * 1700, "monitoring": 0.1 * 60}
+    # request x run time clipped to the observed window [5 s, 4000 s] (the first and last in-window
+    # times): T1 300 s; T2 100 + 1700 s; T6 from 200 s to the window end (FINISH at 2^63-1): 3800 s;
+    # T4 60 s; T5 scheduled at time 0, FINISH at 3700 s: from the window start, 3695 s; T3 e2
+    # scheduled at 4000 s, the window end: 0 s
+    requested = {
+        "free": 0.1 * 300,
+        "production": 0.1 * (100 + 1700) + 0.1 * 3800,
+        "monitoring": 0.1 * 60,
+        "middle": 0.1 * 3695,
+    }
     total_req = sum(requested.values())
     assert {k: r["tasks"] for k, r in got.items()} == {
         "free": 1,
@@ -198,6 +209,10 @@ def test_priority_share(home):
     assert got["production"]["cpu_used_share"] == round(used["production"] / total_used, 4)
     assert got["free"]["cpu_requested_share"] == round(requested["free"] / total_req, 4)
     assert got["monitoring"]["cpu_requested_share"] == round(requested["monitoring"] / total_req, 4)
+    assert got["production"]["cpu_requested_share"] == round(requested["production"] / total_req, 4)
+    assert got["middle"]["cpu_requested_share"] == round(requested["middle"] / total_req, 4)
+    # T2 e2 (ok), T2 e1 (ok), T6 (end censored): 3 attempts, 1 censored
+    assert (got["production"]["run_attempts"], got["production"]["censored_attempts"]) == (3, 1)
     assert got["middle"]["cpu_used_share"] is None
 
 

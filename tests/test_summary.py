@@ -79,4 +79,8 @@ def test_summary_page_has_every_report_with_embedded_charts(tmp_path, sample_hom
     html = target.read_text(encoding="utf-8")
     # the published figure beside tracewh's table, and the caveats
     assert html.count('class="pub"') == len(page.sections)
-    assert "Table 8: critical path mean 134.97 s" in html and "Caveats." in html
+    assert (
+        "Table 8: critical path mean 134.97 s" in html
+        and "Caveat.</b> caveat: " in html
+        and "Method.</b>" in html
+    )

@@ -63,12 +63,20 @@ class ReportResult:
     name: str
     description: str
     reproduces: str
-    caveats: str
+    # The report's footer: what it reproduces, its caveat, and what applies to this data
+    # (the bundled sample, the observed window, missing parts); one line each.
+    footer: tuple[str, ...]
+    method: str
     trace: str | None
     cell: str | None
     zone: str
     params: Mapping[str, object]
     rows: Rows = field(repr=False)
+
+    @property
+    def caveats(self) -> list[str]:
+        """The footer without its 'reproduces' line: what to keep in mind reading these numbers."""
+        return [line for line in self.footer if not line.startswith(f"{self.name} reproduces:")]
 
     @property
     def df(self) -> pl.DataFrame:
@@ -81,6 +89,7 @@ class ReportResult:
             "description": self.description,
             "reproduces": self.reproduces,
             "caveats": self.caveats,
+            "method": self.method,
             "trace": self.trace,
             "cell": self.cell,
             "zone": self.zone,
@@ -102,18 +111,14 @@ class ReportResult:
         notes = [f"report {self.name}" + (f" ({self.trace})" if self.trace else "")]
         if self.reproduces:
             notes.append(f"reproduces: {self.reproduces}")
-        if self.caveats:
-            notes.append(f"caveats: {self.caveats}")
+        notes += self.caveats
         return repr(self.df) + "\n" + "\n".join(notes)
 
     def _repr_html_(self) -> str:
         from html import escape
 
-        notes = "".join(
-            f"<p><b>{label}</b>: {escape(text)}</p>"
-            for label, text in (("reproduces", self.reproduces), ("caveats", self.caveats))
-            if text
-        )
+        lines = ([f"reproduces: {self.reproduces}"] if self.reproduces else []) + self.caveats
+        notes = "".join(f"<p>{escape(text)}</p>" for text in lines)
         return self.df._repr_html_() + notes
 
 
@@ -140,15 +145,18 @@ def report(
     from warehouse import reports
 
     meta = reports.get(name)
+    where = _home(home)
     rows = reports.run(
-        _home(home), name, trace=trace, cell=cell, options={k: str(v) for k, v in params.items()}, tz=tz
+        where, name, trace=trace, cell=cell, options={k: str(v) for k, v in params.items()}, tz=tz
     )
     ctx = rows.context
+    chosen = str(ctx["trace"]) if ctx.get("trace") else None
     return ReportResult(
         name=meta.name,
         description=meta.description,
         reproduces=meta.reproduces,
-        caveats=str(getattr(meta, "caveats", "") or meta.note),
+        footer=tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace)),
+        method=meta.note,
         trace=str(ctx["trace"]) if ctx.get("trace") else None,
         cell=str(ctx["cell"]) if ctx.get("cell") else None,
         zone=str(ctx.get("zone", "UTC")),

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse import __version__, sqlfiles
+from warehouse import __version__, parts, sqlfiles
 from warehouse.errors import CatalogError
 from warehouse.home import Home
 from warehouse.quoting import glob_escape, quote_ident, quote_literal
@@ -93,6 +93,8 @@ def _create(home: Home) -> None:
 
 def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Create or replace every schema, code table, macro and view. Runs inside the caller's transaction."""
+    # The part-number rule of every trace, before the meta views over it (sql/meta/10_parts.sql).
+    con.execute(parts.macro_sql())
     for f in sqlfiles.folder("meta"):
         con.execute(f.body)
     live = {

@@ -15,3 +15,7 @@ class InputError(TracewhError):
 
 class CatalogError(TracewhError):
     """The catalog cannot be opened or written (locked, not writable, moved)."""
+
+
+class DownloadError(TracewhError):
+    """A published file cannot be fetched or verified (host unreachable, HTTP error, digest mismatch)."""

@@ -11,8 +11,11 @@ SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected,
        round(t.bytes / 1e6, 2) AS parquet_mb,
        (SELECT count(*) FROM meta.ingests i
          WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS source_files,
+       pc.parts_present, pc.parts_missing,
        t.updated
-FROM meta.tables AS t ORDER BY t.trace, t.table_name
+FROM meta.tables AS t
+LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
+ORDER BY t.trace, t.table_name
 """
 
 

@@ -2,7 +2,10 @@
 
 Header keys: name, traces (comma list, or 'any'), description, params (with
 defaults: ``trace, bucket_s = 3600``), reproduces (the published figure),
-plot (``x=...; y=a,b; kind=line|step|quantiles; title=...``).
+caveat (what to keep in mind when comparing with the paper), plot
+(``x=...; y=a,b; kind=line|step|quantiles; title=...``). ``footer`` turns the
+header and the state of the data (missing parts, the bundled sample, the
+observed window) into the lines printed on stderr after a report.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Report:
     # A step in Python between two statements (header `-- python: dag_paths`): the first
     # statement's rows go to warehouse.dag.STEPS[name], which registers views the second reads.
     python: str = ""
+    caveat: str = ""
 
     @property
     def needs_trace(self) -> bool:
@@ -65,6 +69,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("plot", ""),
             f.header.get("note", ""),
             f.header.get("python", ""),
+            f.header.get("caveat", ""),
         )
     return out
 
@@ -193,3 +198,51 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
     if not candidates:
         raise UsageError(f"report {report.name} needs one of {', '.join(report.traces)} ingested; none is")
     raise UsageError(f"report {report.name}: choose --trace ({', '.join(candidates)})")
+
+
+def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
+    """What the printed report reproduces and the caveats that apply to this data, one line each:
+    the header's reproduces and caveat, parts missing in the traces it read, the bundled sample,
+    and for the reports over run attempts the observed window that censors long attempts."""
+    from warehouse import parts, query
+
+    report = get(name)
+    lines = [f"{name} reproduces: {report.reproduces}"] if report.reproduces else []
+    if report.caveat:
+        lines.append(f"caveat: {report.caveat}")
+    with query.read_only(home) as con:
+        ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
+        if report.needs_trace:
+            try:
+                traces = [_choose_trace(con, report, trace)]
+            except UsageError:
+                traces = []
+        else:
+            traces = [t for t in report.traces if t in ingested and (trace is None or t == trace)]
+        sample = str(sqlfiles.data_root() / "sample")
+        on_sample = {
+            t
+            for (t,) in con.execute(
+                "SELECT DISTINCT trace FROM meta.ingests WHERE is_current AND starts_with(source_path, $p)",
+                {"p": sample},
+            ).fetchall()
+        }
+        windows = (
+            dict(con.execute("SELECT trace, window_s FROM lifecycle.observed_window").fetchall())
+            if "lifecycle.task_episodes" in report.sql
+            else {}
+        )
+    for t in traces:
+        if t in on_sample:
+            lines.append(
+                f"data: {t} is the bundled sample (a few rows): the method is the paper's, "
+                "the numbers are not the published figure"
+            )
+        # the window matters where run attempts are timed or integrated (it costs a scan)
+        if t in windows and "lifecycle.task_episodes" in report.sql:
+            lines.append(
+                f"window: the ingested {t} task events cover {windows[t] / 3600:,.2f} h; attempts crossing "
+                "its edges are censored (time integrals count the part observed)"
+            )
+    lines += [f"gap: {w}" for t in traces for w in parts.warnings(home, t)]
+    return lines

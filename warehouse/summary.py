@@ -3,7 +3,8 @@
 Which reports appear is discovered, never listed: every report of sql/reports/ whose traces
 include an ingested one, once per ingested trace it covers. Each section holds the report's
 description, the published figure it reproduces beside tracewh's table (``published_*``
-columns marked), its chart embedded as a PNG data URI, and its caveats (the header note).
+columns marked), its chart embedded as a PNG data URI, its caveats (the report footer of
+warehouse.reports: the header's caveat and what applies to this data) and its method (note).
 The page needs no network: styles inline, images inline, no scripts.
 """
 
@@ -92,7 +93,12 @@ def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None]
         except TracewhError as e:
             page.skipped.append((label, str(e)))
             continue
-        page.sections.append(_section(report, trace, rows))
+        caveats = [
+            line
+            for line in reports.footer(home, report.name, trace=trace)
+            if not line.startswith(f"{report.name} reproduces:")
+        ]
+        page.sections.append(_section(report, trace, rows, caveats))
     held = holdings.tables(home, tz=tz)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     traces = sorted({str(r[0]) for r in held.rows})
@@ -123,7 +129,7 @@ def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None]
     return page
 
 
-def _section(report: reports.Report, trace: str | None, rows: query.Rows) -> Section:
+def _section(report: reports.Report, trace: str | None, rows: query.Rows, caveats: list[str]) -> Section:
     published = {i for i, c in enumerate(rows.columns) if c.startswith("published")}
     chart = _chart(report, rows)
     pub = (
@@ -131,7 +137,6 @@ def _section(report: reports.Report, trace: str | None, rows: query.Rows) -> Sec
         if report.reproduces
         else '<div class="pub"><h3>Published</h3>no published figure</div>'
     )
-    caveats = getattr(report, "caveats", "") or report.note
     has_times = any(t.upper().startswith("TIMESTAMP") for t in rows.types)
     zone = f" &middot; times in {_e(str(rows.context.get('zone', 'UTC')))}" if has_times else ""
     parts = [
@@ -144,7 +149,8 @@ def _section(report: reports.Report, trace: str | None, rows: query.Rows) -> Sec
         _table(rows.columns, rows.types, rows.rows, published),
         "</div></div>",
         chart,
-        f'<p class="cav"><b>Caveats.</b> {_e(caveats)}</p>' if caveats else "",
+        "".join(f'<p class="cav"><b>Caveat.</b> {_e(line)}</p>' for line in caveats),
+        f'<p class="cav"><b>Method.</b> {_e(report.note)}</p>' if report.note else "",
         "</section>",
     ]
     return Section(report.name, trace, "\n".join(parts), bool(chart))

@@ -13,12 +13,23 @@ CREATE OR REPLACE MACRO alibaba2018.cores(x) AS x / 100.0;
 CREATE OR REPLACE MACRO alibaba2018.trace_timestamp(t) AS NULL::TIMESTAMPTZ;
 CREATE OR REPLACE MACRO alibaba2018.trace_offset(t) AS to_seconds(t);
 
+-- time_stamp classes of the container (and machine) tables: 0 is not "unknown" there but "existed
+-- at the trace start" (the snapshot taken when the trace began); anything else is a time in the trace.
+CREATE OR REPLACE MACRO alibaba2018.time_stamp_class(t) AS
+    CASE WHEN t IS NULL THEN NULL WHEN t = 0 THEN 'at_trace_start' ELSE 'in_trace' END;
+
 -- start/end time classes of batch tasks and instances (0 = unknown; end before start happens).
 CREATE OR REPLACE MACRO alibaba2018.start_time_class(s) AS
     CASE WHEN s IS NULL THEN NULL WHEN s = 0 THEN 'unknown' ELSE 'known' END;
-CREATE OR REPLACE MACRO alibaba2018.end_time_class(s, e) AS
-    CASE WHEN e IS NULL THEN NULL WHEN e = 0 THEN 'unknown'
+-- A task or instance whose status is Running, Waiting or Ready has not ended when the trace was
+-- cut: its end_time (often equal to its start, or 0) is no end. Never time it, never count it ok.
+CREATE OR REPLACE MACRO alibaba2018.is_open_status(status) AS status IN ('Running', 'Waiting', 'Ready');
+CREATE OR REPLACE MACRO alibaba2018.end_time_class(s, e, status) AS
+    CASE WHEN alibaba2018.is_open_status(status) THEN 'open' WHEN e IS NULL THEN NULL WHEN e = 0 THEN 'unknown'
          WHEN s > 0 AND e < s THEN 'before_start' ELSE 'known' END;
+-- Seconds from start to end when both are known (start > 0, the end class 'known'), else NULL.
+CREATE OR REPLACE MACRO alibaba2018.duration_s(s, e, status) AS
+    CASE WHEN s > 0 AND alibaba2018.end_time_class(s, e, status) = 'known' THEN e - s END;
 
 -- The DAG name of a batch task, e.g. 'M5_3_4' (task 5 of kind M depends on tasks 3 and 4),
 -- 'J10_7_9_Stg4' (_Stg<n> is not a dependency), 'J30_4_5_25_' (trailing underscore),

@@ -6,6 +6,7 @@ SELECT
     r.container_id,
     r.machine_id,
     r.time_stamp,
+    alibaba2018.time_stamp_class(r.time_stamp) AS time_class,
     alibaba2018.trace_offset(r.time_stamp) AS time_offset,
     r.app_du,
     r.status,
@@ -25,6 +26,7 @@ SELECT
     r.container_id,
     r.machine_id,
     r.time_stamp,
+    alibaba2018.time_stamp_class(r.time_stamp) AS time_class,
     alibaba2018.trace_offset(r.time_stamp) AS time_offset,
     alibaba2018.valid_percent(r.cpu_util_percent) AS cpu_util_percent,
     alibaba2018.valid_percent(r.mem_util_percent) AS mem_util_percent,
@@ -47,3 +49,5 @@ COMMENT ON VIEW alibaba2018.container_meta IS 'Online containers: machine, app_d
 COMMENT ON VIEW alibaba2018.container_usage IS 'Container utilisation samples; percents outside 0..100 are NULL, raw values in *_raw';
 COMMENT ON COLUMN alibaba2018.container_meta.cpu_request_cores IS 'cpu_request in cores (cpu_request / 100)';
 COMMENT ON COLUMN alibaba2018.container_usage.cpu_util_percent IS 'CPU utilisation 0..100; NULL when invalid (-1, 101); raw in cpu_util_percent_raw';
+COMMENT ON COLUMN alibaba2018.container_meta.time_class IS 'at_trace_start (time_stamp 0: the container existed when the trace began) | in_trace';
+COMMENT ON COLUMN alibaba2018.container_usage.time_class IS 'at_trace_start (time_stamp 0: sampled when the trace began) | in_trace';

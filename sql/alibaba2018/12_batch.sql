@@ -14,8 +14,8 @@ SELECT
     start_time,
     end_time,
     alibaba2018.start_time_class(start_time) AS start_time_class,
-    alibaba2018.end_time_class(start_time, end_time) AS end_time_class,
-    CASE WHEN start_time > 0 AND end_time >= start_time THEN end_time - start_time END AS duration_s,
+    alibaba2018.end_time_class(start_time, end_time, status) AS end_time_class,
+    alibaba2018.duration_s(start_time, end_time, status) AS duration_s,
     plan_cpu,
     alibaba2018.cores(plan_cpu) AS plan_cpu_cores,
     plan_mem,
@@ -49,8 +49,8 @@ SELECT
     r.start_time,
     r.end_time,
     alibaba2018.start_time_class(r.start_time) AS start_time_class,
-    alibaba2018.end_time_class(r.start_time, r.end_time) AS end_time_class,
-    CASE WHEN r.start_time > 0 AND r.end_time >= r.start_time THEN r.end_time - r.start_time END AS duration_s,
+    alibaba2018.end_time_class(r.start_time, r.end_time, r.status) AS end_time_class,
+    alibaba2018.duration_s(r.start_time, r.end_time, r.status) AS duration_s,
     r.machine_id,
     r.seq_no,
     r.total_seq_no,
@@ -96,7 +96,8 @@ COMMENT ON VIEW alibaba2018.task_edges IS 'DAG edges (job_name, task_id, parent_
 COMMENT ON COLUMN alibaba2018.batch_task.dag_class IS 'no_dag (task_<base64>, MergeTask) | dag_root (no dependency) | dag_dependent; NULL when the name does not parse';
 COMMENT ON COLUMN alibaba2018.batch_task.name_form IS 'independent (task_<base64>) | merge_task | dag | unparsed';
 COMMENT ON COLUMN alibaba2018.batch_task.start_time_class IS 'unknown (0) | known';
-COMMENT ON COLUMN alibaba2018.batch_task.end_time_class IS 'unknown (0) | before_start (end < start) | known';
+COMMENT ON COLUMN alibaba2018.batch_task.end_time_class IS 'open (status Running, Waiting or Ready: not ended, end unknown) | unknown (0) | before_start (end < start) | known';
+COMMENT ON COLUMN alibaba2018.batch_task.duration_s IS 'end_time - start_time when both are known; NULL for open tasks, start 0, end 0 or end before start';
 COMMENT ON COLUMN alibaba2018.batch_task.plan_cpu_cores IS 'plan_cpu in cores (plan_cpu / 100), per instance';
 COMMENT ON COLUMN alibaba2018.batch_instance.dag_class IS 'no_dag | dag_root | dag_dependent (from the task name); NULL when it does not parse';
 COMMENT ON COLUMN alibaba2018.batch_instance.cpu_avg_cores IS 'cpu_avg in cores (cpu_avg / 100)';

@@ -1,7 +1,7 @@
 -- name: google2019.collection_events
 -- purpose: collection (job and alloc set) events per cell with every enum named, defaults applied, special times classified and priority tiers.
 -- grain: one row per collection event (cell, collection_id, time, seq)
--- note: the export omits fields holding their default value: absent type, scheduling_class, missing_type, collection_type, priority, alloc_collection_id are 0 here (the raw NULL is in google2019_raw).
+-- note: the export omits fields holding their default value: absent type, scheduling_class, missing_type, collection_type, priority, alloc_collection_id, max_per_machine, max_per_switch are 0 here (the raw NULL is in google2019_raw); max_per_machine / max_per_switch 0 = no limit.
 CREATE OR REPLACE VIEW google2019.collection_events AS
 SELECT
     coalesce(r.time, 0) AS time,
@@ -28,8 +28,9 @@ SELECT
     r.collection_logical_name,
     google2019.nonzero(r.parent_collection_id) AS parent_collection_id,
     coalesce(r.start_after_collection_ids, []) AS start_after_collection_ids,
-    r.max_per_machine,
-    r.max_per_switch,
+    -- absent = 0 = no limit (v3 format: proto3 omits zero values)
+    coalesce(r.max_per_machine, 0) AS max_per_machine,
+    coalesce(r.max_per_switch, 0) AS max_per_switch,
     coalesce(r.vertical_scaling, 0) AS vertical_scaling,
     coalesce(vs.name, 'UNKNOWN(' || r.vertical_scaling || ')') AS vertical_scaling_name,
     coalesce(r.scheduler, 0) AS scheduler,

@@ -3,6 +3,7 @@
 -- grain: one row per task event (trace, cell, job_id, task_index, time, seq)
 -- note: 2019 maps collection_id -> job_id, instance_index -> task_index, placed_machine_id -> machine_id; only instances of jobs (collection_type 0); is_production = priority >= 120 (production tier and above) for 2019, >= 9 for 2011.
 CREATE OR REPLACE VIEW lifecycle.task_events AS
+WITH ev AS (
 SELECT
     'google2011' AS trace,
     NULL::VARCHAR AS cell,
@@ -22,7 +23,8 @@ SELECT
     e.is_production,
     e.scheduling_class,
     e.cpu_request,
-    e.memory_request
+    e.memory_request,
+    meta.seq_part(e.seq) AS part
 FROM google2011.task_events AS e
 LEFT JOIN lifecycle.event_kinds AS k ON k.event = e.event_type_name
 UNION ALL
@@ -47,10 +49,19 @@ SELECT
     e.priority >= 120,
     e.scheduling_class,
     e.request_cpus,
-    e.request_memory
+    e.request_memory,
+    meta.seq_part(e.seq)
 FROM google2019.instance_events AS e
 LEFT JOIN lifecycle.event_kinds AS k ON k.event = e.type_name
-WHERE e.collection_type = 0;
+WHERE e.collection_type = 0
+)
+-- the part each event came from and how many parts are missing before it (lifecycle.task_event_parts)
+SELECT ev.*, coalesce(p.gaps_before, 0) AS gaps_before, coalesce(p.gaps_total, 0) AS gaps_total
+FROM ev
+LEFT JOIN lifecycle.task_event_parts AS p
+    ON p.trace = ev.trace AND p.cell IS NOT DISTINCT FROM ev.cell AND p.part = ev.part;
 
 COMMENT ON VIEW lifecycle.task_events IS 'Task/instance events of every Google trace in one shape (trace, cell, job_id, task_index, time, seq, event_type_name, event_kind, ...)';
+COMMENT ON COLUMN lifecycle.task_events.part IS 'The source part (2011 part number, 2019 shard) the event was read from';
+COMMENT ON COLUMN lifecycle.task_events.gaps_before IS 'Parts missing inside the ingested run before this event''s part (0 = none)';
 COMMENT ON COLUMN lifecycle.task_events.event_kind IS 'submit | pending | schedule | end | update (lifecycle.event_kinds); NULL for unknown codes';

@@ -15,9 +15,16 @@ SELECT
     e.event_type_name AS to_event,
     lag(e.time) OVER w AS from_time,
     e.is_synthesized,
-    e.priority_tier
+    e.priority_tier,
+    e.part,
+    e.gaps_before,
+    lag(e.part) OVER w AS from_part,
+    -- a part is missing between the previous event and this one (or before a first event that
+    -- is not in the first part): the events of that slice are absent, the pair may be an artifact
+    e.gaps_before > coalesce(lag(e.gaps_before) OVER w, 0) AS spans_gap
 FROM lifecycle.task_events AS e
 WHERE e.event_kind IS DISTINCT FROM 'update'
 WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq);
 
 COMMENT ON VIEW lifecycle.task_transitions IS 'Per task, each state event with the previous one (UPDATE_* collapsed); from_event = (start) for the first';
+COMMENT ON COLUMN lifecycle.task_transitions.spans_gap IS 'true = a source part is missing between the previous event and this one: not evidence of a trace anomaly';

@@ -4,6 +4,7 @@
 -- params: none
 -- reproduces: Alibaba co-location paper, Figure 6 (instance start delay grows with the number of instances of a task)
 -- note: delay of an instance = its start_time - the earliest start_time of the task's instances (instances with start_time 0 = unknown are left out). Buckets of instance count: 1, 2-10, 11-100, 101-1000, > 1000.
+-- caveat: instances with start_time 0 (unknown) are left out
 WITH inst AS (
     SELECT job_name, task_name, start_time,
            start_time - min(start_time) OVER (PARTITION BY job_name, task_name) AS delay_s

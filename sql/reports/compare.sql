@@ -3,7 +3,8 @@
 -- description: the same headline metrics side by side for every trace: machines, jobs, tasks per job, jobs per hour, outcome shares, mean utilisation
 -- params: none
 -- reproduces: the 2011 vs 2019 comparison of the 2020 Borg paper (median 885 vs 3,309 jobs/hour; resubmitted:new 0.66 vs 2.26)
--- note: Google: outcome shares are over ended run attempts (lifecycle.task_episodes); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the span of the usage windows). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
+-- note: every metric has one definition for all traces, named in the definition column (jobs = distinct ids of the job table, as overview counts them per table). Google: outcome shares are over ended run attempts (lifecycle.task_episodes); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the span of the usage windows). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
+-- caveat: each trace column is computed over what is ingested of that trace: a sample or slice is not the whole trace
 WITH traces(trace) AS (VALUES ('google2011'), ('google2019')),
 machines AS (
     SELECT trace, count(DISTINCT (cell, machine_id)) AS n FROM lifecycle.machine_events GROUP BY trace
@@ -17,9 +18,13 @@ capacity AS (
     ) GROUP BY trace
 ),
 tasks AS (
-    SELECT trace, count(*) AS tasks, count(DISTINCT (cell, job_id)) AS jobs,
+    SELECT t.trace, count(*) AS tasks, j.jobs,
            sum(greatest(submits - 1, 0)) / nullif(count(*) FILTER (submits > 0), 0) AS resubmit_ratio
-    FROM lifecycle.tasks GROUP BY trace
+    FROM lifecycle.tasks AS t
+    -- jobs: one definition for every trace, the distinct ids of the job table (as in overview)
+    LEFT JOIN (SELECT trace, count(DISTINCT (cell, job_id)) AS jobs FROM lifecycle.job_events GROUP BY trace) AS j
+        USING (trace)
+    GROUP BY t.trace, j.jobs
 ),
 hourly AS (
     SELECT trace, median(jobs) AS median_jobs_per_hour FROM lifecycle.hourly_job_arrivals GROUP BY trace
@@ -80,14 +85,28 @@ long AS (
     UNPIVOT present ON machines, jobs, tasks, tasks_per_job, median_jobs_per_hour, resubmit_ratio,
                     finish, kill, fail, evict, lost, mean_cpu_utilisation, mean_memory_utilisation
     INTO NAME metric VALUE value
+),
+definitions(metric, definition) AS (VALUES
+    ('machines', 'distinct machine ids in the machine events (Alibaba: machine_meta)'),
+    ('jobs', 'distinct job ids in the job table (Google: job_events, 2019 collection_events of jobs; Alibaba: batch_task job_name)'),
+    ('tasks', 'distinct tasks in the task events (2019: instances of jobs; Alibaba: batch_task rows)'),
+    ('tasks_per_job', 'tasks / jobs'),
+    ('median_jobs_per_hour', 'median over hours of first job SUBMITs (Alibaba: earliest task start)'),
+    ('resubmit_ratio', 'later SUBMITs of a task / tasks with a SUBMIT'),
+    ('finish', 'share of ended run attempts'), ('kill', 'share of ended run attempts'),
+    ('fail', 'share of ended run attempts'), ('evict', 'share of ended run attempts'),
+    ('lost', 'share of ended run attempts'),
+    ('mean_cpu_utilisation', 'used core-seconds / (capacity x usage span); Alibaba: mean machine_usage / 100'),
+    ('mean_memory_utilisation', 'used memory-seconds / (capacity x usage span); Alibaba: mean machine_usage / 100')
 )
 SELECT metric,
+       min(d.definition) AS definition,
        round(max(value) FILTER (trace = 'google2011'), 4) AS google2011,
        round(max(value) FILTER (trace = 'google2019'), 4) AS google2019,
        round(max(value) FILTER (trace = 'alibaba2018'), 4) AS alibaba2018,
        CASE metric WHEN 'median_jobs_per_hour' THEN '885 / 3,309' WHEN 'resubmit_ratio' THEN '0.66 / 2.26' END
            AS published_2011_2019
-FROM long
+FROM long LEFT JOIN definitions AS d USING (metric)
 GROUP BY metric
 ORDER BY min(CASE metric WHEN 'machines' THEN 1 WHEN 'jobs' THEN 2 WHEN 'tasks' THEN 3 WHEN 'tasks_per_job' THEN 4
               WHEN 'median_jobs_per_hour' THEN 5 WHEN 'resubmit_ratio' THEN 6 WHEN 'finish' THEN 7 WHEN 'kill' THEN 8

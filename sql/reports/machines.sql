@@ -4,6 +4,7 @@
 -- params: trace, cell
 -- reproduces: traces.md: 2011 has ~12.5k machines (machine_events 37,780 rows); 2019 cell a has 459 machines without a capacity value
 -- note: long format (section, item, machines, value, x). A machine is present from an ADD until a REMOVE; time 0 counts as the start. Capacity = the last known (cpus, memory) of each machine. Utilisation of a machine = its mean total task usage over the usage windows it appears in, divided by its capacity.
+-- caveat: machines added before the window appear at time 0; capacity is the last known value
 -- plot: x=x; y=machines; kind=step; where=section:present per day; title=Machines present at the end of each day; xlabel=trace day; ylabel=machines
 WITH ev AS (
     SELECT * FROM lifecycle.machine_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807

@@ -3,6 +3,8 @@
 -- description: per ingested trace and table: rows, rejects, time span as real instants, distinct jobs / tasks / machines, files and bytes
 -- params: none
 -- reproduces: table sizes published for the whole traces (traces.md: 2011 task_events 144,648,288 rows, job_events 2,012,242, machine_events 37,780)
+-- note: parts_present / parts_missing: the numbered parts (2011 part-NNNNN, 2019 shards, per cell) of each table that are live and those missing inside their run (meta.part_coverage); a table with missing parts lacks the events of those time slices. distinct_jobs_in_table = distinct job ids in that table (compare counts jobs from the job table: job_events).
+-- caveat: a sample or a partial download is not the whole trace: compare rows with published_rows only when every part is present
 SELECT
     t.trace,
     t.table_name AS "table",
@@ -10,11 +12,13 @@ SELECT
     t.rows_rejected AS rejected,
     strftime(t.first_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS first_utc,
     strftime(t.last_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS last_utc,
-    t.distinct_jobs AS jobs,
+    t.distinct_jobs AS distinct_jobs_in_table,
     t.approx_distinct_tasks AS tasks_approx,
     t.distinct_machines AS machines,
     round(t.bytes / 1e6, 1) AS parquet_mb,
-    p.published_rows
+    p.published_rows,
+    pc.parts_present,
+    pc.parts_missing
 FROM meta.tables AS t
 LEFT JOIN (VALUES
     ('google2011', 'task_events', 144648288),
@@ -22,5 +26,6 @@ LEFT JOIN (VALUES
     ('google2011', 'machine_events', 37780),
     ('alibaba2018', 'batch_task', 14295731),
     ('alibaba2018', 'batch_instance', 1351255775)
-) AS p(trace, table_name, published_rows) USING (trace, table_name)
+) AS p(trace, table_name, published_rows) ON p.trace = t.trace AND p.table_name = t.table_name
+LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
 ORDER BY t.trace, t.table_name;

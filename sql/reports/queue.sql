@@ -3,7 +3,8 @@
 -- description: tasks pending (submitted, not yet scheduled or ended) and running (scheduled, not yet ended) at the end of each time bucket
 -- params: trace, cell, bucket_s = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", methods 3-2 and 3-3, Figures 4 and 5 (the queue slowly grows; running tasks surge at the end of the month)
--- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (FAIL, KILL, LOST after a pending event); running += SCHEDULE - FINISH - (EVICT, FAIL, KILL, LOST after SCHEDULE). One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket.
+-- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (FAIL, KILL, LOST after a pending event); running += SCHEDULE - FINISH - (EVICT, FAIL, KILL, LOST after SCHEDULE). One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket lies in (or closes) the time of a missing part: its counts are not the trace's.
+-- caveat: pending and running are sums from the first ingested event: on a slice, or with missing parts, read them as changes, not levels
 -- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours
 WITH changes AS (
     SELECT
@@ -21,7 +22,10 @@ WITH changes AS (
             WHEN to_event IN ('EVICT', 'FAIL', 'KILL', 'LOST') AND from_event = 'SCHEDULE' THEN -1
             ELSE 0
         END AS d_running,
-        to_event
+        to_event,
+        from_event,
+        spans_gap,
+        gaps_before
     FROM lifecycle.task_transitions
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
 ),
@@ -32,7 +36,10 @@ per_bucket AS (
         sum(d_running) AS d_running,
         count(*) FILTER (to_event = 'SUBMIT') AS submitted,
         count(*) FILTER (to_event = 'SCHEDULE') AS scheduled,
-        count(*) FILTER (to_event IN ('EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST')) AS ended
+        count(*) FILTER (to_event IN ('EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST')) AS ended,
+        count(*) FILTER (from_event = '(start)' AND to_event <> 'SUBMIT') AS before_data_starts,
+        count(*) FILTER (spans_gap) AS across_gap,
+        max(gaps_before) AS gaps_before
     FROM changes
     GROUP BY bucket
 ),
@@ -40,7 +47,8 @@ per_bucket AS (
 all_buckets AS (
     SELECT b.bucket, coalesce(p.d_pending, 0) AS d_pending, coalesce(p.d_running, 0) AS d_running,
            coalesce(p.submitted, 0) AS submitted, coalesce(p.scheduled, 0) AS scheduled,
-           coalesce(p.ended, 0) AS ended
+           coalesce(p.ended, 0) AS ended, coalesce(p.before_data_starts, 0) AS before_data_starts,
+           coalesce(p.across_gap, 0) AS across_gap, p.gaps_before
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
 )
@@ -51,7 +59,15 @@ SELECT
     sum(d_running) OVER w AS running,
     submitted,
     scheduled,
-    ended
+    ended,
+    before_data_starts,
+    across_gap AS transitions_across_gap,
+    -- an empty bucket carries the count of the last bucket with events
+    coalesce(max(gaps_before) OVER w, 0) AS missing_parts_so_far,
+    -- the bucket lies in (or ends) a stretch of time whose part is missing
+    coalesce(max(gaps_before) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+        < coalesce(min(gaps_before) OVER (ORDER BY bucket ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING), 0)
+        AS in_gap
 FROM all_buckets
 WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
 ORDER BY bucket;

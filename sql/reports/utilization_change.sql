@@ -4,6 +4,7 @@
 -- params: trace, cell, window_s = 300
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 10: for more than 90% of 5-minute windows the consumption changes by less than 20%
 -- note: usage of a window = sum over task usage records starting in it of mean usage x record length / window length (normalised cores, memory). Change = |u(t) - u(t-1)| / u(t-1) between consecutive non-empty windows. Records with special times are left out.
+-- caveat: the first and last windows of the ingested data are partial: their changes are edge effects
 -- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows; ref=point@0.2,0.9:paper: >90% of 5-min windows change <20%
 WITH windows AS (
     SELECT start_time // ($window_s::BIGINT * 1000000) AS w,

@@ -52,6 +52,39 @@ class SourceFile:
     cell: str | None = None  # traces with several cells (google2019)
 
 
+@dataclass(frozen=True)
+class Remote:
+    """Where a trace is published and how `tracewh download` lists and verifies its files.
+
+    ``base`` is the scheme and host of the official address (``--mirror`` replaces only it);
+    ``root`` is the path under it, with ``{cell}`` for traces with one bucket per cell.
+    ``listing`` says where the file list and digests come from:
+    ``checksum-file`` (a sha256sum-format file under ``root`` names every file),
+    ``storage-json-api`` (the Google Cloud Storage object listing gives names, sizes, md5, crc32c),
+    ``fixed`` (one ``<table><suffix>`` per table, digests in ``sha256``).
+    Files land under the download folder in exactly the layout ``discover`` reads.
+    """
+
+    base: str
+    root: str
+    listing: str
+    checksum_file: str | None = None
+    extra_files: tuple[str, ...] = ()  # small companions fetched when the checksum file lists them
+    suffix: str = ""  # fixed: the file of a table is <table><suffix>
+    sha256: dict[str, str] = field(default_factory=dict)  # fixed: file name -> official sha256
+    local_root: str = ""  # folder under the download folder (may hold {cell}); "" = the folder itself
+
+
+def parse_sha256sum(text: str) -> dict[str, str]:
+    """A ``sha256sum``-format listing (``<hex>  <path>``, ``*`` for binary mode) as path -> digest."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            out[parts[-1].lstrip("*").removeprefix("./")] = parts[0].lower()
+    return out
+
+
 TRACE_NAMES = ("google2011", "google2019", "alibaba2018")
 
 

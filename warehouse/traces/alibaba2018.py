@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, SourceFile, Table
+from warehouse.traces import Column, Remote, SourceFile, Table
 
 NAME = "alibaba2018"
 TITLE = "Alibaba cluster-trace-v2018"
@@ -22,6 +22,7 @@ FORMAT = "csv"
 CELLS = None
 UNITS_PER_DAY = 86_400  # times are seconds
 FILE_PATTERN = re.compile(r"^(?P<table>[a-z_]+)\.(?P<ext>tar\.gz|csv\.gz|csv)$")
+PART_RULE: tuple[str, int] | None = None  # one file per table: no parts, no gaps
 
 # sha256 of the official archives (traces.md section 3)
 OFFICIAL_SHA256 = {
@@ -32,6 +33,15 @@ OFFICIAL_SHA256 = {
     "machine_meta.tar.gz": "b5b1b786b22cd413a3674b8f2ebfb2f02fac991c95df537f363ef2797c8f6d55",
     "machine_usage.tar.gz": "3e6ee87fd204bb85b9e234c5c75a5096580fdabc8f085b224033080090753a7a",
 }
+
+# The six official archives on Alibaba's OSS (plain HTTP there; the digests above guard them).
+REMOTE = Remote(
+    base="http://aliopentrace.oss-cn-beijing.aliyuncs.com",
+    root="v2018Traces",
+    listing="fixed",
+    suffix=".tar.gz",
+    sha256=OFFICIAL_SHA256,
+)
 
 _T = "seconds since the trace start (0 can mean unknown)"
 _PCT = "percent 0..100; -1 and 101 mark invalid values (NULL in the view, raw value in <name>_raw)"

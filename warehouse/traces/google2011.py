@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, SourceFile, Table
+from warehouse.traces import Column, Remote, SourceFile, Table, parse_sha256sum
 
 NAME = "google2011"
 TITLE = "Google clusterdata-2011-2"
@@ -22,6 +22,16 @@ UNITS_PER_DAY = 86_400_000_000  # times are microseconds
 CELLS = None  # one cell
 CHECKSUM_FILE = "SHA256SUM"
 PART_PATTERN = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv(\.gz)?$")
+# The part number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
+PART_RULE: tuple[str, int] | None = (PART_PATTERN.pattern, 1)
+# The public bucket over plain HTTPS (no account): SHA256SUM names every part with its digest.
+REMOTE = Remote(
+    base="https://storage.googleapis.com",
+    root="clusterdata-2011-2",
+    listing="checksum-file",
+    checksum_file=CHECKSUM_FILE,
+    extra_files=("schema.csv",),
+)
 
 
 def _time(name: str, comment: str) -> Column:
@@ -222,15 +232,17 @@ def expected_sha256(source: Path, f: SourceFile) -> str | None:
 @cache
 def _sha256sum(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
     """The parsed file, read once per version of it (500 parts would read it 500 times)."""
-    out = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        parts = line.split()
-        if len(parts) >= 2:
-            out[parts[-1].lstrip("*").removeprefix("./")] = parts[0].lower()
-    return out
+    return parse_sha256sum(path.read_text(encoding="utf-8", errors="replace"))
 
 
 def file_order(name: str) -> int:
     """The position of a file in the trace's time order: the part number (0 for a loose file)."""
     m = PART_PATTERN.match(name)
     return int(m.group(1)) if m else 0
+
+
+def part_of(relpath: str) -> tuple[str, int] | None:
+    """The table and part number of a file in the download layout (``<table>/part-...``), else None."""
+    table, _, name = relpath.partition("/")
+    m = PART_PATTERN.match(name)
+    return (table, int(m.group(1))) if table in TABLES and m else None

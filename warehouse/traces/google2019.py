@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, SourceFile, Table
+from warehouse.traces import Column, Remote, SourceFile, Table
 
 NAME = "google2019"
 TITLE = "Google clusterdata 2019 (v3)"
@@ -22,7 +22,17 @@ FORMAT = "json"
 UNITS_PER_DAY = 86_400_000_000  # times are microseconds
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")
 SHARD_PATTERN = re.compile(r"^(?P<table>[a-z_]+)-(?P<shard>\d{12})\.json(\.gz)?$")
+# The shard number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
+PART_RULE: tuple[str, int] | None = (SHARD_PATTERN.pattern, 2)
 CELL_FOLDER = re.compile(r"^clusterdata_2019_(?P<cell>[a-h])$")
+# One public bucket per cell, listed with the Cloud Storage JSON API (names, sizes, md5, crc32c);
+# a download keeps the bucket name as the cell folder, which CELL_FOLDER recognises.
+REMOTE = Remote(
+    base="https://storage.googleapis.com",
+    root="clusterdata_2019_{cell}",
+    listing="storage-json-api",
+    local_root="clusterdata_2019_{cell}",
+)
 
 RESOURCES = "STRUCT(cpus DOUBLE, memory DOUBLE)"
 _TIME = "microseconds since 600 s before the trace start; 0 = before the window, 2^63-1 = after"
@@ -84,8 +94,14 @@ TABLES: dict[str, Table] = {
                 Column("collection_logical_name", "VARCHAR", comment="hash"),
                 Column("parent_collection_id", "BIGINT", comment="parent job; absent/NULL/0 = none"),
                 Column("start_after_collection_ids", "BIGINT[]", comment="jobs this one runs after"),
-                Column("max_per_machine", "INTEGER"),
-                Column("max_per_switch", "INTEGER"),
+                Column(
+                    "max_per_machine",
+                    "INTEGER",
+                    comment="instances per machine at most; absent = 0 = no limit",
+                ),
+                Column(
+                    "max_per_switch", "INTEGER", comment="instances per switch at most; absent = 0 = no limit"
+                ),
                 Column(
                     "vertical_scaling",
                     "INTEGER",
@@ -229,3 +245,9 @@ def file_order(name: str) -> int:
     """The shard number: shards of a table are consecutive slices of it."""
     m = SHARD_PATTERN.match(name)
     return int(m.group("shard")) if m else 0
+
+
+def part_of(relpath: str) -> tuple[str, int] | None:
+    """The table and shard number of a shard (``<table>-NNNNNNNNNNNN.json.gz``), else None."""
+    m = SHARD_PATTERN.match(relpath.rpartition("/")[2])
+    return (m.group("table"), int(m.group("shard"))) if m and m.group("table") in TABLES else None

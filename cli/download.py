@@ -1,0 +1,169 @@
+"""`tracewh download TRACE DEST`: argument parsing, the plan on stdout (--dry-run), the rich bar on stderr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cli.common import FormatOpt, err_console, examples
+
+HELP = examples(
+    "Download (part of) a trace from its official public address, resumable and verified, into the "
+    "layout `tracewh ingest` reads. Re-run the same command after any failure to finish the job.",
+    "tracewh download google2011 ~/clusterdata-2011-2 --tables job_events,task_events --parts 0-9",
+    "tracewh download google2019 ~/clusterdata2019 --cells a --shards 0-3 --dry-run",
+)
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()] or None
+
+
+def download(
+    trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
+    dest: Annotated[Path, typer.Argument(help="Folder to download into (created if needed).")],
+    tables: Annotated[
+        list[str] | None, typer.Option("--tables", help="Only these tables (repeat or comma-separate).")
+    ] = None,
+    parts: Annotated[
+        str | None, typer.Option("--parts", help="google2011 part numbers, e.g. 0-99,120.")
+    ] = None,
+    cells: Annotated[
+        list[str] | None, typer.Option("--cells", help="google2019 cells, e.g. a,b (required there).")
+    ] = None,
+    shards: Annotated[
+        str | None, typer.Option("--shards", help="google2019 shard numbers, e.g. 0-9.")
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel transfers.")] = 4,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Print the plan (files, sizes, free space) and check room; fetch nothing."
+        ),
+    ] = False,
+    mirror: Annotated[
+        str | None,
+        typer.Option("--mirror", help="Use this scheme+host (and path prefix) instead of the official one."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
+    fmt: FormatOpt = "table",
+) -> None:
+    from warehouse import download as dl
+
+    selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
+    if not quiet and err_console.is_terminal:  # listing thousands of files takes a while
+        err_console.print(f"[dim]listing {trace} files...[/dim]")
+    plan = dl.plan(trace, dest, selection, mirror=mirror, jobs=jobs)
+    if dry_run:
+        _print_plan(plan, fmt)
+        plan.check_room()
+        return
+    try:
+        result = dl.download(plan, jobs=jobs, progress=make_progress(quiet))
+    except KeyboardInterrupt:
+        err_console.print(
+            "Error: interrupted; partial files are kept as .part and the same command resumes them"
+        )
+        raise typer.Exit(130) from None
+    if not quiet:
+        err_console.print(
+            f"{trace}: {len(result.downloaded)} file(s) downloaded ({dl.human_bytes(result.bytes_received)} "
+            f"in {result.seconds:.1f} s), {len(result.present)} already present, all verified, in {dest}\n"
+            f"next: tracewh ingest {trace} {dest}"
+        )
+
+
+def _print_plan(plan: Any, fmt: str | None) -> None:
+    """The files on stdout (data); the totals and the room check on stderr."""
+    from cli.render import render
+    from warehouse import download as dl
+    from warehouse.query import Rows
+
+    rows = plan.rows()
+    render(
+        Rows(
+            ["path", "bytes", "bytes_here", "state", "verified_by"],
+            ["VARCHAR", "BIGINT", "BIGINT", "VARCHAR", "VARCHAR"],
+            rows,
+        ),
+        fmt,
+        title=f"{plan.trace}: download plan",
+    )
+    need, free = plan.bytes_to_fetch(), plan.free_bytes()
+    present = sum(1 for r in rows if r[3] == "present")
+    unknown = sum(1 for r in rows if r[1] is None)
+    err_console.print(
+        f"{len(rows)} file(s), {dl.human_bytes(plan.total_bytes)} in total"
+        + (f" ({unknown} of unknown size)" if unknown else "")
+        + f"; {present} already present; {dl.human_bytes(need)} to fetch; "
+        f"{dl.human_bytes(free)} free in {plan.dest}: " + ("fits" if need <= free else "DOES NOT FIT")
+    )
+
+
+def make_progress(quiet: bool) -> Any:
+    """A warehouse.download.Progress: a rich bar on a terminal, one line per file otherwise."""
+    from warehouse.download import Progress
+
+    if quiet:
+        return Progress()
+
+    class Lines(Progress):
+        def retry(self, path: str, failures: int, reason: str, wait: float) -> None:
+            err_console.print(
+                f"[yellow]{path}: {reason}; retry {failures} in {wait:.1f} s[/yellow]", highlight=False
+            )
+
+        def file_done(self, path: str, outcome: str) -> None:
+            if outcome != "present":
+                err_console.print(f"{path}: {outcome}", highlight=False)
+
+    if not err_console.is_terminal:
+        return Lines()
+
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+    from rich.progress import Progress as RichProgress
+
+    class Bar(Lines):
+        def __init__(self) -> None:
+            self.bar = RichProgress(
+                TextColumn("downloading"),
+                BarColumn(),
+                DownloadColumn(binary_units=True),
+                TransferSpeedColumn(),
+                TextColumn("{task.fields[files]}"),
+                TimeRemainingColumn(),
+                console=err_console,
+                transient=True,
+            )
+            self.task: Any = None
+            self.files = 0
+            self.done = 0
+
+        def begin(self, files: int, total_bytes: int, present_bytes: int) -> None:
+            self.files = files
+            self.bar.start()
+            self.task = self.bar.add_task(
+                "downloading", total=total_bytes, completed=present_bytes, files=f"0/{files} files"
+            )
+
+        def advance(self, nbytes: int) -> None:
+            self.bar.update(self.task, advance=nbytes)
+
+        def file_done(self, path: str, outcome: str) -> None:
+            self.done += 1
+            self.bar.update(self.task, files=f"{self.done}/{self.files} files")
+            if outcome == "failed":
+                self.bar.console.print(f"[red]{path}: failed[/red]", highlight=False)
+
+        def end(self) -> None:
+            self.bar.stop()
+
+    return Bar()

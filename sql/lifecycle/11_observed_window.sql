@@ -1,0 +1,25 @@
+-- name: lifecycle.observed_segments
+-- purpose: the time the ingested task events observe: one segment per run of consecutive present parts (a missing part splits the window), so time integrals count only what was observed.
+-- grain: observed_segments one row per (trace, cell, segment); observed_window one row per Google trace
+-- note: segment = gaps_before of its parts (0 before the first missing part, 1 after it, ...); [t0, t1] = smallest and largest in-window time of its events (0 and 2^63-1 excluded). cum_s = the observed seconds of the earlier segments of the same trace and cell, so an interval across segments adds the segments between without a join per segment. observed_window sums the segments (window_s) and spans them (t0, t1), over the cells.
+CREATE OR REPLACE VIEW lifecycle.observed_segments AS
+WITH seg AS (
+    SELECT trace, cell, gaps_before AS segment,
+           min(time) FILTER (time > 0 AND time < 9223372036854775807) AS t0,
+           max(time) FILTER (time > 0 AND time < 9223372036854775807) AS t1
+    FROM lifecycle.task_events
+    GROUP BY ALL
+)
+SELECT trace, cell, segment, t0, t1, (t1 - t0) / 1e6 AS length_s,
+       coalesce(sum((t1 - t0) / 1e6) OVER (PARTITION BY trace, cell ORDER BY segment
+                                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS cum_s
+FROM seg
+WHERE t0 IS NOT NULL;
+
+CREATE OR REPLACE VIEW lifecycle.observed_window AS
+SELECT trace, min(t0) AS t0, max(t1) AS t1, max(cells_s) AS window_s, count(*) AS segments
+FROM (SELECT *, sum(length_s) OVER (PARTITION BY trace, cell) AS cells_s FROM lifecycle.observed_segments)
+GROUP BY trace;
+
+COMMENT ON VIEW lifecycle.observed_segments IS 'Per trace and cell, the stretches of time the ingested task events observe (split by missing parts), raw microseconds';
+COMMENT ON VIEW lifecycle.observed_window IS 'Per Google trace: first and last observed time, observed seconds (window_s, the longest cell), segments';

@@ -1,0 +1,113 @@
+"""Hand-built traces in the real raw formats, for the cases the bundled sample does not have:
+a censored production service, a folder with a missing part, Alibaba tasks that never ended and
+DAGs whose times contradict each other. Each builder writes raw files under ``src`` and says in
+its docstring what it holds, so a test can work its expected values out by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import task_row, write_gz
+
+S = 1_000_000  # microseconds per second
+SUBMIT, SCHEDULE, EVICT, FAIL, FINISH, KILL, LOST, UPD_PENDING, UPD_RUNNING = range(9)
+
+
+def censored_google2011(src: Path) -> Path:
+    """One part. Window = [1000 s, 5000 s] (the smallest and largest in-window times) = 4000 s.
+    S  job 10, prio 9 (production), cpu 0.5 mem 0.25: SUBMIT and SCHEDULE at time 0 (before the
+       window), no end: a service running through the whole window -> 4000 s observed.
+    B  job 20, prio 0 (free), cpu 0.1 mem 0.1: 1000 s SUBMIT+SCHEDULE, 3000 s FINISH -> 2000 s.
+    C  job 30, prio 4 (middle), cpu 0.2 mem 0.2: first event EVICT on machine 7 at 2000 s
+       (scheduled before the data) -> 2000 - 1000 = 1000 s observed.
+    D  job 40, prio 2 (middle), cpu 0.3 mem 0.1: SUBMIT 4000 s, SCHEDULE 4500 s, no end -> 500 s.
+    E  job 50, prio 0 (free): SUBMIT at 5000 s, never scheduled (pending at the end)."""
+    write_gz(
+        src / "task_events" / "part-00000-of-00001.csv.gz",
+        [
+            task_row(0, 10, 0, SUBMIT, prio=9, cpu="0.5", mem="0.25"),
+            task_row(0, 10, 0, SCHEDULE, machine=1, prio=9, cpu="0.5", mem="0.25"),
+            task_row(1000 * S, 20, 0, SUBMIT, prio=0, cpu="0.1", mem="0.1"),
+            task_row(1000 * S, 20, 0, SCHEDULE, machine=2, prio=0, cpu="0.1", mem="0.1"),
+            task_row(2000 * S, 30, 0, EVICT, machine=7, prio=4, cpu="0.2", mem="0.2"),
+            task_row(3000 * S, 20, 0, FINISH, machine=2, prio=0, cpu="0.1", mem="0.1"),
+            task_row(4000 * S, 40, 0, SUBMIT, prio=2, cpu="0.3", mem="0.1"),
+            task_row(4500 * S, 40, 0, SCHEDULE, machine=3, prio=2, cpu="0.3", mem="0.1"),
+            task_row(5000 * S, 50, 0, SUBMIT, prio=0, cpu="0.1", mem="0.1"),
+        ],
+    )
+    return src
+
+
+def gapped_google2011(src: Path) -> Path:
+    """task_events parts 0, 1, 3 of four; part 2 (times 2000-3000 s) is not there. Its lost events
+    are marked [] below.
+    task 1: SUBMIT 700 s (part 0), [SCHEDULE 2500 s], EVICT 3100 s (part 3) -> looks like SUBMIT -> EVICT
+    task 2: SUBMIT 800, SCHEDULE 900 (part 0), [FINISH 2200], SUBMIT 3200 (part 3) -> SCHEDULE -> SUBMIT
+    task 3: SUBMIT 1100, EVICT 1200 (part 1): a real eviction from pending, no gap in between
+    task 4: [SUBMIT 2100, SCHEDULE 2150], FINISH 3300 (part 3) -> (start) -> FINISH"""
+    events = src / "task_events"
+    write_gz(
+        events / "part-00000-of-00004.csv.gz",
+        [
+            task_row(700 * S, 1, 0, SUBMIT),
+            task_row(800 * S, 2, 0, SUBMIT),
+            task_row(900 * S, 2, 0, SCHEDULE, machine=5),
+        ],
+    )
+    write_gz(
+        events / "part-00001-of-00004.csv.gz",
+        [task_row(1100 * S, 3, 0, SUBMIT), task_row(1200 * S, 3, 0, EVICT)],
+    )
+    write_gz(
+        events / "part-00003-of-00004.csv.gz",
+        [
+            task_row(3100 * S, 1, 0, EVICT, machine=6),
+            task_row(3200 * S, 2, 0, SUBMIT),
+            task_row(3300 * S, 4, 0, FINISH, machine=6),
+        ],
+    )
+    return src
+
+
+def odd_alibaba2018(src: Path) -> Path:
+    """batch_task (task_name, instance_num, job_name, task_type, status, start, end, plan_cpu, plan_mem):
+    j_a  M1 100-300, M2_1 150-250: the child starts 150 s before its parent ends; critical path
+         200 + 100 = 300 s > job time 300 - 100 = 200 s
+    j_b  M1 100-200, M2_1 Running 250-250 (end = start: not an end): not timed; edge 250 - 200 = 50
+    j_c  M1 start 0 (unknown) end 100, M2_1 150-200: not timed; edge 150 - 100 = 50
+    j_d  M1_2 10-20, M2_1 30-40: a cycle, its edges out of the intervals
+    j_e  M1 Waiting 0-0: start unknown, not ended
+    j_f  M1 100-200, M2_1 210-300: critical path 100 + 90 = 190, job time 200, communication 10, edge 10
+    container_meta: app_a and app_b with two containers each (counts that do not vary); c_1..c_3 at
+    time_stamp 0 (existed at the trace start), c_4 at 100.
+    machine_usage: m_1 sampled in hours 0 (cpu 40) and 2 (cpu 60) only: hour 1 has no sample."""
+    src.mkdir(parents=True, exist_ok=True)
+    tasks = [
+        "M1,1,j_a,1,Terminated,100,300,100,0.5",
+        "M2_1,1,j_a,1,Terminated,150,250,100,0.5",
+        "M1,1,j_b,1,Terminated,100,200,100,0.5",
+        "M2_1,1,j_b,1,Running,250,250,100,0.5",
+        "M1,1,j_c,1,Terminated,0,100,100,0.5",
+        "M2_1,1,j_c,1,Terminated,150,200,100,0.5",
+        "M1_2,1,j_d,1,Terminated,10,20,100,0.5",
+        "M2_1,1,j_d,1,Terminated,30,40,100,0.5",
+        "M1,1,j_e,1,Waiting,0,0,100,0.5",
+        "M1,1,j_f,1,Terminated,100,200,100,0.5",
+        "M2_1,1,j_f,1,Terminated,210,300,100,0.5",
+    ]
+    (src / "batch_task.csv").write_text("\n".join(tasks) + "\n")
+    (src / "container_meta.csv").write_text(
+        "c_1,m_1,0,app_a,started,400,400,1.5\nc_2,m_1,0,app_a,started,400,400,1.5\n"
+        "c_3,m_2,0,app_b,started,400,400,1.5\nc_4,m_2,100,app_b,started,400,400,1.5\n"
+    )
+    (src / "machine_usage.csv").write_text("m_1,10,40,50,,,1,1,1\nm_1,7300,60,70,,,1,1,1\n")
+    return src
+
+
+# trace, builder: the hand-built homes that the golden files also cover (tests/golden/<case>/)
+CASES = {
+    "censored": ("google2011", censored_google2011),
+    "gapped": ("google2011", gapped_google2011),
+    "odd_alibaba": ("alibaba2018", odd_alibaba2018),
+}
