@@ -10,16 +10,18 @@ DEMO_HOME ?= tracewh-home
 
 install: $(STAMP)
 
+# Quiet: `make demo` starts with tracewh's own lines. The editable install of a mapped layout
+# (sql/ -> warehouse.sql) always adds setuptools' informational "Editable installation" note;
+# only that one message is filtered, every other warning still shows.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	# The editable install of a mapped layout (sql/ -> warehouse.sql) always adds setuptools'
-	# informational "Editable installation" note; only that one message is filtered.
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev,plot]'
-	touch $(STAMP)
+	@echo "installing tracewh and its dependencies into $(VENV) (once)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev,plot]'
+	@touch $(STAMP)
 
 demo: install
-	$(BIN)/tracewh --home $(DEMO_HOME) demo
+	@$(BIN)/tracewh --home $(DEMO_HOME) demo
 
 lint: install
 	$(BIN)/ruff check warehouse cli tests bench
