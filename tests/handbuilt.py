@@ -105,9 +105,95 @@ def odd_alibaba2018(src: Path) -> Path:
     return src
 
 
+# (test_paper_reports_alibaba.py) jobs shaped as the Alibaba paper draws them
+PAPER_ALIBABA_TASKS = [
+    # task_name, instance_num, job, type, status, start, end
+    ("M4", 1, "j_2041", "Terminated", 100, 105),
+    ("M1_4", 1, "j_2041", "Terminated", 105, 125),
+    ("M2_4", 1, "j_2041", "Terminated", 105, 115),
+    ("M3_4", 1, "j_2041", "Terminated", 108, 163),
+    ("M5_4", 1, "j_2041", "Terminated", 105, 130),
+    ("R6_1_2_3_5", 1, "j_2041", "Terminated", 165, 205),
+    ("M1", 1, "j_a", "Terminated", 10, 50),
+    ("M2", 1, "j_a", "Terminated", 10, 30),
+    ("R3_1_2", 1, "j_a", "Terminated", 45, 80),
+    ("M4_3", 1, "j_a", "Running", 85, 85),
+    ("M5_4", 1, "j_a", "Terminated", 100, 120),
+    ("M1", 1, "j_d", "Terminated", 300, 310),
+    ("M2_1", 1, "j_d", "Terminated", 320, 350),
+    ("M1", 1, "j_e", "Terminated", 300, 340),
+    ("M2_1", 1, "j_e", "Terminated", 320, 350),
+    ("M1_2", 1, "j_b", "Terminated", 10, 20),
+    ("M2_1", 1, "j_b", "Terminated", 20, 30),
+    ("M1", 1, "j_odd", "Terminated", 10, 20),
+    ("M2_3", 1, "j_odd", "Terminated", 20, 30),
+    ("M3_2", 1, "j_odd", "Terminated", 30, 40),
+    ("M4_9", 1, "j_odd", "Terminated", 10, 15),
+    ("M5_1_5", 1, "j_odd", "Terminated", 20, 25),
+    ("task_QUFB==", 3, "j_n", "Terminated", 500, 600),
+    ("task_QkJC==", 1, "j_n", "Terminated", 500, 550),
+    ("MergeTask", 1, "j_n", "Terminated", 600, 610),
+]
+PAPER_ALIBABA_INSTANCES = [
+    # task, job, start, end, machine (one instance each unless repeated)
+    ("M4", "j_2041", 101, 105, "m_1"),
+    ("M1_4", "j_2041", 108, 125, "m_1"),
+    ("M2_4", "j_2041", 106, 115, "m_2"),
+    ("M3_4", "j_2041", 110, 163, "m_2"),
+    ("M5_4", "j_2041", 105, 130, "m_3"),
+    ("R6_1_2_3_5", "j_2041", 166, 205, "m_1"),
+    ("M1", "j_a", 10, 50, "m_1"),
+    ("M2", "j_a", 12, 30, "m_2"),
+    ("R3_1_2", "j_a", 45, 80, "m_3"),
+    ("M4_3", "j_a", 86, 86, "m_3"),
+    ("M5_4", "j_a", 101, 120, "m_3"),
+    ("M1", "j_d", 300, 310, "m_2"),
+    ("M2_1", "j_d", 321, 350, "m_2"),
+    ("M1", "j_e", 300, 340, "m_3"),
+    ("M2_1", "j_e", 320, 350, "m_3"),
+    ("M1_2", "j_b", 10, 20, "m_1"),
+    ("M2_1", "j_b", 20, 30, "m_1"),
+    ("task_QUFB==", "j_n", 500, 600, "m_1455"),
+    ("task_QUFB==", "j_n", 505, 590, "m_1455"),
+    ("task_QUFB==", "j_n", 510, 580, "m_1455"),
+    ("task_QkJC==", "j_n", 500, 550, "m_1"),
+    ("MergeTask", "j_n", 600, 610, "m_2"),
+]
+
+
+def paper_alibaba2018(src: Path) -> Path:
+    """batch_task and batch_instance only (headerless, the official column order).
+
+    Jobs (times in seconds; "inst" = the first instance start; run = end - start):
+      j_2041  the paper's Figure 3 shape: 4 -> 1, 2, 3, 5 -> 6
+              M4 100-105 (run 5, inst 101); M1_4 105-125 (20, inst 108); M2_4 105-115 (10, inst 106);
+              M3_4 108-163 (55, inst 110); M5_4 105-130 (25, inst 105); R6_1_2_3_5 165-205 (40, inst 166)
+              critical path 4 -> 3 -> 6 = 5 + 55 + 40 = 100; job time 205 - 100 = 105; communication 5
+      j_a     M1 10-50 (inst 10), M2 10-30 (inst 12), R3_1_2 45-80 (inst 45: 5 s before M1 ends),
+              M4_3 Running 85-85 (end unknown, inst 86), M5_4 100-120 (inst 101)
+      j_d     M1 300-310 (inst 300), M2_1 320-350 (inst 321): path 40, job 50, communication 10
+      j_e     M1 300-340 (inst 300), M2_1 320-350 (inst 320): path 70 > job 50 (starts before its parent ends)
+      j_b     M1_2, M2_1: a cycle
+      j_odd   M1, M2_3 and M3_2 (a cycle), M4_9 (task 9 does not exist), M5_1_5 (depends on 1 and itself)
+      j_n     no DAG: task_QUFB== (3 instances on m_1455), task_QkJC== (1 on m_1), MergeTask (1 on m_2)
+    Instances: one per task on the machine named (j_n's task_QUFB== three times on m_1455)."""
+    src.mkdir(parents=True, exist_ok=True)
+    (src / "batch_task.csv").write_text(
+        "".join(f"{n},{k},{j},1,{s},{a},{b},100,0.39\n" for n, k, j, s, a, b in PAPER_ALIBABA_TASKS)
+    )
+    (src / "batch_instance.csv").write_text(
+        "".join(
+            f"ins_{i},{t},{j},1,{'Running' if t == 'M4_3' else 'Terminated'},{a},{b},{m},1,1,50,60,0.1,0.2\n"
+            for i, (t, j, a, b, m) in enumerate(PAPER_ALIBABA_INSTANCES)
+        )
+    )
+    return src
+
+
 # trace, builder: the hand-built homes that the golden files also cover (tests/golden/<case>/)
 CASES = {
     "censored": ("google2011", censored_google2011),
     "gapped": ("google2011", gapped_google2011),
     "odd_alibaba": ("alibaba2018", odd_alibaba2018),
+    "paper_alibaba": ("alibaba2018", paper_alibaba2018),
 }

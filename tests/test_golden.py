@@ -29,8 +29,9 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 # for the reports whose edge cases the sample does not have.
 EDGE_CASES = {
     "censored": ("priority-share", "task-times", "transitions", "queue"),
-    "gapped": ("transitions", "queue", "task-times", "overview"),
+    "gapped": ("transitions", "queue", "task-times", "overview", "resubmissions", "alloc-usage"),
     "odd_alibaba": ("ali-dag-timing", "ali-dag-anomalies", "ali-app-zipf", "ali-utilization"),
+    "paper_alibaba": ("ali-interval", "ali-job-cdf", "ali-machine-dist", "ali-tables", "ali-dag-timing"),
 }
 
 
@@ -64,7 +65,8 @@ def _pinned_time_zone(monkeypatch):
 @pytest.mark.parametrize(("case", "name", "trace"), _cases(), ids=lambda v: str(v))
 def test_report_output_matches_its_golden_file(request, sample_home, handbuilt_home, case, name, trace):
     home = sample_home if case == "sample" else handbuilt_home(case)
-    rows = reports.run(home, name, trace=trace)
+    # a parameter without a default takes the header's example (ali-job: job=j_1)
+    rows = reports.run(home, name, trace=trace, options=reports.get(name).example_options)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         render(rows, "csv")

@@ -315,3 +315,13 @@ def test_an_interrupted_export_keeps_the_earlier_file_and_leaves_no_temporary(sa
     assert proc.returncode != 0, err
     assert target.read_text() == "earlier result\n"
     assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_log_spaced_x_is_not_a_grid_with_gaps():
+    from warehouse.plots import with_gaps
+
+    # steps 0.009, 0.09, 0.9: no step size holds half of them, so no NaN is inserted
+    assert with_gaps([(0.001, 1), (0.01, 2), (0.1, 3), (1.0, 4)]) == (
+        [0.001, 0.01, 0.1, 1.0],
+        [1.0, 2.0, 3.0, 4.0],
+    )

@@ -27,7 +27,7 @@ def test_every_sql_file_has_a_header(f):
 def test_every_report_runs_on_the_sample(sample_home, name):
     report = reports.get(name)
     trace = "google2011" if report.needs_trace else None
-    rows = reports.run(sample_home, name, trace=trace)
+    rows = reports.run(sample_home, name, trace=trace, options=report.example_options)
     assert rows.columns and rows.rows, name
 
 

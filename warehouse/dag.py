@@ -88,4 +88,83 @@ def register_dag_paths(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
     con.register("dag_paths", table)
 
 
-STEPS = {"dag_paths": register_dag_paths}
+def layout_job(
+    tasks: list[tuple[int, list[int], float | None]],
+) -> tuple[dict[int, int], list[int], list[int]]:
+    """(Kahn level of each placed task, the critical path's task ids parents first, ids on or behind a cycle)
+    of one job, for drawing it.
+
+    ``tasks``: (task_id, usable parent ids, run seconds or None when unknown). Level 0 = no parent; a task's
+    level is one more than its highest parent. The critical path is the chain of largest summed run time
+    over the placed tasks (an unknown run time counts 0 there; ties go to the smaller task id).
+    """
+    run = {t: r for t, _, r in tasks}
+    parents = {t: sorted({p for p in ps if p in run and p != t}) for t, ps, _ in tasks}
+    children: dict[int, list[int]] = {t: [] for t in run}
+    pending = {t: len(ps) for t, ps in parents.items()}
+    for t, ps in parents.items():
+        for p in ps:
+            children[p].append(t)
+    ready = deque(sorted(t for t, n in pending.items() if n == 0))
+    level: dict[int, int] = {}
+    longest: dict[int, float] = {}
+    via: dict[int, int | None] = {}
+    while ready:
+        t = ready.popleft()
+        placed = [p for p in parents[t] if p in longest]
+        best = max(placed, key=lambda p: (longest[p], -p), default=None)
+        level[t] = 1 + max((level[p] for p in placed), default=-1)
+        longest[t] = (longest[best] if best is not None else 0.0) + (run[t] or 0.0)
+        via[t] = best
+        for c in sorted(children[t]):
+            pending[c] -= 1
+            if pending[c] == 0:
+                ready.append(c)
+    path: list[int] = []
+    end = max(longest, key=lambda t: (longest[t], -t), default=None)
+    while end is not None:
+        path.append(end)
+        end = via[end]
+    return level, path[::-1], sorted(t for t in run if t not in level)
+
+
+def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
+    """Lay out the one job of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s)
+    and register the view ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle).
+
+    Rows without a task_id (task_<base64>, MergeTask, unparsed names) belong to the job but not to its DAG."""
+    from warehouse.errors import UsageError
+
+    if tasks.num_rows == 0:
+        raise UsageError("no batch task of that job is in the warehouse (job_name of alibaba2018.batch_task)")
+    nodes: dict[int, tuple[list[int], float | None]] = {}
+    for t, ps, r in zip(
+        tasks.column("task_id").to_pylist(),
+        tasks.column("parent_task_ids").to_pylist(),
+        tasks.column("run_s").to_pylist(),
+        strict=True,
+    ):
+        if t is None:  # not a DAG task (task_<base64>, MergeTask, unparsed): no node of the DAG walk
+            continue
+        old_ps, old_r = nodes.get(t, ([], None))
+        # a task id named twice in a job is one node (its parents together, its longest run)
+        nodes[t] = (old_ps + list(ps or []), max((x for x in (old_r, r) if x is not None), default=None))
+    level, path, stuck = layout_job([(t, ps, r) for t, (ps, r) in nodes.items()])
+    # a path through unknown run times or past a cycle is not the job's critical path: none is marked
+    known = not stuck and all(r is not None for _, r in nodes.values())
+    on_path = set(path)
+    ids = sorted(nodes)
+    con.register(
+        "job_dag",
+        pa.table(
+            {
+                "task_id": pa.array(ids, pa.int64()),
+                "level": pa.array([level.get(t) for t in ids], pa.int64()),
+                "on_critical_path": pa.array([t in on_path if known else None for t in ids], pa.bool_()),
+                "on_or_behind_cycle": pa.array([t in stuck for t in ids], pa.bool_()),
+            }
+        ),
+    )
+
+
+STEPS = {"dag_paths": register_dag_paths, "job_dag": register_job_dag}

@@ -2,12 +2,18 @@
 
 The header line ``-- plot: x=hours; y=pending,running; kind=step; title=...; xlabel=...; ylabel=...``
 says how to draw the report's own rows:
-- kind=line | step: one line per y column (and per value of the ``group`` columns);
+- kind=line | step | points: one line (or cloud of dots) per y column and per value of the ``group``
+  columns (named by the group alone when there is one y column);
 - kind=quantiles: each row is a distribution, drawn as a CDF (x = value, y = level), one curve
   per row: from the row's ``_cdf`` chart column (101 quantiles, ``meta.cdf(v)``) when the report
   returns one, else as a step through its p<NN> (or p<NN>_s), min and max columns;
 - where=column (rows where it is not NULL) or where=column:value keeps only some rows;
-- logx=true uses a logarithmic x axis;
+- kind=bar: grouped bars, one per y column, over the x column's values as categories;
+- kind=dag: the report's rows are the tasks of one job, drawn as its DAG (warehouse/dagplot.py);
+- logx=true / logy=true use a logarithmic x / y axis;
+- panels=a_,b_ (line, step): one panel per prefix, holding the y columns that start with it;
+- dashed=word (line, step): y columns whose name holds the word are drawn dashed;
+- panel_by=column (quantiles): one panel per value of the column, side by side;
 - xtime=hours | days: x counts hours (days) since the trace start, drawn as real dates in the
   trace's zone when the trace has a start (the Google traces);
 - ref=point@X,Y:label | hline@Y:label | vline@X:label: the published value(s), drawn as
@@ -79,7 +85,7 @@ def quantile_points(columns: list[str], row: tuple) -> list[tuple[float, float]]
 
 
 def figure(report_name: str, rows: Rows) -> Any:
-    """The report's chart as a matplotlib Figure (Agg backend: no display needed)."""
+    """The report's chart as a matplotlib Figure (no pyplot state: safe in a library and a notebook)."""
     s = spec(report_name)
     try:
         import matplotlib
@@ -93,15 +99,49 @@ def figure(report_name: str, rows: Rows) -> Any:
     data = [rows.rows[n] for n in picked]
     if not data:
         raise TracewhError(f"report {report_name} returned no rows to plot")
-    group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
-    fig = Figure(figsize=(10, 5.5), dpi=110)
-    ax = fig.subplots()
     kind = s.get("kind", "line")
+    if kind == "dag":
+        import matplotlib.pyplot as plt
+
+        from warehouse import dagplot
+
+        dag_fig = dagplot.draw(rows.columns, data, s.get("title", report_name))
+        plt.close(dag_fig)  # the caller owns it, not pyplot's list of open figures
+        return dag_fig
+    group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
+    prefixes = [p.strip() for p in s.get("panels", "").split(",") if p.strip()] or [""]
+    panel_col = rows.columns.index(s["panel_by"]) if "panel_by" in s else -1
+    panel_values = list(dict.fromkeys(r[panel_col] for r in data)) if panel_col >= 0 else [None]
+    axes: Any
+    if len(panel_values) > 1:
+        fig = Figure(figsize=(5.5 * len(panel_values), 5.5), dpi=110)
+        row_axes = fig.subplots(1, len(panel_values), sharey=True, squeeze=False)
+        axes = [[a] for a in row_axes[0]]
+    else:
+        fig = Figure(figsize=(10, 3.2 + 2.3 * len(prefixes)), dpi=110)
+        axes = fig.subplots(len(prefixes), 1, sharex=True, squeeze=False)
+    ax = axes[0][0]
     start = _time_axis(s, rows)
-    if kind == "quantiles":
+    if kind == "bar":
+        x = rows.columns.index(s["x"])
+        series = [c.strip() for c in s["y"].split(",")]
+        width = 0.8 / len(series)
+        for k, name in enumerate(series):
+            y = rows.columns.index(name)
+            ax.bar(
+                [i + (k - (len(series) - 1) / 2) * width for i in range(len(data))],
+                [r[y] or 0 for r in data],
+                width=width,
+                label=name,
+            )
+        ax.set_xticks(range(len(data)), [str(r[x]) for r in data], rotation=20, ha="right")
+    elif kind == "quantiles":
         chart = rows.context.get("chart")
         cdfs = chart.get("_cdf") if isinstance(chart, dict) else None
         for n, row in zip(picked, data, strict=True):
+            if len(panel_values) > 1:
+                ax = axes[panel_values.index(row[panel_col])][0]
+                ax.set_title(str(row[panel_col]), fontsize="medium")
             label = _label(row, group_idx) or None
             cdf = cdfs[n] if cdfs else None
             if cdf:
@@ -126,26 +166,44 @@ def figure(report_name: str, rows: Rows) -> Any:
         series = [c.strip() for c in s["y"].split(",")]
         for key, sel in keys.items():
             for name in series:
+                ax = axes[next(i for i, p in enumerate(prefixes) if name.startswith(p))][0]
                 y = rows.columns.index(name)
-                xs, ys = with_gaps(sorted((r[x], r[y]) for r in sel if r[x] is not None))
-                label = " ".join(p for p in (key, name) if p)
+                # a missing value or a skipped bucket breaks the line instead of bridging it
+                xs, ys = with_gaps(
+                    sorted(((r[x], r[y]) for r in sel if r[x] is not None), key=lambda p: p[0])
+                )
+                label = key if key and len(series) == 1 else " ".join(p for p in (key, name) if p)
                 xs_drawn: list[Any] = xs if start is None else [_at(start, s, v) for v in xs]
                 draw: Any = ax.step if kind == "step" else ax.plot
-                kwargs = {"where": "post"} if kind == "step" else {}
+                kwargs: dict[str, Any] = {"where": "post"} if kind == "step" else {}
+                if kind == "points":
+                    kwargs.update(linestyle="none", marker=".", markersize=4)
+                if kind != "points" and any(v != v for v in ys):  # NaN: isolated points as dots
+                    kwargs["marker"] = "."
+                if s.get("dashed") and s["dashed"] in name:
+                    kwargs["linestyle"] = "--"
                 draw(xs_drawn, ys, label=label, **kwargs)
-    _references(ax, s.get("ref", ""))
-    ax.set_title(s.get("title", report_name))
+    _references(axes[0][0], s.get("ref", ""))
+    if len(panel_values) > 1:
+        fig.suptitle(s.get("title", report_name))
+    else:
+        axes[0][0].set_title(s.get("title", report_name))
     xlabel = s.get("xlabel", s.get("x", ""))
     if start is not None:
-        xlabel = f"{start:%Y-%m-%d %H:%M %Z} onwards ({start.tzinfo})"
+        xlabel = f"time in {start.tzinfo} (trace start {start:%Y-%m-%d %H:%M %Z})"
         fig.autofmt_xdate()
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(s.get("ylabel", s.get("y", "")))
-    if s.get("logx") == "true":
-        ax.set_xscale("log")
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+    for (ax,) in axes:
+        if len(panel_values) > 1 or ax is axes[-1][0]:
+            ax.set_xlabel(xlabel)
+        if len(panel_values) == 1 or ax is axes[0][0]:
+            ax.set_ylabel(s.get("ylabel", s.get("y", "")))
+        if s.get("logx") == "true":
+            ax.set_xscale("log")
+        if s.get("logy") == "true":
+            ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     return fig
 
@@ -163,8 +221,9 @@ def write(report_name: str, rows: Rows, path: Path) -> Path:
 def with_gaps(points: list[tuple[Any, Any]]) -> tuple[list[Any], list[float]]:
     """x and y for a line that breaks where data is missing instead of bridging it.
 
-    A NULL y becomes NaN (matplotlib leaves a gap); a jump in x larger than 1.5 times the
-    usual step (the most common one) gets a NaN point inserted, so empty buckets stay empty.
+    A NULL y becomes NaN (matplotlib leaves a gap); on a regular grid of x (one step size for
+    at least half the steps), a jump larger than 1.5 times that step gets a NaN point
+    inserted, so empty buckets stay empty.
     """
     xs = [p[0] for p in points]
     ys = [math.nan if p[1] is None else float(p[1]) for p in points]
@@ -173,7 +232,9 @@ def with_gaps(points: list[tuple[Any, Any]]) -> tuple[list[Any], list[float]]:
     steps = [b - a for a, b in itertools.pairwise(xs) if b > a]
     if not steps:
         return xs, ys
-    usual = Counter(steps).most_common(1)[0][0]
+    usual, count = Counter(steps).most_common(1)[0]
+    if count * 2 < len(steps):
+        return xs, ys  # no regular grid (e.g. log-spaced x): nothing to call a gap
     out_x: list[Any] = [xs[0]]
     out_y = [ys[0]]
     for i in range(1, len(xs)):

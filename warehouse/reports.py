@@ -2,7 +2,8 @@
 
 Header keys: name, traces (comma list, or 'any'), description, params (with
 defaults: ``trace, bucket_s = 3600``), reproduces (the published figure),
-caveat (what to keep in mind when comparing with the paper), plot
+caveat (what to keep in mind when comparing with the paper), example (values
+for the parameters without a default that fit the bundled sample: ``job=j_1``), plot
 (``x=...; y=a,b; kind=line|step|quantiles; title=...``). ``footer`` turns the
 header and the state of the data (missing parts, the bundled sample, the
 observed window) into the lines printed on stderr after a report.
@@ -39,10 +40,17 @@ class Report:
     # statement's rows go to warehouse.dag.STEPS[name], which registers views the second reads.
     python: str = ""
     caveat: str = ""
+    example: str = ""
 
     @property
     def needs_trace(self) -> bool:
         return "trace" in self.params
+
+    @property
+    def example_options(self) -> dict[str, str]:
+        """The header's example parameters (``job=j_1``), for runs on the bundled sample."""
+        pairs = [item.split("=", 1) for item in self.example.split(",") if "=" in item]
+        return {k.strip(): v.strip() for k, v in pairs}
 
     @property
     def options(self) -> dict[str, str | None]:
@@ -70,6 +78,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("note", ""),
             f.header.get("python", ""),
             f.header.get("caveat", ""),
+            f.header.get("example", ""),
         )
     return out
 

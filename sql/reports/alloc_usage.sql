@@ -1,0 +1,132 @@
+-- name: alloc-usage
+-- traces: google2011, google2019
+-- description: CPU and memory allocation rate (requests of running attempts) and usage rate, both as fractions of the cluster capacity, for production tasks and for all tasks, per time bucket and over the whole window
+-- params: trace, cell, bucket_s = 3600
+-- reproduces: "10 Observations on Google Cluster Trace", Figure 9: allocation far above usage; production uses about half of what it is allocated yet most of the CPU and memory used
+-- note: allocation, capacity and their rates are time-weighted means over the observed part of each bucket (exact integrals of step functions over lifecycle.observed_segments: the time of a missing part never counts, and a bucket nobody observed has no rate). Allocated = the request of every run attempt that ran (lifecycle.task_episodes) from its SCHEDULE to its end event; one scheduled before the data counts from the first observed instant, one with no end until the next attempt of its task or the last observed instant. Capacity = the machines present (ADD/UPDATE to REMOVE) with their last known capacity; a machine without a capacity value adds none. Used = mean usage x window length of the task usage windows starting in the bucket (over the whole bucket). Production: the attempt's priority (allocation) and the task's last known priority (usage), is_production as in priority-share. Rates above 1 mean over-commitment.
+-- caveat: capacity is that of the machines in machine_events; usage comes from the task usage parts ingested, which may cover less time than the task events
+-- plot: x=hours; y=cpu_allocated_all,cpu_used_all,cpu_allocated_production,cpu_used_production,memory_allocated_all,memory_used_all,memory_allocated_production,memory_used_production; kind=line; panels=cpu_,memory_; dashed=allocated; where=section:per bucket; title=Allocation and usage as a fraction of cluster capacity; xlabel=hours since the trace start; ylabel=fraction of capacity
+WITH segs AS MATERIALIZED (
+    -- the observed time of each cell (lifecycle.observed_segments: a missing part splits it)
+    SELECT cell, t0, t1 FROM lifecycle.observed_segments WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+),
+bounds AS MATERIALIZED (SELECT cell, min(t0) AS t0, max(t1) AS t1 FROM segs GROUP BY cell),
+attempts AS MATERIALIZED (
+    -- the run interval: an unknown start (time 0, before the data) from the first observed instant,
+    -- an unknown end (no end event, 2^63-1) until the next attempt of the task or the last observed instant
+    SELECT e.cell, greatest(coalesce(nullif(e.schedule_time, 0), 0), b.t0) AS s,
+           least(CASE WHEN e.end_time < 9223372036854775807 THEN e.end_time ELSE 9223372036854775807 END,
+                 coalesce(e.next_start, 9223372036854775807), b.t1) AS e,
+           coalesce(e.cpu_request, 0) AS cpu, coalesce(e.memory_request, 0) AS mem,
+           coalesce(e.is_production, false) AS prod
+    FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
+                        PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start
+          FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)) AS e
+    JOIN bounds AS b ON b.cell IS NOT DISTINCT FROM e.cell
+    WHERE e.ran
+),
+machine_levels AS (
+    -- each machine's capacity after each of its events (0 after a REMOVE; the last known value otherwise)
+    SELECT m.cell, m.machine_id, greatest(m.time, b.t0) AS time, m.seq,
+           CASE WHEN m.event_type_name = 'REMOVE' THEN 0
+                ELSE coalesce(last_value(m.cpus IGNORE NULLS) OVER w, 0) END AS cpu,
+           CASE WHEN m.event_type_name = 'REMOVE' THEN 0
+                ELSE coalesce(last_value(m.memory IGNORE NULLS) OVER w, 0) END AS mem
+    FROM lifecycle.machine_events AS m JOIN bounds AS b ON b.cell IS NOT DISTINCT FROM m.cell
+    WHERE m.trace = $trace AND ($cell IS NULL OR m.cell = $cell) AND m.time < 9223372036854775807
+    WINDOW w AS (PARTITION BY m.cell, m.machine_id ORDER BY m.time, m.seq ROWS UNBOUNDED PRECEDING)
+),
+buckets AS (
+    SELECT unnest(range(min(t0) // ($bucket_s::BIGINT * 1000000), max(t1) // ($bucket_s::BIGINT * 1000000) + 1))
+           AS bucket
+    FROM bounds
+),
+-- every change of a step function (capacity, allocation) and every bucket and segment edge, as deltas
+deltas(cell, time, cap_cpu, cap_mem, cpu_all, mem_all, cpu_prod, mem_prod) AS (
+    SELECT cell, time, cpu - coalesce(lag(cpu) OVER m, 0), mem - coalesce(lag(mem) OVER m, 0), 0, 0, 0, 0
+    FROM machine_levels WINDOW m AS (PARTITION BY cell, machine_id ORDER BY time, seq)
+    UNION ALL SELECT cell, s, 0, 0, cpu, mem, CASE WHEN prod THEN cpu ELSE 0 END, CASE WHEN prod THEN mem ELSE 0 END
+    FROM attempts WHERE e > s
+    UNION ALL SELECT cell, e, 0, 0, -cpu, -mem, CASE WHEN prod THEN -cpu ELSE 0 END, CASE WHEN prod THEN -mem ELSE 0 END
+    FROM attempts WHERE e > s
+    UNION ALL SELECT b.cell, k.bucket * $bucket_s::BIGINT * 1000000, 0, 0, 0, 0, 0, 0 FROM bounds AS b, buckets AS k
+    UNION ALL SELECT cell, t0, 0, 0, 0, 0, 0, 0 FROM segs
+    UNION ALL SELECT cell, t1, 0, 0, 0, 0, 0, 0 FROM segs
+),
+points AS (
+    SELECT cell, time, sum(cap_cpu) AS cap_cpu, sum(cap_mem) AS cap_mem, sum(cpu_all) AS cpu_all,
+           sum(mem_all) AS mem_all, sum(cpu_prod) AS cpu_prod, sum(mem_prod) AS mem_prod
+    FROM deltas GROUP BY cell, time
+),
+steps AS (
+    -- the level after each point holds until the next point of its cell; bucket and segment edges are
+    -- points, so no step crosses one
+    SELECT cell, time, time // ($bucket_s::BIGINT * 1000000) AS bucket,
+           (lead(time) OVER o - time) / 1e6 AS len_s,
+           sum(cap_cpu) OVER c AS cap_cpu, sum(cap_mem) OVER c AS cap_mem, sum(cpu_all) OVER c AS cpu_all,
+           sum(mem_all) OVER c AS mem_all, sum(cpu_prod) OVER c AS cpu_prod, sum(mem_prod) OVER c AS mem_prod
+    FROM points
+    WINDOW o AS (PARTITION BY cell ORDER BY time), c AS (PARTITION BY cell ORDER BY time ROWS UNBOUNDED PRECEDING)
+),
+observed AS (
+    -- only the steps inside an observed segment count: the time of a missing part never does
+    SELECT s.* FROM steps AS s
+    SEMI JOIN segs AS g ON g.cell IS NOT DISTINCT FROM s.cell AND s.time >= g.t0 AND s.time < g.t1
+    WHERE s.len_s IS NOT NULL
+),
+integrals AS (
+    SELECT bucket, max(len_s) AS len_s, sum(cap_cpu) AS cap_cpu, sum(cap_mem) AS cap_mem,
+           sum(cpu_all) AS cpu_all, sum(mem_all) AS mem_all, sum(cpu_prod) AS cpu_prod, sum(mem_prod) AS mem_prod
+    FROM (
+        -- per cell first: the observed seconds of a bucket are those of its most observed cell
+        SELECT cell, bucket, sum(len_s) AS len_s, sum(cap_cpu * len_s) AS cap_cpu, sum(cap_mem * len_s) AS cap_mem,
+               sum(cpu_all * len_s) AS cpu_all, sum(mem_all * len_s) AS mem_all,
+               sum(cpu_prod * len_s) AS cpu_prod, sum(mem_prod * len_s) AS mem_prod
+        FROM observed GROUP BY cell, bucket
+    )
+    GROUP BY bucket
+),
+production AS (
+    SELECT cell, job_id, task_index, coalesce(is_production, false) AS prod
+    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+),
+used AS (
+    SELECT u.start_time // ($bucket_s::BIGINT * 1000000) AS bucket,
+           sum(u.cpu * u.window_s) AS cpu_all, sum(u.memory * u.window_s) AS mem_all,
+           sum(u.cpu * u.window_s) FILTER (p.prod) AS cpu_prod, sum(u.memory * u.window_s) FILTER (p.prod) AS mem_prod
+    FROM lifecycle.task_usage AS u
+    LEFT JOIN production AS p
+        ON p.cell IS NOT DISTINCT FROM u.cell AND p.job_id = u.job_id AND p.task_index = u.task_index
+    WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell) AND u.window_s IS NOT NULL
+    GROUP BY ALL
+),
+per_bucket AS (
+    SELECT b.bucket, i.len_s, i.cap_cpu, i.cap_mem, i.cpu_all, i.mem_all, i.cpu_prod, i.mem_prod,
+           u.cpu_all AS used_cpu_all, u.mem_all AS used_mem_all,
+           u.cpu_prod AS used_cpu_prod, u.mem_prod AS used_mem_prod
+    FROM buckets AS b LEFT JOIN integrals AS i USING (bucket) LEFT JOIN used AS u USING (bucket)
+),
+rows AS (
+    SELECT 'per bucket' AS section, bucket, * EXCLUDE (bucket) FROM per_bucket
+    UNION ALL
+    SELECT 'whole window', NULL, sum(COLUMNS(* EXCLUDE (bucket))) FROM per_bucket
+)
+SELECT
+    section,
+    bucket,
+    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    round(cap_cpu / nullif(len_s, 0), 6) AS cpu_capacity,
+    round(cap_mem / nullif(len_s, 0), 6) AS memory_capacity,
+    round(cpu_all / nullif(cap_cpu, 0), 4) AS cpu_allocated_all,
+    round(coalesce(used_cpu_all, 0) / nullif(cap_cpu, 0), 4) AS cpu_used_all,
+    round(cpu_prod / nullif(cap_cpu, 0), 4) AS cpu_allocated_production,
+    round(coalesce(used_cpu_prod, 0) / nullif(cap_cpu, 0), 4) AS cpu_used_production,
+    round(mem_all / nullif(cap_mem, 0), 4) AS memory_allocated_all,
+    round(coalesce(used_mem_all, 0) / nullif(cap_mem, 0), 4) AS memory_used_all,
+    round(mem_prod / nullif(cap_mem, 0), 4) AS memory_allocated_production,
+    round(coalesce(used_mem_prod, 0) / nullif(cap_mem, 0), 4) AS memory_used_production,
+    round(used_cpu_prod / nullif(cpu_prod, 0), 4) AS production_cpu_used_per_allocated,
+    round(used_cpu_prod / nullif(used_cpu_all, 0), 4) AS production_share_of_cpu_used,
+    round(used_mem_prod / nullif(used_mem_all, 0), 4) AS production_share_of_memory_used
+FROM rows
+ORDER BY section, bucket;

@@ -1,0 +1,77 @@
+-- name: cpu-by-runtime
+-- traces: google2011, google2019
+-- description: the share of CPU (and memory) used by run attempts of each execution-time class, and by short-lived against long-running attempts
+-- params: trace, cell, short_s = 300
+-- reproduces: "10 Observations on Google Cluster Trace", Figure 11: short-lived tasks use a tiny portion of the total CPU (long-running tasks use most of it)
+-- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started; windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part observed (observed_run_s of lifecycle.task_episodes, clipped to the observed time), as a lower bound ('at least'). attempts = the run attempts with usage in the class. Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.
+-- caveat: the paper does not give its short-lived bound (short_s, default 300 s); on a slice most long-running services are censored and count as 'at least' the part observed
+-- plot: x=class; y=cpu_share,memory_share; kind=bar; where=section:by execution time; title=Share of CPU and memory used by execution-time class; xlabel=execution time of the run attempt; ylabel=share of the usage
+WITH classes(ord, label, lo, hi) AS (VALUES
+    (1, '< 5 min', 0, 300), (2, '5-30 min', 300, 1800), (3, '30 min - 1 h', 1800, 3600),
+    (4, '1-6 h', 3600, 21600), (5, '6-24 h', 21600, 86400), (6, '>= 1 day', 86400, 1e18)
+),
+attempts AS (
+    -- the attempts that ran; a usage window belongs to the one running when it starts: from its SCHEDULE
+    -- (or, scheduled before the data, from the start) to its end event, or with none to the next attempt
+    SELECT cell, job_id, task_index, episode_no, coalesce(schedule_time, 0) AS schedule_time,
+           least(coalesce(end_time, 9223372036854775807), coalesce(next_start, 9223372036854775807)) AS end_time,
+           run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
+    FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
+                        PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start
+          FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell))
+    WHERE ran
+),
+usage AS (
+    SELECT cell, job_id, task_index, start_time, cpu * window_s / 3600 AS cpu_h, memory * window_s / 3600 AS mem_h
+    FROM lifecycle.task_usage
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
+),
+attributed AS (
+    SELECT u.cpu_h, u.mem_h, a.known, a.length_s, a.episode_no IS NULL AS unmatched,
+           a.cell AS a_cell, a.job_id AS a_job, a.task_index AS a_task, a.episode_no
+    FROM usage AS u
+    LEFT JOIN attempts AS a
+        ON a.cell IS NOT DISTINCT FROM u.cell AND a.job_id = u.job_id AND a.task_index = u.task_index
+       AND u.start_time >= a.schedule_time AND u.start_time < a.end_time
+),
+classed AS (
+    SELECT x.*, c.ord, c.label,
+           CASE WHEN x.unmatched THEN 'undetermined'
+                WHEN x.known AND x.length_s < $short_s THEN 'short-lived'
+                WHEN x.length_s >= $short_s THEN 'long-running'
+                ELSE 'undetermined' END AS kind
+    FROM attributed AS x
+    LEFT JOIN classes AS c ON x.length_s >= c.lo AND x.length_s < c.hi
+),
+totals AS (SELECT sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h FROM classed),
+grouped AS (
+    SELECT coalesce(ord, 0) AS ord, known OR unmatched AS known, unmatched, kind,
+           count(DISTINCT (a_cell, a_job, a_task, episode_no)) AS attempts, sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h
+    FROM classed GROUP BY ALL
+),
+-- every class of known length is listed (0 when empty); censored classes and stray usage when present
+grid AS (
+    SELECT ord, label, true AS known, false AS unmatched FROM classes
+    UNION SELECT g.ord, c.label, g.known, g.unmatched FROM grouped AS g LEFT JOIN classes AS c USING (ord)
+),
+kinds(o, kind) AS (VALUES (1, 'short-lived'), (2, 'long-running'), (3, 'undetermined')),
+rows AS (
+    SELECT 'by execution time' AS section,
+           CASE WHEN x.unmatched THEN '(usage outside every run attempt)'
+                ELSE x.label || CASE WHEN x.known THEN '' ELSE ' (censored: at least)' END END AS class,
+           x.ord * 2 + CASE WHEN x.known THEN 0 ELSE 1 END AS o,
+           sum(g.attempts) AS attempts, sum(g.cpu_h) AS cpu_h, sum(g.mem_h) AS mem_h
+    FROM grid AS x
+    LEFT JOIN grouped AS g ON g.ord = x.ord AND g.known = x.known AND g.unmatched = x.unmatched
+    GROUP BY ALL
+    UNION ALL
+    SELECT 'short vs long', k.kind || CASE k.kind WHEN 'short-lived' THEN ' (< ' WHEN 'long-running' THEN ' (>= '
+                                                 ELSE ' (censored, observed < ' END || $short_s || ' s)',
+           100 + k.o, sum(g.attempts), sum(g.cpu_h), sum(g.mem_h)
+    FROM kinds AS k LEFT JOIN grouped AS g USING (kind) GROUP BY ALL
+)
+SELECT r.section, r.class, coalesce(r.attempts, 0) AS attempts, round(coalesce(r.cpu_h, 0), 6) AS cpu_core_hours,
+       round(coalesce(r.cpu_h, 0) / nullif(t.cpu_h, 0), 4) AS cpu_share,
+       round(coalesce(r.mem_h, 0) / nullif(t.mem_h, 0), 4) AS memory_share
+FROM rows AS r, totals AS t
+ORDER BY r.o, r.class;

@@ -1,0 +1,63 @@
+-- name: resubmissions
+-- traces: google2011, google2019
+-- description: task resubmissions per time bucket, by the event they follow (EVICT, FAIL, KILL, LOST, FINISH), beside new submissions; the gap between the submission and new-submission CDFs; peak buckets grouped into numbered periods
+-- params: trace, cell, bucket_s = 3600, peak_factor = 2
+-- reproduces: "10 Observations on Google Cluster Trace", Observation 3: task resubmissions are concentrated in two periods (two lumps of the submission CDF over the new-submission CDF)
+-- note: a new submission is the first SUBMIT of a task, a resubmission every later one (as in lifecycle-counts and event-cdf); after_* says which state event came just before it (UPDATE_* collapsed, lifecycle.task_transitions). cdf_gap = cumulative submissions / all submissions - cumulative new submissions / all new submissions (the paper's lumps, Figure 2). A bucket is a peak when its resubmissions reach peak_factor x the mean per bucket; consecutive peak buckets form one period (1, 2, ...). across_gap = submissions with a missing source part just before them (lifecycle.task_transitions.spans_gap): whether new or resubmitted, and what they follow, may be an artifact of the gap. Events after the window (2^63-1) are left out; every bucket between the first and the last event is listed.
+-- caveat: which periods stand out depends on bucket_s and peak_factor; on a slice a task's first SUBMIT in the data may be a resubmission of one submitted earlier
+-- plot: x=hours; y=new_submissions,resubmissions; kind=line; title=New task submissions and resubmissions per bucket; xlabel=hours since the trace start; ylabel=submissions
+WITH subs AS (
+    SELECT time, from_event, spans_gap,
+           row_number() OVER (PARTITION BY cell, job_id, task_index ORDER BY time, seq) = 1 AS is_new
+    FROM lifecycle.task_transitions
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND to_event = 'SUBMIT'
+),
+per_bucket AS (
+    SELECT
+        time // ($bucket_s::BIGINT * 1000000) AS bucket,
+        count(*) AS submissions,
+        count(*) FILTER (is_new) AS new_submissions,
+        count(*) FILTER (NOT is_new) AS resubmissions,
+        count(*) FILTER (NOT is_new AND from_event = 'EVICT') AS after_evict,
+        count(*) FILTER (NOT is_new AND from_event = 'FAIL') AS after_fail,
+        count(*) FILTER (NOT is_new AND from_event = 'KILL') AS after_kill,
+        count(*) FILTER (NOT is_new AND from_event = 'LOST') AS after_lost,
+        count(*) FILTER (NOT is_new AND from_event = 'FINISH') AS after_finish,
+        count(*) FILTER (NOT is_new AND from_event NOT IN ('EVICT', 'FAIL', 'KILL', 'LOST', 'FINISH')) AS after_other,
+        count(*) FILTER (spans_gap) AS across_gap
+    FROM subs
+    WHERE time < 9223372036854775807
+    GROUP BY bucket
+),
+all_buckets AS (
+    SELECT b.bucket, coalesce(COLUMNS(p.* EXCLUDE (bucket)), 0)
+    FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
+    LEFT JOIN per_bucket AS p USING (bucket)
+),
+cum AS (
+    SELECT *,
+           sum(submissions) OVER w / sum(submissions) OVER () AS cdf_submissions,
+           sum(new_submissions) OVER w / nullif(sum(new_submissions) OVER (), 0) AS cdf_new,
+           sum(resubmissions) OVER w / nullif(sum(resubmissions) OVER (), 0) AS cdf_resubmissions,
+           resubmissions > 0 AND resubmissions >= $peak_factor * avg(resubmissions) OVER () AS is_peak
+    FROM all_buckets
+    WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
+),
+starts AS (
+    -- a period starts at a peak bucket whose previous bucket is not a peak
+    SELECT *, is_peak AND NOT coalesce(lag(is_peak) OVER (ORDER BY bucket), false) AS starts_period FROM cum
+),
+runs AS (
+    SELECT *, sum(starts_period::INTEGER) OVER (ORDER BY bucket ROWS UNBOUNDED PRECEDING) AS run_no FROM starts
+)
+SELECT
+    bucket,
+    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    submissions, new_submissions, resubmissions,
+    after_evict, after_fail, after_kill, after_lost, after_finish, after_other, across_gap,
+    round(resubmissions / nullif(submissions, 0), 4) AS resubmission_share,
+    round(cdf_resubmissions, 6) AS cdf_resubmissions,
+    round(cdf_submissions - cdf_new, 6) AS cdf_gap,
+    CASE WHEN is_peak THEN run_no END AS peak_period
+FROM runs
+ORDER BY bucket;
