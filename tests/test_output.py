@@ -325,3 +325,18 @@ def test_log_spaced_x_is_not_a_grid_with_gaps():
         [0.001, 0.01, 0.1, 1.0],
         [1.0, 2.0, 3.0, 4.0],
     )
+
+
+def test_buckets_inside_missing_parts_are_drawn_as_gaps():
+    from warehouse.plots import figure
+    from warehouse.query import Rows
+
+    # queue's chart (x=hours; y=pending,running): hour 1 lies inside missing parts
+    rows = Rows(
+        ["hours", "pending", "running", "in_gap"],
+        ["DOUBLE", "BIGINT", "BIGINT", "BOOLEAN"],
+        [(0.0, 1, 10, False), (1.0, 1, 10, True), (2.0, 2, 12, False)],
+    )
+    pending = next(ln for ln in figure("queue", rows).axes[0].get_lines() if ln.get_label() == "pending")
+    y = list(pending.get_ydata())
+    assert y[0] == 1 and math.isnan(y[1]) and y[2] == 2

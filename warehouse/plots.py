@@ -18,7 +18,8 @@ says how to draw the report's own rows:
   trace's zone when the trace has a start (the Google traces);
 - ref=point@X,Y:label | hline@Y:label | vline@X:label: the published value(s), drawn as
   labelled dashed references (entries separated by ``|``).
-Lines break where data is missing (NULL values, skipped buckets) instead of bridging it.
+Lines break where data is missing (NULL values, skipped buckets, rows with ``in_gap`` true:
+inside missing source parts) instead of bridging it.
 """
 
 from __future__ import annotations
@@ -164,13 +165,18 @@ def figure(report_name: str, rows: Rows) -> Any:
         for row in data:
             keys.setdefault(_label(row, group_idx), []).append(row)
         series = [c.strip() for c in s["y"].split(",")]
+        # a bucket inside missing source parts (issue 9's in_gap column) is not data: no line there
+        gap = rows.columns.index("in_gap") if "in_gap" in rows.columns else -1
         for key, sel in keys.items():
             for name in series:
                 ax = axes[next(i for i, p in enumerate(prefixes) if name.startswith(p))][0]
                 y = rows.columns.index(name)
                 # a missing value or a skipped bucket breaks the line instead of bridging it
                 xs, ys = with_gaps(
-                    sorted(((r[x], r[y]) for r in sel if r[x] is not None), key=lambda p: p[0])
+                    sorted(
+                        ((r[x], None if gap >= 0 and r[gap] else r[y]) for r in sel if r[x] is not None),
+                        key=lambda p: p[0],
+                    )
                 )
                 label = key if key and len(series) == 1 else " ".join(p for p in (key, name) if p)
                 xs_drawn: list[Any] = xs if start is None else [_at(start, s, v) for v in xs]
