@@ -20,6 +20,10 @@ PIPE_WIDTH = 400
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
 
 
+class StdoutClosed(Exception):
+    """The reader of stdout went away (``| head``); not an OSError, so typer leaves it to main()."""
+
+
 @dataclass
 class State:
     home: Path | None = None

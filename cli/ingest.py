@@ -11,9 +11,10 @@ from rich.table import Table
 from cli.common import HomeOpt, err_console, examples, home_of
 
 HELP = examples(
-    "Ingest raw trace files (the original download layout, or one file with --table) into "
-    "partitioned Parquet and the catalog. Re-running replaces the tables it reads; --append adds "
-    "only files not ingested yet.",
+    "Ingest raw trace files (the original download layout, or single files with --table) into "
+    "partitioned Parquet and the catalog. A part (one source file) is the unit: an ingest writes "
+    "exactly the parts it is given and keeps every other part; unchanged parts are skipped; "
+    "--replace makes the tables exactly the given parts.",
     "tracewh ingest google2011 ~/clusterdata-2011-2 --tables task_events,job_events",
     "tracewh ingest google2019 ~/shards-of-cell-c --cell c",
 )
@@ -21,7 +22,9 @@ HELP = examples(
 
 def ingest(
     trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
-    source: Annotated[Path, typer.Argument(help="The downloaded folder, or a single part file.")],
+    sources: Annotated[
+        list[Path], typer.Argument(help="Downloaded folders and/or single part files (one or more).")
+    ],
     tables: Annotated[
         list[str] | None,
         typer.Option("--tables", help="Only these tables (repeat or comma-separate)."),
@@ -30,10 +33,21 @@ def ingest(
         str | None, typer.Option("--table", help="The table a single SOURCE file belongs to.")
     ] = None,
     cell: Annotated[
-        str | None, typer.Option("--cell", help="Google 2019: only this cell (a..h) of the download.")
+        str | None, typer.Option("--cell", help="Google 2019: the cell (a..h) of a flat folder of shards.")
     ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Make each table exactly the given parts (drop the others)."),
+    ] = False,
     append: Annotated[
-        bool, typer.Option("--append", help="Add files not ingested yet; keep the others.")
+        bool,
+        typer.Option("--append", help="Only add new parts; refuse a part ingested with other content."),
+    ] = False,
+    parts: Annotated[
+        str | None, typer.Option("--parts", help="Only these part numbers, e.g. 0-99,250.")
+    ] = None,
+    allow_empty: Annotated[
+        bool, typer.Option("--allow-empty", help="Accept a file with no rows (else an error).")
     ] = False,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")] = False,
     memory_limit: Annotated[
@@ -51,12 +65,15 @@ def ingest(
     wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
     result = api.ingest(
         trace,
-        source,
+        sources,
         home=home_of(home),
         tables=wanted,
         table=table,
         cell=cell,
+        replace=replace,
         append=append,
+        parts=parts,
+        allow_empty=allow_empty,
         verify=not no_verify,
         memory_limit=memory_limit,
         workers=workers,
@@ -65,9 +82,9 @@ def ingest(
     if not quiet:
         print_summary(result)
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
-    from warehouse import parts
+    from warehouse import parts as part_gaps  # `parts` is the --parts option here
 
-    for line in parts.warnings(home_of(home), trace):
+    for line in part_gaps.warnings(home_of(home), trace):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
@@ -137,7 +154,7 @@ def print_summary(result: Any) -> None:
     from warehouse.ingest import summarize
 
     t = Table(
-        title=f"{result.trace}: {result.mode} ingest {result.ingest_id} in {result.seconds:.1f} s",
+        title=f"{result.trace}: ingest {result.ingest_id} ({result.mode}) in {result.seconds:.1f} s",
         title_justify="left",
     )
     for col in (

@@ -13,13 +13,24 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer._click import exceptions as click
 
 from cli import download as download_cmd
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
-from cli.common import FormatOpt, HomeOpt, OutputOpt, TzOpt, err_console, examples, home_of, state
+from cli.common import (
+    FormatOpt,
+    HomeOpt,
+    OutputOpt,
+    StdoutClosed,
+    TzOpt,
+    err_console,
+    examples,
+    home_of,
+    state,
+)
 from warehouse import __version__
-from warehouse.errors import TracewhError, UsageError
+from warehouse.errors import Interrupted, TracewhError, UsageError
 
 app = typer.Typer(
     name="tracewh",
@@ -126,7 +137,7 @@ def sql(
     if query == "-":
         query = sys.stdin.read()
     if not query.strip():
-        raise UsageError("empty query")
+        raise UsageError("the query is empty")
     fmt = check_format(fmt, output)
     with query_lib.read_only(home_of(home)) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
@@ -222,20 +233,32 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: the one error boundary. Exit 0 ok, 1 failed, 2 usage error."""
     args = sys.argv[1:] if argv is None else argv
     state.debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
+    from warehouse import signals
+
+    signals.terminate_as_interrupt()
     try:
-        app(args=args, prog_name="tracewh", standalone_mode=True)
-    except UsageError as e:
-        _fail(e, 2)
-    except TracewhError as e:
-        _fail(e, 1)
-    except KeyboardInterrupt:
-        err_console.print("Error: interrupted; nothing was committed")
+        # Not typer's standalone mode: it ends silently on Ctrl-C and with exit 1 on a closed pipe.
+        code = app(args=args, prog_name="tracewh", standalone_mode=False)
+        if code == 130:  # typer's translation of KeyboardInterrupt
+            err_console.print("Error: interrupted")
+        sys.exit(code if isinstance(code, int) else 0)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("Error: interrupted")
         sys.exit(130)
-    except BrokenPipeError:
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except StdoutClosed:
         # stdout closed early (e.g. `| head`): not an error of ours.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except UsageError as e:
+        _fail(e, 2)
+    except Interrupted as e:
+        _fail(e, 130)
+    except TracewhError as e:
+        _fail(e, 1)
     except Exception as e:  # the boundary: anything unexpected is still one line
         if state.debug:
             raise

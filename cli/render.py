@@ -32,7 +32,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from cli.common import PIPE_WIDTH, err_console
+from cli.common import PIPE_WIDTH, StdoutClosed, err_console
 from warehouse import display
 from warehouse.errors import TracewhError, UsageError
 
@@ -92,7 +92,11 @@ def render_stream(
         with atomic_file(output) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
             _write(fh, fmt, columns, types, batches, title, None, PIPE_WIDTH)
         return
-    _write(sys.stdout, fmt, columns, types, batches, title, max_rows, screen_width())
+    try:
+        _write(sys.stdout, fmt, columns, types, batches, title, max_rows, screen_width())
+        sys.stdout.flush()
+    except BrokenPipeError as e:  # `| head`: the reader went away; main() ends quietly
+        raise StdoutClosed from e
 
 
 def _write(

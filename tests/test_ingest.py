@@ -125,7 +125,7 @@ def test_a_failure_during_the_commit_leaves_everything_as_it_was(home, monkeypat
 
     monkeypatch.setattr(ingest.catalog, "rebuild", boom)
     with pytest.raises(Exception, match="power cut"):
-        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"], replace=True)
     assert snapshot(home) == before
 
 
@@ -144,13 +144,17 @@ def test_an_ingest_killed_midway_is_invisible_and_its_leftovers_are_cleaned_next
     assert not home.tmp.exists()
 
 
-def test_reingest_replaces_instead_of_duplicating(home):
+def test_reingest_skips_unchanged_parts_and_replace_rewrites_without_duplicating(home, monkeypatch):
+    monkeypatch.setattr(ingest.catalog, "RETIRED_GRACE_S", 0)
     ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
     first = read(home, "SELECT count(*) FROM google2011.job_events")
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    again = ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    assert again.files == [] and len(again.tables[0].skipped) == 3
+    assert read(home, "SELECT count(*), count(*) FILTER (is_current) FROM meta.ingests") == [(3, 3)]
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"], replace=True)
     assert read(home, "SELECT count(*) FROM google2011.job_events") == first == [(3172,)]
     assert read(home, "SELECT count(*), count(*) FILTER (is_current) FROM meta.ingests") == [(6, 3)]
-    # exactly one generation left on disk, the one the catalog names
+    # exactly one generation left on disk (no reader holds the old catalog), the one the catalog names
     gens = [p.name for p in home.generations("google2011").iterdir()]
     (live,) = read(home, "SELECT data_dir FROM meta.tables")
     assert gens == [live[0].split("/")[-1]]
@@ -229,23 +233,34 @@ def test_empty_and_non_gzip_files_fail_with_a_clear_error(home, tmp_path, conten
         ingest.ingest(home, "google2011", src)
 
 
-def test_a_gzip_of_nothing_is_a_file_with_zero_rows(home, tmp_path):
+def test_a_gzip_of_nothing_is_an_error_unless_an_empty_part_is_expected(home, tmp_path):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    before = snapshot(home)
     src = tmp_path / "src"
     (src / "job_events").mkdir(parents=True)
     (src / "job_events" / "part-00000-of-00001.csv.gz").write_bytes(gzip.compress(b""))
-    result = ingest.ingest(home, "google2011", src)
+    with pytest.raises(InputError, match=r"part-00000-of-00001\.csv\.gz: no rows; pass --allow-empty"):
+        ingest.ingest(home, "google2011", src, replace=True)
+    assert snapshot(home) == before
+    result = ingest.ingest(home, "google2011", src, replace=True, allow_empty=True)
     assert result.files[0].rows_read == 0
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(0,)]
 
 
-def test_a_file_with_only_a_header_line_counts_the_header_as_a_reject(home, tmp_path):
+def test_a_file_whose_rows_are_all_rejected_is_an_error_even_when_empty_parts_are_allowed(home, tmp_path):
+    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    before = snapshot(home)
     src = tmp_path / "src"
     write_gz(
         src / "job_events" / "part-00000-of-00001.csv.gz",
         ["time,missing_info,job_id,event_type,user,scheduling_class,job_name,logical_job_name"],
     )
-    (f,) = ingest.ingest(home, "google2011", src).files
-    assert (f.rows_read, f.rows_written, f.rows_rejected) == (1, 0, 1)
+    for allow_empty in (False, True):
+        with pytest.raises(
+            InputError, match=r"part-00000-of-00001\.csv\.gz: all 1 line\(s\) were rejected \(line 1"
+        ):
+            ingest.ingest(home, "google2011", src, replace=True, allow_empty=allow_empty)
+    assert snapshot(home) == before
 
 
 def test_duplicate_rows_are_kept_as_in_the_source(home, tmp_path):

@@ -46,8 +46,8 @@ ROW_SQL = (
         (0.98369, "0.9837"),
         (3.0e-9, "3.000e-09"),  # below 1e-6 the exponent is clearer than 9 zeros
         (float("nan"), "NaN"),
-        (float("inf"), "inf"),
-        (float("-inf"), "-inf"),
+        (float("inf"), "Infinity"),
+        (float("-inf"), "-Infinity"),
     ],
 )
 def test_numbers_read_as_numbers(value, expected):
@@ -153,17 +153,17 @@ NAN_SQL = "SELECT 'nan'::DOUBLE AS a, 'inf'::DOUBLE AS b, '-inf'::DOUBLE AS c, 1
 def test_nan_and_inf_print_in_every_format(capsys, monkeypatch, sample_home, tmp_path):
     home = str(sample_home.root)
     _, out, _ = run(capsys, monkeypatch, "--home", home, "sql", NAN_SQL, "-f", "csv")
-    assert out == "a,b,c,d\nNaN,inf,-inf,1.5\n"
+    assert out == "a,b,c,d\nNaN,Infinity,-Infinity,1.5\n"
     _, out, _ = run(capsys, monkeypatch, "--home", home, "sql", NAN_SQL, "-f", "json")
-    assert json.loads(out) == [{"a": "NaN", "b": "inf", "c": "-inf", "d": 1.5}]
+    assert json.loads(out) == [{"a": "NaN", "b": "Infinity", "c": "-Infinity", "d": 1.5}]
     _, out, _ = run(capsys, monkeypatch, "--home", home, "sql", NAN_SQL, "-f", "jsonl")
     assert [json.loads(line) for line in out.splitlines()] == [
-        {"a": "NaN", "b": "inf", "c": "-inf", "d": 1.5}
+        {"a": "NaN", "b": "Infinity", "c": "-Infinity", "d": 1.5}
     ]
     _, out, _ = run(capsys, monkeypatch, "--home", home, "sql", NAN_SQL, "-f", "markdown")
-    assert out == "| a | b | c | d |\n|---:|---:|---:|---:|\n| NaN | inf | -inf | 1.5 |\n"
+    assert out == "| a | b | c | d |\n|---:|---:|---:|---:|\n| NaN | Infinity | -Infinity | 1.5 |\n"
     _, out, _ = run(capsys, monkeypatch, "--home", home, "sql", NAN_SQL)
-    assert "NaN" in out and "-inf" in out
+    assert "NaN" in out and "-Infinity" in out
     target = tmp_path / "x.parquet"
     code, _, _ = run(capsys, monkeypatch, "--home", home, "sql", NAN_SQL, "-o", str(target))
     row = pq.read_table(target).to_pylist()[0]

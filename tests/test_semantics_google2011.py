@@ -241,20 +241,23 @@ def test_trace_time_macros_are_usable_in_user_sql(hand_con):
     ) == ("before_window", "after_window", 1.5, None)
 
 
-def test_an_empty_time_stays_null_and_is_flagged_by_check(tmp_path):
+def test_an_empty_time_is_a_reject_with_its_line_not_a_row(tmp_path):
+    # (Before issue 10 an empty time was stored as NULL and only `check` flagged it.)
     src = tmp_path / "src"
-    write_gz(src / "task_events" / "part-00000-of-00001.csv.gz", [task_row("", 1, 0, 0)])
+    write_gz(
+        src / "task_events" / "part-00000-of-00001.csv.gz", [task_row("", 1, 0, 0), task_row(7, 1, 1, 0)]
+    )
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(home, "google2011", src)
     con = duckdb.connect(str(home.catalog), read_only=True)
-    assert con.execute("SELECT time, time_class, day FROM google2011.task_events").fetchall() == [
-        (None, None, None)
+    assert con.execute("SELECT time, task_index FROM google2011.task_events").fetchall() == [(7, 1)]
+    assert con.execute("SELECT line, column_name, error_type FROM meta.rejects").fetchall() == [
+        (1, "time", "EMPTY MANDATORY")
     ]
     con.close()
     from warehouse import checks
 
-    failed = {r.name for r in checks.run_all(home) if r.failed}
-    assert failed == {"google2011.task_events.mandatory_fields"}
+    assert not {r.name for r in checks.run_all(home) if r.failed}
 
 
 def test_seq_keeps_the_source_order_of_events_that_share_a_time(tmp_path):

@@ -14,7 +14,7 @@ raises warehouse.errors.TracewhError (UsageError for a wrong argument) on failur
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -202,29 +202,37 @@ def list_reports() -> pl.DataFrame:
 
 def ingest(
     trace: str,
-    source: PathLike,
+    source: PathLike | Sequence[PathLike],
     *,
     home: PathLike | Home | None = None,
     tables: list[str] | None = None,
     table: str | None = None,
     cell: str | None = None,
+    replace: bool = False,
     append: bool = False,
+    parts: str | None = None,
+    allow_empty: bool = False,
     verify: bool = True,
     memory_limit: str | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> IngestResult:
-    """Ingest raw trace files (the download layout, or one file with ``table=``) into the home."""
+    """Ingest raw trace files (download folders, or single files with ``table=``) into the home:
+    the parts given are written, every other part is kept (``replace=True``: only these)."""
     from warehouse import ingest as ingest_lib
 
+    sources = [Path(source)] if isinstance(source, str | Path) else [Path(s) for s in source]
     return ingest_lib.ingest(
         _home(home),
         trace,
-        Path(source),
+        sources,
         tables=tables,
         table_for_file=table,
         cell=cell,
+        replace=replace,
         append=append,
+        parts=parts,
+        allow_empty=allow_empty,
         verify=verify,
         memory_limit=memory_limit,
         workers=workers,

@@ -1,16 +1,29 @@
-"""The catalog file: creating it in a storage format the DuckDB 1.5 shell reads, opening it, and
-(re)building every schema, view, macro and comment in it.
+"""The catalog file: creating it in a storage format the DuckDB 1.5 shell reads, opening it,
+(re)building every schema, view, macro and comment in it, and replacing it atomically.
 
 Views are rebuilt as a whole from the shipped SQL files and the live Parquet
 generations recorded in ``meta.tables``; they point at the Parquet by
 absolute path, and ``repair`` rebuilds them after the home folder moved.
+
+Writers never modify the live catalog file in place. A writer copies it to a
+staged file, changes the copy, checkpoints and closes it, and renames it over
+the live one (``publish``): the rename is the commit point. Readers (a
+notebook, ``tracewh shell``, duckdb-cli) that hold the old file open keep a
+whole, consistent old state and never block a writer; the next connection sees
+the new state. The old file is kept as a *retired* catalog (a hard link under
+``.retired/``) with the list of generations it names, and those generations
+are kept until no process holds that catalog open (DuckDB holds a shared
+``fcntl`` lock on a file it has open read-only).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +40,9 @@ STORAGE_VERSION = "v1.5.0"
 # Shared by every view and trace: folders of SQL run after the per-trace ones.
 SHARED_SQL_FOLDERS = ("lifecycle",)
 _LOCK_WAIT_S = 10.0
+# A retired catalog younger than this is kept even when no lock is seen: a reader may have opened
+# the file just before the rename and not taken its lock yet.
+RETIRED_GRACE_S = 5.0
 
 
 def connect(
@@ -37,7 +53,9 @@ def connect(
         if read_only:
             raise CatalogError(f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first")
         home.ensure_writable()
-        _create(home)
+        with staged(home, "create") as stage:
+            pass
+        publish(home, stage)
     deadline = time.monotonic() + (0 if read_only else _LOCK_WAIT_S)
     while True:
         try:
@@ -71,24 +89,224 @@ def connect(
     return con
 
 
-def _create(home: Home) -> None:
+def _create(home: Home, path: Path) -> None:
     """A new catalog file, written in STORAGE_VERSION so older DuckDB shells open it."""
     con = duckdb.connect()
     try:
-        con.execute(
-            f"ATTACH {quote_literal(home.catalog)} AS cat (STORAGE_VERSION {quote_literal(STORAGE_VERSION)})"
-        )
+        con.execute(f"ATTACH {quote_literal(path)} AS cat (STORAGE_VERSION {quote_literal(STORAGE_VERSION)})")
         con.execute("USE cat")
         con.execute("BEGIN")
         rebuild(con, home)
         con.execute("COMMIT")
         con.execute("USE memory")
         con.execute("DETACH cat")
-    except Exception:
+    finally:
         con.close()
-        home.catalog.unlink(missing_ok=True)
+
+
+class Stage:
+    """A staged catalog: a private copy of the live one that a writer changes, then publishes."""
+
+    def __init__(self, path: Path, tag: str) -> None:
+        self.path = path
+        self.tag = tag
+        self.con: duckdb.DuckDBPyConnection | None = None
+
+
+@contextlib.contextmanager
+def staged(home: Home, tag: str) -> Iterator[Stage]:
+    """A copy of the live catalog (a new one when there is none), open read-write in one transaction.
+
+    On a clean exit the transaction is committed and the file checkpointed, closed and synced:
+    ready for ``publish``. On an error it is deleted; the live catalog was never touched.
+    The caller holds the home's writer lock.
+    """
+    stage = Stage(home.root / f".{home.catalog.name}.{tag}.staged", tag)
+    _remove_db(stage.path)
+    try:
+        if home.catalog.exists():
+            _settle(home)
+            shutil.copyfile(home.catalog, stage.path)
+        else:
+            _create(home, stage.path)
+        con = duckdb.connect(str(stage.path))
+        stage.con = con
+        try:
+            con.execute("BEGIN")
+            yield stage
+            con.execute("COMMIT")
+            con.execute("CHECKPOINT")
+        except duckdb.Error as e:
+            raise CatalogError(f"writing the catalog failed: {str(e).splitlines()[0]}") from e
+        finally:
+            stage.con = None
+            con.close()
+        _fsync(stage.path)
+    except BaseException:
+        _remove_db(stage.path)
         raise
-    con.close()
+
+
+def _settle(home: Home) -> None:
+    """Refuse to copy a catalog someone writes in place (`tracewh shell --write`, a notebook opened
+    read-write), and fold a write-ahead log left by such a writer into the file first."""
+    fd = os.open(home.catalog, os.O_RDONLY)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as e:
+        raise CatalogError(
+            f"the catalog {home.catalog} is open read-write in another process (a shell or notebook "
+            "opened with write access); close it and retry (read-only sessions never block an ingest)"
+        ) from e
+    finally:
+        os.close(fd)
+    if Path(f"{home.catalog}.wal").exists():
+        connect(home, read_only=False).close()  # replays and checkpoints the log
+
+
+def publish(home: Home, stage: Stage) -> None:
+    """The commit point: rename the staged catalog over the live one, keeping the old one retired.
+    Call with interrupts deferred (``signals.deferred``)."""
+    old = live_dirs(home.catalog) if home.catalog.exists() else {}
+    if home.catalog.exists():
+        retired = home.retired / f"{time.time_ns()}-{stage.tag}"
+        home.retired.mkdir(exist_ok=True)
+        Path(f"{retired}.dirs").write_text("".join(f"{d}\n" for d in old.values()), encoding="utf-8")
+        os.link(home.catalog, f"{retired}.duckdb")
+    os.replace(stage.path, home.catalog)
+    _fsync(home.root)
+
+
+def open_file(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to what the catalog file holds *now*: for the writer's own lookups.
+
+    Attached to a fresh in-memory database, not ``duckdb.connect(path)``: that returns the
+    process's cached instance when a connection to the path is open in this process, which
+    after a rename still shows the replaced catalog.
+    """
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH {quote_literal(path)} AS cat (READ_ONLY)")
+        con.execute("USE cat")
+        return con
+    except duckdb.Error as e:
+        con.close()
+        if "lock" in str(e).lower():
+            raise CatalogError(
+                f"the catalog {path} is locked by another process (a writer, or a shell or notebook "
+                "opened read-write); close it and retry (read-only sessions never block an ingest)"
+            ) from e
+        raise CatalogError(f"cannot open {path}: {str(e).splitlines()[0]}") from e
+
+
+def live_dirs(path: Path) -> dict[tuple[str, str], str]:
+    """(trace, table) -> live generation folder (relative to the home) named by a catalog file."""
+    con = open_file(path)
+    try:
+        rows = con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
+    except duckdb.CatalogException:
+        rows = []
+    finally:
+        con.close()
+    return {(t, n): d for t, n, d in rows}
+
+
+def retained_dirs(home: Home) -> set[str]:
+    """Generation folders still named by a retired catalog some process holds open; retired
+    catalogs nobody holds (and past the grace time) are deleted here. Under the writer lock."""
+    keep: set[str] = set()
+    if not home.retired.is_dir():
+        return keep
+    for db in sorted(home.retired.glob("*.duckdb")):
+        dirs = db.with_suffix(".dirs")
+        # the .dirs file is written at the retirement (the catalog's own mtime is older)
+        young = dirs.exists() and time.time() - dirs.stat().st_mtime < RETIRED_GRACE_S
+        if young or _held(db):
+            if dirs.exists():
+                keep.update(line for line in dirs.read_text(encoding="utf-8").splitlines() if line)
+            continue
+        db.unlink(missing_ok=True)
+        dirs.unlink(missing_ok=True)
+    for dirs in home.retired.glob("*.dirs"):
+        if not dirs.with_suffix(".duckdb").exists():
+            dirs.unlink(missing_ok=True)  # a writer died between the two files
+    return keep
+
+
+def _held(db: Path) -> bool:
+    """Does any process hold this catalog file open (DuckDB's shared or exclusive fcntl lock)?"""
+    try:
+        fd = os.open(db, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def clean_staged(home: Home) -> None:
+    """Remove staged catalogs of writers that died before publishing. Under the writer lock."""
+    for path in home.root.glob(f".{home.catalog.name}.*.staged"):
+        _remove_db(path)
+
+
+def _remove_db(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    Path(f"{path}.wal").unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_links(home: Home) -> list[str]:
+    """Point every ``parquet/<trace>/<table>`` link at the generation the catalog names (the
+    catalog is the truth: a kill between the commit and the flip leaves a stale link) and remove
+    links of tables the catalog does not hold. Returns what it changed. Under the writer lock."""
+    want = live_dirs(home.catalog) if home.catalog.exists() else {}
+    changed = []
+    for (trace, table), data_dir in want.items():
+        link = home.table_link(trace, table)
+        target = os.path.relpath(home.root / data_dir, link.parent)
+        if link.is_symlink() and os.readlink(link) == target:
+            continue
+        link.parent.mkdir(parents=True, exist_ok=True)
+        tmp_link = link.with_name(f".{table}.link")
+        tmp_link.unlink(missing_ok=True)
+        os.symlink(target, tmp_link)
+        os.replace(tmp_link, link)
+        changed.append(f"{trace}.{table}")
+    for trace in TRACE_NAMES:
+        folder = home.parquet / trace
+        if folder.is_dir():
+            for link in folder.iterdir():
+                if link.is_symlink() and (trace, link.name) not in want:
+                    link.unlink()
+                    changed.append(f"{trace}.{link.name}")
+    return changed
+
+
+def link_problems(home: Home) -> list[tuple[str, str, str]]:
+    """(table, link target, catalog's generation) for each link that disagrees with the catalog,
+    and each generation the catalog names that is missing on disk."""
+    out = []
+    for (trace, table), data_dir in (live_dirs(home.catalog) if home.catalog.exists() else {}).items():
+        link = home.table_link(trace, table)
+        got = os.readlink(link) if link.is_symlink() else "(no link)"
+        want = os.path.relpath(home.root / data_dir, link.parent)
+        if not (home.root / data_dir).is_dir():
+            out.append((f"{trace}.{table}", got, f"{data_dir} (missing on disk)"))
+        elif got != want:
+            out.append((f"{trace}.{table}", got, want))
+    return out
 
 
 def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
@@ -210,7 +428,10 @@ def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Views hold absolute paths and come from this version's SQL: refuse to answer from a moved home
     or an older catalog instead of failing on missing files or views."""
     # fetchall, not fetchone: DuckDB wants a result finished before other work on the connection
-    rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
+    try:
+        rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
+    except duckdb.CatalogException as e:
+        raise CatalogError(f"{home.catalog} is not a tracewh catalog (it has no meta.catalog table)") from e
     if rows and rows[0][0] != __version__:
         raise CatalogError(
             f"the catalog was built by tracewh {rows[0][0]}, this is {__version__}; run `tracewh repair` once"
@@ -224,14 +445,37 @@ def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
 
 def repair(home: Home) -> str | None:
     """Rebuild every view for the home's current location; returns the previous location."""
+    from warehouse import signals
+
     if not home.catalog.exists():
         raise CatalogError(f"no catalog at {home.catalog}; nothing to repair")
-    con = connect(home, read_only=False)
-    try:
-        before = recorded_home(con)
-        con.execute("BEGIN")
-        rebuild(con, home)
-        con.execute("COMMIT")
+    with home.writer_lock():
+        with staged(home, "repair") as stage:
+            assert stage.con is not None
+            before = recorded_home(stage.con)
+            rebuild(stage.con, home)
+        with signals.deferred():
+            publish(home, stage)
+            sync_links(home)
+        collect_garbage(home)
         return before
-    finally:
-        con.close()
+
+
+def collect_garbage(home: Home) -> None:
+    """Delete what no catalog names any more: generations of dead or superseded ingests (unless a
+    retired catalog still held open names them), staged catalogs of dead writers, spill leftovers.
+    Under the writer lock."""
+    clean_staged(home)
+    keep = (
+        {(home.root / d).resolve() for d in live_dirs(home.catalog).values()}
+        if home.catalog.exists()
+        else set()
+    )
+    keep |= {(home.root / d).resolve() for d in retained_dirs(home)}
+    for trace in TRACE_NAMES:
+        gens = home.generations(trace)
+        if gens.is_dir():
+            for d in gens.iterdir():
+                if d.resolve() not in keep:
+                    shutil.rmtree(d, ignore_errors=True)
+    home.clean_tmp()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warehouse import query, sqlfiles
+from warehouse import catalog, query, sqlfiles
 from warehouse.home import Home
 from warehouse.quoting import quote_ident
 from warehouse.traces import TRACE_NAMES, get_trace
@@ -52,6 +52,16 @@ def run_all(home: Home) -> list[CheckResult]:
             n = int(count[0]) if count else 0
             sample = con.execute(f"{_strip(sql)} LIMIT {SAMPLE_ROWS}").fetchall() if n else []
             results.append(CheckResult(name, description, n, sample))
+    links = catalog.link_problems(home)
+    results.append(
+        CheckResult(
+            "parquet_links",
+            "each parquet/<trace>/<table> link points at the generation the catalog names "
+            "(`tracewh repair` mends it)",
+            len(links),
+            links[:SAMPLE_ROWS],
+        )
+    )
     return results
 
 

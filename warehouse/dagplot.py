@@ -62,8 +62,21 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
     put("start", 0.0)
     put("end", end_x)
     right = cycle_x if cyclic else end_x
+    parents_of = {
+        key(t): [str(p) for p in t["parent_task_ids"] or [] if p in by_id and p != t["task_id"]]
+        for t in tasks
+    }
     pos: dict[str, tuple[float, float]] = {}
-    for x, keys in members.items():
+    for x in sorted(members):
+        keys = members[x]
+        # one barycentre pass, level by level: a task sits near the mean height of its parents,
+        # which removes most edge crossings of a layered drawing
+        keys.sort(
+            key=lambda k: (
+                -sum(pos[p][1] for p in parents_of.get(k, []) if p in pos)
+                / max(1, sum(p in pos for p in parents_of.get(k, [])))
+            )
+        )
         for i, k in enumerate(keys):
             pos[k] = (x, (len(keys) - 1) / 2 - i)
     for g in ghosts:

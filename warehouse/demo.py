@@ -1,13 +1,21 @@
-"""The demo: ingest every bundled sample into a fresh home."""
+"""The demo: ingest every bundled sample into a fresh home it created itself.
+
+The demo starts from an empty home, so it deletes the home it is given; it
+only ever deletes a home that holds its marker file (written when it created
+the home), so a real warehouse given by mistake (``TRACEWH_HOME``) is never
+touched.
+"""
 
 from __future__ import annotations
 
 import shutil
 
 from warehouse import ingest, sqlfiles
-from warehouse.errors import TracewhError
-from warehouse.home import CATALOG_FILE, Home
+from warehouse.errors import UsageError
+from warehouse.home import Home
 from warehouse.traces import TRACE_NAMES
+
+MARKER = ".tracewh-demo-home"
 
 
 def sample_dir(trace: str):
@@ -15,13 +23,19 @@ def sample_dir(trace: str):
 
 
 def run(home: Home, progress: ingest.Progress | None = None) -> list[ingest.IngestResult]:
-    """Start from an empty home (only a tracewh home is ever cleared) and ingest each sample."""
+    """Start from an empty home (only one the demo made is ever cleared) and ingest each sample."""
+    marker = home.root / MARKER
     if home.root.exists() and any(home.root.iterdir()):
-        if not (home.root / CATALOG_FILE).exists():
-            raise TracewhError(
-                f"{home.root} exists and is not a tracewh home; choose another --home for the demo"
+        if not marker.is_file():
+            raise UsageError(
+                f"{home.root} is not empty and was not made by `tracewh demo`; the demo only writes "
+                "into a new folder: choose another --home (e.g. --home tracewh-demo)"
             )
+        with home.writer_lock():  # not while another command writes into it
+            pass
         shutil.rmtree(home.root)
+    home.ensure_writable()
+    marker.write_text("made by `tracewh demo`; the next demo deletes this folder\n", encoding="utf-8")
     results = []
     for trace in TRACE_NAMES:
         src = sample_dir(trace)

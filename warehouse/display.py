@@ -4,7 +4,7 @@ The rules, in one place:
 - integers print as plain digits (ids paste back into SQL; no thousands separators);
 - a float that holds a whole number prints as one (``4034``, not ``4034.0``); other floats
   keep 4 significant digits without an exponent down to 1e-6 (``0.000013``), and NaN and
-  infinities print as ``NaN``, ``inf``, ``-inf`` in every format;
+  infinities print as ``NaN``, ``Infinity``, ``-Infinity`` in every format;
 - a duration (an INTERVAL, or a number in a column whose name ends in ``_s``) reads as
   ``29d 0h`` / ``3h 12m`` / ``4m 05s`` / ``12.3s`` in the human form and stays raw seconds
   in the raw form;
@@ -56,7 +56,7 @@ def special_float(value: float) -> str | None:
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
+        return "Infinity" if value > 0 else "-Infinity"
     return None
 
 

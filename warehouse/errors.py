@@ -17,5 +17,9 @@ class CatalogError(TracewhError):
     """The catalog cannot be opened or written (locked, not writable, moved)."""
 
 
+class Interrupted(TracewhError):
+    """Ctrl-C or SIGTERM stopped the command; the message says what state it left (exit code 130)."""
+
+
 class DownloadError(TracewhError):
     """A published file cannot be fetched or verified (host unreachable, HTTP error, digest mismatch)."""

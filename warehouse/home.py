@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.errors import CatalogError
+from warehouse.errors import CatalogError, UsageError
 
 CATALOG_FILE = "tracewh.duckdb"
 DEFAULT_HOME = "tracewh-home"
@@ -24,7 +24,16 @@ class Home:
     def resolve(cls, home: str | Path | None = None) -> Home:
         """--home, else $TRACEWH_HOME, else ./tracewh-home; always absolute."""
         chosen = home or os.environ.get("TRACEWH_HOME") or DEFAULT_HOME
-        return cls(Path(chosen).expanduser().resolve())
+        root = Path(chosen).expanduser().resolve()
+        for ch, why in (
+            ("\\", "DuckDB's file globs cannot match it"),
+            ("?", "DuckDB reads it as URL options"),
+        ):
+            if ch in str(root):
+                raise UsageError(
+                    f"home {root}: a path with {ch!r} cannot hold a warehouse ({why}); choose another"
+                )
+        return cls(root)
 
     @property
     def catalog(self) -> Path:
@@ -37,6 +46,11 @@ class Home:
     @property
     def tmp(self) -> Path:
         return self.root / "tmp"
+
+    @property
+    def retired(self) -> Path:
+        """Replaced catalogs kept while a reader may still hold them open (see catalog.publish)."""
+        return self.root / ".retired"
 
     def table_link(self, trace: str, table: str) -> Path:
         """The stable path of a table's live data (a symlink to its current generation)."""
@@ -64,6 +78,8 @@ class Home:
             if folder.name.startswith("query-") and _alive(folder.name.removeprefix("query-")):
                 continue
             shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.tmp.rmdir()  # only when empty: a report may be spilling there
 
     @contextlib.contextmanager
     def writer_lock(self) -> Iterator[None]:

@@ -1,21 +1,30 @@
 """Ingest: raw trace files -> hive-partitioned Parquet generations + catalog metadata, atomically.
 
+A *part* (one source file: ``part-00007-of-00500.csv.gz``, one 2019 shard, one
+Alibaba table file) is the unit. An ingest (re)writes exactly the parts it is
+given and keeps every other part of the table; a part whose name, size and
+sha256 match the ingested one is skipped; ``replace`` makes the table exactly
+the given parts; ``append`` refuses a part that is ingested with other content.
+
 How one ingest runs (the catalog is the single commit point):
-1. discover the source files (the trace module knows the layout), hash them,
-   verify them against the trace's checksum file, and for ``--append`` drop
-   the ones already ingested (same name, size and sha256);
+1. discover the source files of every source given, select ``--parts``, hash
+   them and verify every gzip member's CRC and length in the same pass,
+   compare with the trace's published digests, drop unchanged parts;
 2. convert each file with one DuckDB ``COPY`` into a new, immutable
-   generation folder of its table (``parquet/<trace>/.gen/<table>.<id>``);
-   malformed lines go to DuckDB's reject tables and are counted per file;
-   ``--append`` first hard-links the live generation's files into the new one;
-3. in one catalog transaction: record every file in ``meta.ingests``, every
-   reject in ``meta.rejects``, the table's stats in ``meta.tables``, and
-   repoint the views at the new generation;
-4. after the commit: point the stable symlink ``parquet/<trace>/<table>`` at
-   the new generation and delete the old one.
-A failure or a kill before step 3 leaves the catalog untouched; the orphan
-generation is deleted by the next ingest. Nothing reads a generation that
-the catalog does not name.
+   generation folder of its table (``parquet/<trace>/.gen/<table>.<id>``),
+   under names that carry the ingest id, so nothing is ever written to a path
+   the live generation shares; the kept parts of the live generation are
+   hard-linked in. Malformed lines go to DuckDB's reject tables; a file with
+   no rows written is an error (unless expected);
+3. write a staged copy of the catalog: every file in ``meta.ingests``, every
+   reject in ``meta.rejects``, the stats in ``meta.tables``, the views
+   repointed; then, with Ctrl-C deferred, rename it over the live catalog
+   (the commit) and point ``parquet/<trace>/<table>`` at the new generations;
+4. delete what no catalog names any more (see ``catalog.collect_garbage``).
+Whether an interrupted ingest committed is read from the catalog, never
+guessed from the exception. A kill before the rename leaves the live catalog
+untouched; a kill after it leaves stale links, which the next writing command
+(or ``repair``) brings in line with the catalog.
 """
 
 from __future__ import annotations
@@ -23,12 +32,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -36,8 +46,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import __version__, catalog, readers
-from warehouse.errors import InputError, TracewhError, UsageError
+from warehouse import __version__, catalog, readers, signals
+from warehouse.errors import CatalogError, InputError, Interrupted, UsageError
 from warehouse.home import Home
 from warehouse.quoting import quote_ident, quote_literal
 from warehouse.readers import MAX_TIME
@@ -45,6 +55,10 @@ from warehouse.traces import SourceFile, Table, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
 DEFAULT_MEMORY_LIMIT = "2GB"
+READ_CHUNK = 1 << 20
+# Parquet written by an ingest: <part stem>.<ingest id>[_<i>].parquet (the id keeps every name new).
+_ID_FORM = r"\d{8}T\d{6}-[0-9a-f]{6}"
+_OUTPUT_NAME = re.compile(rf"^(?P<stem>.+)\.{_ID_FORM}(?:_\d+)?\.parquet$")
 
 
 @dataclass
@@ -61,10 +75,17 @@ class FileResult:
     started: datetime | None = None
     finished: datetime | None = None
     rejects: list[tuple] = field(default_factory=list)
+    source: Path = Path()
+    damage: str | None = None  # why the file's gzip stream is broken, found while hashing
+    text: readers.LineCount | None = None  # its lines, counted while hashing (not for archives)
 
     @property
     def rows_read(self) -> int:
         return self.rows_written + self.rows_rejected
+
+    @property
+    def part(self) -> tuple[str, str | None, str]:
+        return part_key(self.table, self.cell, self.name)
 
 
 @dataclass
@@ -72,7 +93,7 @@ class TableResult:
     table: str
     files: list[FileResult]
     skipped: list[str]
-    rows_total: int = 0  # rows in the live table after the ingest (appended tables include old rows)
+    rows_total: int = 0  # rows in the live table after the ingest (kept parts included)
 
 
 @dataclass
@@ -98,116 +119,219 @@ class Progress:
     def file_done(self, result: FileResult) -> None: ...
 
 
+def part_key(table: str, cell: str | None, name: str) -> tuple[str, str | None, str]:
+    """What identifies a part across ingests: ``x.csv``, ``x.csv.gz`` and ``x.tar.gz`` are one part."""
+    return (table, cell, _stem(name))
+
+
+def parse_parts(text: str) -> set[int]:
+    """``0-99,250`` -> {0..99, 250}: part numbers as in the file names."""
+    out: set[int] = set()
+    for item in text.split(","):
+        item = item.strip()
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", item)
+        if not m:
+            raise UsageError(f"--parts {text!r}: {item!r} is not a number or a range like 0-99")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise UsageError(f"--parts {text!r}: the range {item} is backwards")
+        if hi - lo > 10_000_000:
+            raise UsageError(f"--parts {text!r}: the range {item} is too large")
+        out.update(range(lo, hi + 1))
+    return out
+
+
 def ingest(
     home: Home,
     trace_name: str,
-    source: Path,
+    source: Path | str | Sequence[Path | str],
     *,
     tables: list[str] | None = None,
     table_for_file: str | None = None,
     cell: str | None = None,
+    replace: bool = False,
     append: bool = False,
+    parts: str | None = None,
+    allow_empty: bool = False,
     verify: bool = True,
     memory_limit: str | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> IngestResult:
+    if replace and append:
+        raise UsageError("--replace and --append contradict each other; choose one")
     trace = get_trace(trace_name)
+    _check_memory_limit(memory_limit)
     progress = progress or Progress()
     started = time.monotonic()
-    sources = trace.discover(Path(source), tables, table_for_file, cell)
-    _check_unique_names(sources)
+    sources = _discover(trace, source, tables, table_for_file, cell, parts)
     home.ensure_writable()
     ingest_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    mode = "replace" if replace else "append" if append else "parts"
     with home.writer_lock():
+        # The catalog is the truth: links a killed writer left stale are mended first.
+        catalog.sync_links(home)
+        catalog.collect_garbage(home)
         live = _live_tables(home, trace_name)
-        _clean_orphans(home, trace_name, live)
-        results = [FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell) for s in sources]
+        current = _current_parts(home, trace_name)
+        results = [
+            FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
+            for src, s in sources
+        ]
         progress.phase("checking files")
         for r in results:
             _precheck(r)
         _hash_all(results, workers)
-        _verify(trace, Path(source), sources, results, verify)
+        _verify(trace, sources, results, verify)
+        for r in results:
+            if r.damage:
+                raise InputError(f"{r.table}/{r.name}: {r.damage}; the file is damaged, fetch it again")
         by_table: dict[str, list[FileResult]] = {}
         for r in results:
             by_table.setdefault(r.table, []).append(r)
         skipped: dict[str, list[str]] = {}
-        if append:
+        if not replace:
             for table, rs in by_table.items():
-                by_table[table], skipped[table] = _drop_already_ingested(home, trace_name, table, rs)
+                by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
+        work = {t: rs for t, rs in by_table.items() if rs}
+        if not work:
+            table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
+            return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
         new_gens: dict[str, Path] = {}
         tmp = home.tmp / ingest_id
         try:
-            for table_name in by_table:
+            for table_name, rs in work.items():
                 gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
                 gen.mkdir(parents=True)
                 new_gens[table_name] = gen
-                if table_name in live and (append or trace.CELLS):
-                    # Append keeps every live file; a cell-partitioned replace keeps the other cells.
-                    replaced = set() if append else {r.cell for r in by_table[table_name]}
-                    _link_generation(home.root / live[table_name], gen, replaced)
-            todo = [r for rs in by_table.values() for r in rs]
+                if table_name in live and not replace:
+                    _link_generation(home.root / live[table_name], gen, {r.part for r in rs})
+            todo = [r for rs in work.values() for r in rs]
             progress.begin(len(todo), sum(r.size for r in todo))
             stats = _convert(
-                trace, todo, new_gens, tmp, memory_limit or DEFAULT_MEMORY_LIMIT, workers, progress
+                trace, todo, new_gens, tmp, memory_limit or DEFAULT_MEMORY_LIMIT, workers, progress, ingest_id
             )
+            _check_rows(todo, allow_empty)
             progress.phase("committing")
-            _commit(home, trace_name, trace, ingest_id, by_table, new_gens, stats, append)
-        except BaseException:
-            for gen in new_gens.values():
-                shutil.rmtree(gen, ignore_errors=True)
+            with catalog.staged(home, ingest_id) as stage:
+                assert stage.con is not None
+                _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+            with signals.deferred():
+                catalog.publish(home, stage)
+                catalog.sync_links(home)
+        except BaseException as e:
+            committed = _committed(home, ingest_id)
+            if not committed:
+                for gen in new_gens.values():
+                    shutil.rmtree(gen, ignore_errors=True)
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(e, KeyboardInterrupt):
+                raise Interrupted(
+                    f"interrupted after the commit: ingest {ingest_id} is complete"
+                    if committed
+                    else "interrupted; nothing was committed, the warehouse is as it was"
+                ) from e
             raise
         shutil.rmtree(tmp, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            home.tmp.rmdir()  # only when empty: a report may be spilling there
-        for table_name, gen in new_gens.items():
-            _flip_link(home, trace_name, table_name, gen)
-            old = live.get(table_name)
-            if old:
-                shutil.rmtree(home.root / old, ignore_errors=True)
-    table_results = [TableResult(t, by_table[t], skipped.get(t, []), stats[t]["rows"]) for t in by_table]
-    return IngestResult(
-        trace_name,
-        ingest_id,
-        "append" if append else "replace",
-        table_results,
-        time.monotonic() - started,
-    )
+        catalog.collect_garbage(home)
+    table_results = [
+        TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
+        for t in by_table
+    ]
+    return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
 
 
-def _check_unique_names(sources: list[SourceFile]) -> None:
-    seen: dict[tuple[str, str | None, str], Path] = {}
-    for s in sources:
-        key = (s.table, s.cell, s.name)
-        if key in seen:
-            raise UsageError(f"{s.path} and {seen[key]} have the same name; ingest one of them")
-        seen[key] = s.path
+def _check_memory_limit(limit: str | None) -> None:
+    if limit is None:
+        return
+    try:
+        duckdb.connect(config={"memory_limit": limit}).close()
+    except duckdb.Error as e:
+        raise UsageError(f"--memory-limit {limit!r}: {_first_line(e)} (e.g. 4GB, 500MB)") from e
+
+
+def _discover(
+    trace,
+    source: Path | str | Sequence[Path | str],
+    tables: list[str] | None,
+    table_for_file: str | None,
+    cell: str | None,
+    parts: str | None,
+) -> list[tuple[Path, SourceFile]]:
+    """Every source's files, in order, each path once; ``parts`` selects part numbers; two files
+    for one part (``x.csv`` and ``x.csv.gz``) are a usage error."""
+    roots = [Path(source)] if isinstance(source, str | Path) else [Path(p) for p in source]
+    if not roots:
+        raise UsageError("no source given")
+    found: list[tuple[Path, SourceFile]] = []
+    seen_paths: set[Path] = set()
+    for root in roots:
+        try:
+            files = trace.discover(root, tables, table_for_file, cell)
+        except OSError as e:
+            raise InputError(f"{root}: {e.strerror or e}") from e
+        for s in files:
+            real = Path(os.path.realpath(s.path))  # no error on a symlink loop
+            if real not in seen_paths:
+                seen_paths.add(real)
+                found.append((root, s))
+    if parts is not None:
+        wanted = parse_parts(parts)
+        found = [(root, s) for root, s in found if trace.file_order(s.name) in wanted]
+        if not found:
+            raise InputError(f"no {trace.NAME} part numbered {parts} in the sources given")
+    for _, s in found:
+        if not s.path.is_file():
+            what = "a folder" if s.path.is_dir() else "a broken link or not a regular file"
+            raise InputError(f"{s.path}: is {what}, not a {trace.NAME} file")
+    by_part: dict[tuple[str, str | None, str], Path] = {}
+    for _, s in found:
+        key = part_key(s.table, s.cell, s.name)
+        if key in by_part:
+            raise UsageError(f"{s.path} and {by_part[key]} are the same part; ingest one of them")
+        by_part[key] = s.path
+    return found
 
 
 def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
     """table -> live generation folder (relative to home), as the catalog records it."""
     if not home.catalog.exists():
         return {}
-    con = catalog.connect(home, read_only=True)
+    return {n: d for (t, n), d in catalog.live_dirs(home.catalog).items() if t == trace_name}
+
+
+def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, str], tuple[str, int, str]]:
+    """part -> (file, size, sha256) of every part in the live tables of the trace."""
+    if not home.catalog.exists():
+        return {}
+    con = catalog.open_file(home.catalog)
     try:
         rows = con.execute(
-            "SELECT table_name, data_dir FROM meta.tables WHERE trace = $t", {"t": trace_name}
+            "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests "
+            "WHERE trace = $t AND is_current",
+            {"t": trace_name},
         ).fetchall()
     finally:
         con.close()
-    return dict(rows)
+    return {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
 
 
-def _clean_orphans(home: Home, trace_name: str, live: dict[str, str]) -> None:
-    """Delete generations no catalog row names: leftovers of an ingest that died before its commit."""
-    gens = home.generations(trace_name)
-    if gens.is_dir():
-        keep = {(home.root / d).resolve() for d in live.values()}
-        for d in gens.iterdir():
-            if d.resolve() not in keep:
-                shutil.rmtree(d, ignore_errors=True)
-    home.clean_tmp()
+def _committed(home: Home, ingest_id: str) -> bool:
+    """Did this ingest commit? Read from the live catalog; when it cannot be read, assume it did
+    (keeping a generation costs disk space until the next ingest; deleting a live one loses data)."""
+    if not home.catalog.exists():
+        return False
+    try:
+        con = catalog.open_file(home.catalog)
+        try:
+            row = con.execute(
+                "SELECT count(*) FROM meta.ingests WHERE ingest_id = $i", {"i": ingest_id}
+            ).fetchone()
+        finally:
+            con.close()
+    except (duckdb.Error, OSError, CatalogError):
+        return True
+    return bool(row and row[0])
 
 
 def _precheck(r: FileResult) -> None:
@@ -220,23 +344,42 @@ def _precheck(r: FileResult) -> None:
 
 
 def _hash_all(results: list[FileResult], workers: int | None) -> None:
-    def one(r: FileResult) -> None:
-        h = hashlib.sha256()
-        with open(r.path, "rb") as fh:
-            while chunk := fh.read(1 << 20):
-                h.update(chunk)
-        r.sha256 = h.hexdigest()
-
     with ThreadPoolExecutor(_worker_count(workers, len(results))) as ex:
-        list(ex.map(one, results))
+        list(ex.map(_hash_and_check, results))
 
 
-def _verify(trace, source: Path, sources, results: list[FileResult], verify: bool) -> None:
+def _hash_and_check(r: FileResult) -> None:
+    """sha256 of the file; for a gzip that is not a ``.csv.gz`` also the CRC-32 and length of
+    every member, in the same read (DuckDB's gzip reader checks neither: a flipped bit would give
+    wrong values silently). A ``.csv.gz`` is checked while it streams into DuckDB (one inflate,
+    not two); see readers.streamed. Lines are counted where the text passes by."""
+    h = hashlib.sha256()
+    name = r.name
+    streamed_gz = name.endswith(".csv.gz")
+    gz = readers.GzipCheck() if name.endswith(".gz") and not streamed_gz else None
+    text = None if name.endswith(".tar.gz") or streamed_gz else readers.LineCount()
+    with open(r.path, "rb") as fh:
+        while chunk := fh.read(READ_CHUNK):
+            h.update(chunk)
+            if gz is not None:
+                for out in gz.inflate(chunk):
+                    if text is not None:
+                        text.feed(out)
+            elif text is not None:
+                text.feed(chunk)
+    if gz is not None:
+        gz.finish()
+        r.damage = gz.damage
+    r.sha256 = h.hexdigest()
+    r.text = text
+
+
+def _verify(trace, sources: list[tuple[Path, SourceFile]], results: list[FileResult], verify: bool) -> None:
     """Compare each file with the digest the trace publishes for it, if any; mismatches are fatal."""
     if not verify:
         return
-    for s, r in zip(sources, results, strict=True):
-        want = trace.expected_sha256(source, s)
+    for (root, s), r in zip(sources, results, strict=True):
+        want = trace.expected_sha256(root, s)
         if want is None:
             continue
         if want != r.sha256:
@@ -247,44 +390,40 @@ def _verify(trace, source: Path, sources, results: list[FileResult], verify: boo
         r.verified = True
 
 
-def _drop_already_ingested(
-    home: Home, trace_name: str, table: str, rs: list[FileResult]
+def _drop_unchanged(
+    table: str,
+    rs: list[FileResult],
+    current: dict[tuple[str, str | None, str], tuple[str, int, str]],
+    append: bool,
 ) -> tuple[list[FileResult], list[str]]:
-    if not home.catalog.exists():
-        return rs, []
-    con = catalog.connect(home, read_only=True)
-    try:
-        current = {
-            (cell, name): (size, sha)
-            for cell, name, size, sha in con.execute(
-                "SELECT cell, file, size_bytes, sha256 FROM meta.ingests "
-                "WHERE trace = $t AND table_name = $n AND is_current",
-                {"t": trace_name, "n": table},
-            ).fetchall()
-        }
-    finally:
-        con.close()
+    """Parts ingested already with the same name, size and sha256 are skipped; with ``append`` a
+    part ingested with other content is refused instead of replaced."""
     keep, skipped = [], []
     for r in rs:
-        if (r.cell, r.name) not in current:
+        have = current.get(r.part)
+        if have is None:
             keep.append(r)
-        elif current[(r.cell, r.name)] == (r.size, r.sha256):
+        elif have == (r.name, r.size, r.sha256):
             skipped.append(r.name)
-        else:
+        elif append:
             raise InputError(
-                f"{table}/{r.name} was already ingested with a different size or sha256; "
-                "re-run without --append to replace the table"
+                f"{table}/{r.name}: this part was already ingested ({have[0]}) with a different size "
+                "or sha256; --append only adds new parts (run without it to replace the part)"
             )
+        else:
+            keep.append(r)
     return keep, skipped
 
 
-def _link_generation(old: Path, new: Path, replaced_cells: set[str | None]) -> None:
-    """The new generation starts as hard links of the live one (no copy; the live one stays intact),
-    less the partitions of the cells this ingest replaces."""
-    skip = {f"cell={c}" for c in replaced_cells if c is not None}
+def _link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, str]]) -> None:
+    """The new generation starts as hard links of the live one's files (no copy; the live one stays
+    intact), less the files of the parts this ingest rewrites. The ingest then writes only names
+    that carry its own id, so no write can reach a linked (live) file."""
+    stems = {(cell, stem) for _, cell, stem in replaced}
     for src in old.rglob("*.parquet"):
         rel = src.relative_to(old)
-        if rel.parts and rel.parts[0] in skip:
+        cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
+        if (cell, output_stem(src.name)) in stems:
             continue
         dst = new / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -292,6 +431,28 @@ def _link_generation(old: Path, new: Path, replaced_cells: set[str | None]) -> N
             os.link(src, dst)
         except OSError:
             shutil.copy2(src, dst)
+
+
+def output_stem(filename: str) -> str:
+    """The part stem of a Parquet file an ingest wrote (see _OUTPUT_NAME)."""
+    m = _OUTPUT_NAME.match(filename)
+    return m.group("stem") if m else filename.removesuffix(".parquet")
+
+
+def _check_rows(todo: list[FileResult], allow_empty: bool) -> None:
+    """A file that adds no rows is almost always a mistake (an empty download, a header-only file,
+    another trace's file given with --table): refuse it before anything is committed."""
+    for r in todo:
+        if r.rows_written:
+            continue
+        if r.rows_rejected:
+            line, _, _, reason, _ = r.rejects[0]
+            raise InputError(
+                f"{r.table}/{r.name}: all {r.rows_rejected:,} line(s) were rejected (line {line}: "
+                f"{reason}); is it a file of this table?"
+            )
+        if not allow_empty:
+            raise InputError(f"{r.table}/{r.name}: no rows; pass --allow-empty if an empty part is expected")
 
 
 def _worker_count(workers: int | None, jobs: int) -> int:
@@ -306,6 +467,7 @@ def _convert(
     memory_limit: str,
     workers: int | None,
     progress: Progress,
+    ingest_id: str,
 ) -> dict[str, dict]:
     """Convert every file, one COPY per file, files in parallel on single-threaded DuckDB cursors.
 
@@ -332,7 +494,7 @@ def _convert(
             cur = db.cursor()
             cursors.append(cur)
         try:
-            _convert_file(cur, trace, trace.TABLES[r.table], r, gens[r.table], n, tmp)
+            _convert_file(cur, trace, trace.TABLES[r.table], r, gens[r.table], n, tmp, ingest_id)
         finally:
             cur.close()
         with lock:
@@ -367,34 +529,116 @@ def _convert_file(
     gen: Path,
     n: int,
     tmp: Path,
+    ingest_id: str,
 ) -> None:
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
-    stem = _stem(r.name)
+    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
     days = trace.UNITS_PER_DAY
     if trace.FORMAT == "csv":
-        rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
-        with readers.streamed(r.path, tmp / f"{n}.fifo") as path:
-            reader = readers.csv_reader(table, path, rejects, scans)
-            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r)
-        r.rejects = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
+        _convert_csv(cur, table, r, out, stem, order, days, n, tmp)
     else:
         try:
-            r.rows_written = _copy(cur, table, readers.json_reader(table, r.path), out, stem, order, days, r)
+            reader = readers.json_reader(table, r.path)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+            if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
+                r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
         except InputError:
             # The fast reader refused the file: find the bad lines, read the good ones alike.
-            for partial in out.rglob(f"{stem}*.parquet"):
-                partial.unlink()
+            for partial in out.rglob("*.parquet"):
+                if partial.name.startswith(stem):  # only this file's output, never a linked one
+                    partial.unlink()
             clean = tmp / f"{n}-{stem}.json"
             try:
                 r.rejects = readers.split_json_file(table, r.path, clean)
             except (OSError, EOFError, zlib.error) as e:
                 raise InputError(f"{r.table}/{r.name}: {e}") from e
-            r.rows_written = _copy(cur, table, readers.json_reader(table, clean), out, stem, order, days, r)
+            reader = readers.json_reader(table, clean)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+            r.rejects += _checked_rejects(cur, table, reader, r, {line for line, *_ in r.rejects}, False)
             clean.unlink()
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
+
+
+def _convert_csv(
+    cur: duckdb.DuckDBPyConnection,
+    table: Table,
+    r: FileResult,
+    out: Path,
+    stem: str,
+    order: int,
+    days: int,
+    n: int,
+    tmp: Path,
+) -> None:
+    """A CSV file: one COPY of its good rows; its rejects from DuckDB's reject table (malformed
+    lines) and, only when the counts show some, from a second pass (rows the checks refuse)."""
+    cr = r.text is not None and r.text.cr  # a plain file with CRs: through the LineFixer
+    rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
+    failed: InputError | None = None
+    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as feed:
+        reader = readers.csv_reader(table, feed.path, rejects, scans)
+        try:
+            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)
+        except InputError as e:
+            failed = e
+    # After the feeder has ended: its finding explains a failed read better than DuckDB's error.
+    if feed.failure is not None:
+        raise InputError(f"{r.table}/{r.name}: {feed.failure}; the file is damaged, fetch it again")
+    if failed is not None:
+        raise failed
+    count = feed.count if feed.path != r.path else r.text
+    cr_rejects = feed.fixer.rejects
+    malformed = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
+    skipped = {line for line, *_ in malformed} | {line for line, *_ in cr_rejects}
+    checked: list[tuple] = []
+    if count is None or r.rows_written + len(skipped) != count.total:
+        # Rows are missing: the checks refused some (or the file has blank lines). Find which.
+        rejects2, scans2 = f"rejects_{n}_again", f"reject_scans_{n}_again"
+        with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as again:
+            reader = readers.csv_reader(table, again.path, rejects2, scans2)
+            checked = _checked_rejects(cur, table, reader, r, skipped, True)
+    if malformed:
+        # DuckDB's raw text turns bytes that are not UTF-8 into '?': take the line from the file.
+        _, by_line = readers.locate(r.path, set(), {line for line, *_ in malformed}, set())
+        malformed = [
+            (line, col, kind, reason, by_line.get(line, raw)) for line, col, kind, reason, raw in malformed
+        ]
+    r.rejects = sorted(malformed + cr_rejects + checked, key=lambda x: x[0])
+
+
+def _checked_rejects(
+    cur: duckdb.DuckDBPyConnection,
+    table: Table,
+    reader: str,
+    r: FileResult,
+    skipped: set[int],
+    text_ints: bool,
+) -> list[tuple]:
+    """The rows the checks refuse, as rejects with their line number and raw text."""
+    try:
+        # Every column is selected: DuckDB checks a line's encoding only in the columns a query reads,
+        # and the row numbers must count the same lines as in the COPY.
+        cur.execute(
+            f"SELECT * FROM {readers.checked(table, reader, text_ints=text_ints)} "
+            f"WHERE {readers.PROBLEM} IS NOT NULL ORDER BY {readers.LINE}"
+        )
+        names = [d[0] for d in cur.description or []]
+        wanted = (readers.LINE, readers.PROBLEM_COLUMN, readers.PROBLEM_KIND, readers.PROBLEM)
+        at = [names.index(c) for c in wanted]
+        bad = [tuple(row[i] for i in at) for row in cur.fetchall()]
+    except duckdb.Error as e:
+        raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
+    if not bad:
+        return []
+    by_row, _ = readers.locate(r.path, {row for row, *_ in bad}, set(), skipped)
+    out = []
+    for row, col, kind, problem in bad:
+        line, raw = by_row.get(row, (None, None))
+        out.append((line, col, kind, problem, raw))
+    return out
 
 
 def _copy(
@@ -406,8 +650,10 @@ def _copy(
     order: int,
     units_per_day: int,
     r: FileResult,
+    *,
+    text_ints: bool,
 ) -> int:
-    """One COPY from a reader into the generation folder; returns the rows written."""
+    """One COPY of the rows that pass the checks into the generation folder; returns the rows written."""
     if table.partition_time:
         target = quote_literal(out)
         opts = (
@@ -418,7 +664,9 @@ def _copy(
         target = quote_literal(out / f"{stem}.parquet")
         opts = ""
     sql = (
-        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} FROM {reader}) TO {target} "
+        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} "
+        f"FROM {readers.checked(table, reader, text_ints=text_ints)} "
+        f"WHERE {readers.PROBLEM} IS NULL) TO {target} "
         f"(FORMAT parquet, COMPRESSION zstd{opts})"
     )
     try:
@@ -465,106 +713,84 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     return stats
 
 
-def _commit(
+def _record(
+    con: duckdb.DuckDBPyConnection,
     home: Home,
     trace_name: str,
-    trace,
     ingest_id: str,
-    by_table: dict[str, list[FileResult]],
+    work: dict[str, list[FileResult]],
+    current: dict[tuple[str, str | None, str], tuple[str, int, str]],
     gens: dict[str, Path],
     stats: dict[str, dict],
-    append: bool,
+    mode: str,
 ) -> None:
-    con = catalog.connect(home, read_only=False)
-    try:
-        con.execute("BEGIN")
-        for table_name, rs in by_table.items():
-            params = {"t": trace_name, "n": table_name}
-            if not append:
-                # A replace supersedes the table's files, or only those of the cells it re-ingests.
-                cells = sorted({r.cell for r in rs if r.cell is not None})
-                scope = " AND list_contains($cells, cell)" if trace.CELLS else ""
-                con.execute(
-                    f"UPDATE meta.ingests SET is_current = false WHERE trace = $t AND table_name = $n{scope}",
-                    {**params, "cells": cells} if trace.CELLS else params,
-                )
-            for r in rs:
-                con.execute(
-                    "INSERT INTO meta.ingests VALUES ($id, $t, $n, $cell, $file, $path, $size, $sha, $ver, "
-                    "$read, $written, $rejected, $started, $finished, $mode, true, $version)",
-                    {
-                        **params,
-                        "id": ingest_id,
-                        "cell": r.cell,
-                        "file": r.name,
-                        "path": str(r.path.resolve()),
-                        "size": r.size,
-                        "sha": r.sha256,
-                        "ver": r.verified,
-                        "read": r.rows_read,
-                        "written": r.rows_written,
-                        "rejected": r.rows_rejected,
-                        "started": r.started,
-                        "finished": r.finished,
-                        "mode": "append" if append else "replace",
-                        "version": __version__,
-                    },
-                )
-                if r.rejects:
-                    con.executemany(
-                        "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [
-                            (
-                                ingest_id,
-                                trace_name,
-                                table_name,
-                                r.cell,
-                                r.name,
-                                line,
-                                col,
-                                etype,
-                                reason,
-                                raw,
-                            )
-                            for line, col, etype, reason, raw in r.rejects
-                        ],
-                    )
-            s = stats[table_name]
+    """The ingest's rows in the staged catalog: superseded files, new files, rejects, table stats, views."""
+    for table_name, rs in work.items():
+        params = {"t": trace_name, "n": table_name}
+        if mode == "replace":
             con.execute(
-                f"INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
-                f"$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
-                f"         WHERE trace = $t AND table_name = $n AND is_current), "
-                f"$min, $max, {quote_ident(trace_name)}.trace_timestamp($min), "
-                f"{quote_ident(trace_name)}.trace_timestamp($max), $jobs, $tasks, $machines, now()",
+                "UPDATE meta.ingests SET is_current = false WHERE trace = $t AND table_name = $n", params
+            )
+        else:
+            for r in rs:
+                if r.part in current:
+                    con.execute(
+                        "UPDATE meta.ingests SET is_current = false WHERE trace = $t AND table_name = $n "
+                        "AND cell IS NOT DISTINCT FROM $cell AND file = $file AND is_current",
+                        {**params, "cell": r.cell, "file": current[r.part][0]},
+                    )
+        for r in rs:
+            con.execute(
+                "INSERT INTO meta.ingests VALUES ($id, $t, $n, $cell, $file, $path, $size, $sha, $ver, "
+                "$read, $written, $rejected, $started, $finished, $mode, true, $version)",
                 {
                     **params,
-                    "dir": str(gens[table_name].relative_to(home.root)),
-                    "files": s["files"],
-                    "parts": s["partitions"],
-                    "bytes": s["bytes"],
-                    "rows": s["rows"],
-                    "min": s["min_time"],
-                    "max": s["max_time"],
-                    "jobs": s["jobs"],
-                    "tasks": s["tasks"],
-                    "machines": s["machines"],
+                    "id": ingest_id,
+                    "cell": r.cell,
+                    "file": r.name,
+                    "path": str(r.path.resolve()),
+                    "size": r.size,
+                    "sha": r.sha256,
+                    "ver": r.verified,
+                    "read": r.rows_read,
+                    "written": r.rows_written,
+                    "rejected": r.rows_rejected,
+                    "started": r.started,
+                    "finished": r.finished,
+                    "mode": mode,
+                    "version": __version__,
                 },
             )
-        catalog.rebuild(con, home)
-        con.execute("COMMIT")
-    except duckdb.Error as e:
-        raise TracewhError(f"committing the ingest to {home.catalog} failed: {_first_line(e)}") from e
-    finally:
-        con.close()
-
-
-def _flip_link(home: Home, trace_name: str, table: str, gen: Path) -> None:
-    """Point parquet/<trace>/<table> at the live generation (relative, so moving the home keeps it)."""
-    link = home.table_link(trace_name, table)
-    tmp_link = link.with_name(f".{table}.link")
-    tmp_link.unlink(missing_ok=True)
-    os.symlink(os.path.relpath(gen, link.parent), tmp_link)
-    os.replace(tmp_link, link)
+            if r.rejects:
+                con.executemany(
+                    "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (ingest_id, trace_name, table_name, r.cell, r.name, line, col, etype, reason, raw)
+                        for line, col, etype, reason, raw in r.rejects
+                    ],
+                )
+        s = stats[table_name]
+        con.execute(
+            f"INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
+            f"$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
+            f"         WHERE trace = $t AND table_name = $n AND is_current), "
+            f"$min, $max, {quote_ident(trace_name)}.trace_timestamp($min), "
+            f"{quote_ident(trace_name)}.trace_timestamp($max), $jobs, $tasks, $machines, now()",
+            {
+                **params,
+                "dir": str(gens[table_name].relative_to(home.root)),
+                "files": s["files"],
+                "parts": s["partitions"],
+                "bytes": s["bytes"],
+                "rows": s["rows"],
+                "min": s["min_time"],
+                "max": s["max_time"],
+                "jobs": s["jobs"],
+                "tasks": s["tasks"],
+                "machines": s["machines"],
+            },
+        )
+    catalog.rebuild(con, home)
 
 
 def _stem(name: str) -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import catalog
-from warehouse.errors import CatalogError, TracewhError
+from warehouse import catalog, signals
+from warehouse.errors import CatalogError, TracewhError, UsageError
 from warehouse.home import Home
 
 BATCH_ROWS = 10_000
@@ -31,12 +31,17 @@ class Rows:
 
 @contextlib.contextmanager
 def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to the catalog, checked to be in the place its views point at."""
-    con = open_read_only(home)
-    try:
-        yield con
-    finally:
-        con.close()
+    """A read-only connection to the catalog, checked to be in the place its views point at;
+    an interrupt (SIGINT/SIGTERM) cancels its running query."""
+    holder: list[duckdb.DuckDBPyConnection] = []
+    # The signal block starts before the connection, so DuckDB's threads inherit it.
+    with signals.interrupting(lambda: holder[0].interrupt() if holder else None):
+        con = open_read_only(home)
+        holder.append(con)
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 def open_read_only(home: Home) -> duckdb.DuckDBPyConnection:
@@ -90,11 +95,13 @@ def stream(
     con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None
 ) -> tuple[list[str], list[str], Iterator[list[tuple]]]:
     """Run one query; its rows come in batches so a large result never sits in memory at once."""
+    if not sql.strip():
+        raise UsageError("the query is empty")
     try:
         cur = con.execute(sql, params or {})
     except duckdb.Error as e:
         raise TracewhError(f"SQL error: {_one_line(e)}") from e
-    if cur.description is None:
+    if cur is None or cur.description is None:
         return [], [], iter(())
     columns = [d[0] for d in cur.description]
     types = [str(d[1]) for d in cur.description]

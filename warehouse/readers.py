@@ -12,19 +12,19 @@ good ones are read by the same DuckDB reader, so both paths type values alike.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import json
 import os
 import re
-import shutil
 import tarfile
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse.errors import InputError
 from warehouse.quoting import quote_ident, quote_literal
 from warehouse.traces import Column, Table
 
@@ -40,22 +40,80 @@ def _struct_literal(columns: list[tuple[str, str]]) -> str:
 
 
 def select_list(table: Table, order: int, units_per_day: int) -> str:
-    """Typed columns as stored: times clamped to 2^63-1, aliases merged, plus seq and the day partition."""
+    """Typed columns as stored (from ``checked``): times clamped to 2^63-1, plus seq and the day."""
     exprs = []
     for c in table.columns:
         q = quote_ident(c.name)
-        if c.is_time:
-            exprs.append(f"{_clamped(q)} AS {q}")
-        elif c.aliases:
-            names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
-            exprs.append(f"coalesce({names}) AS {q}")
-        else:
-            exprs.append(q)
-    # One thread per COPY keeps row_number() in line order.
-    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + row_number() OVER () AS seq")
+        exprs.append(f"{_clamped(q)} AS {q}" if c.is_time else q)
+    # One thread per COPY keeps the line numbers in line order.
+    exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + {LINE} AS seq")
     if table.partition_time:
         exprs.append(f"{_clamped(quote_ident(table.partition_time))} // {units_per_day} AS day")
     return ", ".join(exprs)
+
+
+LINE, PROBLEM, PROBLEM_COLUMN, PROBLEM_KIND = "__line", "__problem", "__column", "__kind"
+
+
+def _int_type(c: Column) -> str | None:
+    t = (c.read_type or c.type).upper()
+    return t if t in _INT_RANGES else None
+
+
+def checked(table: Table, reader: str, *, text_ints: bool) -> str:
+    """The reader's rows, typed, numbered (``__line``: the row's position among the rows read) and
+    checked: ``__problem`` says why a row is refused (NULL = good), ``__column`` where.
+
+    ``text_ints``: a CSV, whose integer columns were read as text, because DuckDB's own cast accepts
+    ``1.5`` (rounded), ``1e3``, ``1_000`` and ``0x10``: only digits (and a minus sign where negative
+    values are allowed; never for a time) are an integer here; an empty mandatory field is a
+    reject too (in the 2019 JSON an absent field means its default, applied by the views).
+    """
+    typed, checks = [], []
+    for c in table.columns:
+        q = quote_ident(c.name)
+        names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
+        raw = f"coalesce({names})" if c.aliases else q
+        it = _int_type(c)
+        value = raw
+        if text_ints and it:
+            unsigned = c.is_time or it.startswith("U")
+            what = "a non-negative integer" if unsigned else "an integer"
+            # a regular expression: 4x faster than ltrim() with a character set here
+            digits = quote_literal("[0-9]+" if unsigned else "-?[0-9]+")
+            only_digits = f"regexp_full_match({raw}, {digits})"
+            bad = f"{raw} IS NOT NULL AND NOT ({only_digits} AND TRY_CAST({raw} AS {it}) IS NOT NULL)"
+            says = quote_literal(f" is not {what} of type {it}")
+            checks.append((bad, c.name, "CAST", f"{quote_literal(c.name + ': ')} || {raw} || {says}"))
+            value = f"TRY_CAST({raw} AS {it})"
+        elif c.is_time:
+            says = f"{quote_literal(c.name + ': negative time ')} || {raw}"
+            checks.append((f"{raw} < 0", c.name, "NEGATIVE TIME", says))
+        if (c.read_type or c.type).upper() in ("DOUBLE", "FLOAT", "REAL"):
+            # Decided: NaN and infinities are refused (no trace documents them; one would silently
+            # poison every mean and sum of the column).
+            says = f"{quote_literal(c.name + ': not a finite number: ')} || {raw}"
+            checks.append((f"NOT isfinite({raw})", c.name, "NOT FINITE", says))
+        if c.mandatory and text_ints:  # in the 2019 JSON an absent field is its default (zero)
+            empty = quote_literal(f"{c.name}: empty, but every row must have it")
+            checks.append((f"{raw} IS NULL", c.name, "EMPTY MANDATORY", empty))
+        typed.append(f"{value} AS {q}")
+
+    def case(i: int) -> str:
+        if not checks:
+            return "NULL"
+        picked = (ch[i] if i == 3 else quote_literal(ch[i]) for ch in checks)
+        return (
+            "CASE "
+            + " ".join(f"WHEN {ch[0]} THEN {p}" for ch, p in zip(checks, picked, strict=True))
+            + " END"
+        )
+
+    problem, column, kind = case(3), case(1), case(2)
+    return (
+        f"(SELECT {', '.join(typed)}, row_number() OVER () AS {LINE}, {problem} AS {PROBLEM}, "
+        f"{column} AS {PROBLEM_COLUMN}, {kind} AS {PROBLEM_KIND} FROM {reader})"
+    )
 
 
 def _clamped(column: str) -> str:
@@ -64,7 +122,9 @@ def _clamped(column: str) -> str:
 
 
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
-    columns = _struct_literal([(c.name, c.read_type or c.type) for c in table.columns])
+    columns = _struct_literal(
+        [(c.name, "VARCHAR" if _int_type(c) else c.read_type or c.type) for c in table.columns]
+    )
     return (
         f"read_csv({quote_literal(path)}, columns = {columns}, header = false, "
         f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
@@ -221,51 +281,227 @@ def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | N
     return None, None, ""
 
 
+# ---- raw lines: carriage returns, and the bytes of rejected lines ---------------------------
+
+
+def raw_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes (each with its line end): plain, gzip or the CSV member of a .tar.gz."""
+    if path.name.endswith(".tar.gz"):
+        with tarfile.open(path, mode="r|gz") as archive:
+            for member in archive:
+                if member.isfile() and member.name.endswith(".csv"):
+                    src = archive.extractfile(member)
+                    assert src is not None
+                    yield from src
+                    return
+        return
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        yield from fh
+
+
+def raw_text(raw: bytes) -> str:
+    """A rejected line as text that keeps its bytes: invalid UTF-8 shows as \\xNN escapes."""
+    return raw.rstrip(b"\r\n").decode("utf-8", errors="backslashreplace")[:RAW_TEXT_LIMIT]
+
+
+def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tuple[dict, dict]:
+    """One pass over the file: for each row number in ``rows`` (the n-th line that is neither blank
+    nor in ``skipped``) its line number and raw text; for each line number in ``lines`` its raw text."""
+    by_row: dict[int, tuple[int, str]] = {}
+    by_line: dict[int, str] = {}
+    k = 0
+    for n, raw in enumerate(raw_lines(path), start=1):
+        if n in lines:
+            by_line[n] = raw_text(raw)
+        if raw.strip(b"\r\n") and n not in skipped:
+            k += 1
+            if k in rows:
+                by_row[k] = (n, raw_text(raw))
+        if len(by_row) == len(rows) and len(by_line) == len(lines):
+            break
+    return by_row, by_line
+
+
 # ---- archives, streamed ---------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def streamed(path: Path, fifo: Path) -> Iterator[Path]:
-    """A path DuckDB can read the table from: the file itself, or for a ``.tar.gz`` archive a named
-    pipe fed by a thread that streams the archive's CSV member (nothing is extracted to disk).
+def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
+    """Open the pipe's write end once a reader has opened it (polling: a blocking open could wait
+    forever for a reader that never comes); None when ``stop`` is set first."""
+    while not stop.is_set():
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:
+            if e.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+            stop.wait(0.002)
+            continue
+        os.set_blocking(fd, True)
+        return fd
+    return None
 
-    A damaged archive is an InputError after the read, so the ingest never commits a part of it.
+
+@dataclass
+class LineCount:
+    """Lines of a text stream, counted while it passes by (the last one may lack its line end)."""
+
+    lines: int = 0
+    last: int = 0x0A
+    cr: bool = False
+
+    def feed(self, data: bytes) -> None:
+        if data:
+            self.lines += data.count(b"\n")
+            self.cr = self.cr or b"\r" in data
+            self.last = data[-1]
+
+    @property
+    def total(self) -> int:
+        return self.lines + (self.last != 0x0A)
+
+
+class LineFixer:
+    """Carriage returns on the way to DuckDB (whose strict reader fails a whole file on one): a CRLF
+    line end becomes LF; a line with any other CR becomes an empty line (DuckDB skips it but still
+    counts it, so line numbers stay) and a reject row (line, column, error_type, reason, raw)."""
+
+    def __init__(self) -> None:
+        self.carry = b""
+        self.line = 0  # lines passed on so far
+        self.rejects: list[tuple] = []
+
+    def feed(self, data: bytes) -> bytes:
+        buf = self.carry + data if self.carry else data
+        end = buf.rfind(b"\n") + 1
+        whole, self.carry = buf[:end], buf[end:]
+        if b"\r" not in whole:  # the usual case: passed on as it is
+            self.line += whole.count(b"\n")
+            return whole
+        return b"".join(self._fix(raw + b"\n") for raw in whole.split(b"\n")[:-1])
+
+    def finish(self) -> bytes:
+        rest, self.carry = self.carry, b""
+        return self._fix(rest) if rest else b""
+
+    def _fix(self, raw: bytes) -> bytes:
+        self.line += 1
+        body = raw[:-2] if raw.endswith(b"\r\n") else raw.rstrip(b"\n")
+        if b"\r" in body:
+            self.rejects.append(
+                (self.line, None, "CARRIAGE RETURN", "a carriage return inside the line", raw_text(raw))
+            )
+            return b"\n"
+        return body + b"\n" if raw.endswith(b"\n") else body
+
+
+class Feed:
+    """What ``streamed`` gives the reader: the path to read, and afterwards what the feeder found."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.failure: BaseException | None = None
+        self.count = LineCount()
+        self.fixer = LineFixer()
+
+    @property
+    def damage(self) -> str | None:
+        return None if self.failure is None else str(self.failure)
+
+
+@contextlib.contextmanager
+def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
+    """What DuckDB reads a CSV from: the file itself when it needs nothing, else a named pipe fed
+    by a thread that streams it: a ``.tar.gz`` archive's CSV member (nothing is extracted to disk),
+    a ``.csv.gz`` inflated here, with every member's CRC-32 and length checked on the way (DuckDB's
+    own gzip reader checks neither; this costs no second inflate), and a file with carriage
+    returns (``cr``) through a LineFixer. Lines are counted on the way (``Feed.count``).
+
+    The caller checks ``Feed.failure`` (a damaged gzip or archive) after the read, whether or not
+    the read failed, so the ingest never commits a part of a damaged file.
     """
-    if not path.name.endswith(".tar.gz"):
-        yield path
+    feed = Feed(path)
+    if not (path.name.endswith(".gz") or cr):
+        yield feed
         return
     os.mkfifo(fifo)
-    failure: list[BaseException] = []
+    feed.path = fifo
+    stop = threading.Event()
 
-    def feed() -> None:
-        try:
+    def chunks() -> Iterator[bytes]:
+        if path.name.endswith(".tar.gz"):
             with tarfile.open(path, mode="r|gz") as archive:
                 for member in archive:
                     if member.isfile() and member.name.endswith(".csv"):
                         src = archive.extractfile(member)
                         assert src is not None
-                        with open(fifo, "wb") as out:
-                            shutil.copyfileobj(src, out, 1 << 20)
+                        while chunk := src.read(1 << 20):
+                            yield chunk
                         return
-                raise ValueError("the archive holds no .csv file")
+            raise ValueError("the archive holds no .csv file")
+        with open(path, "rb") as fh:
+            if not path.name.endswith(".gz"):
+                while chunk := fh.read(1 << 20):
+                    yield chunk
+                return
+            check = GzipCheck()
+            while chunk := fh.read(1 << 20):
+                yield from check.inflate(chunk)
+                if check.damage:
+                    raise ValueError(check.damage)
+            check.finish()
+            if check.damage:
+                raise ValueError(check.damage)
+
+    def pump() -> None:
+        # The write end is opened once, before anything can fail, and closed on every path: the
+        # reader then always sees end of file (no second open that could wait forever).
+        fd = _open_writer(fifo, stop)
+        if fd is None:
+            return  # the reader never came
+        try:
+            with open(fd, "wb") as out:
+                for chunk in chunks():
+                    feed.count.feed(chunk)
+                    out.write(feed.fixer.feed(chunk))
+                out.write(feed.fixer.finish())
         except BrokenPipeError:
             pass  # the reader stopped early (its own error is reported)
         except BaseException as e:
-            failure.append(e)
-            # Release a reader waiting on the pipe, so it sees end of file instead of hanging.
-            with contextlib.suppress(OSError), open(fifo, "wb"):
-                pass
+            feed.failure = e
 
-    feeder = threading.Thread(target=feed, daemon=True)
+    feeder = threading.Thread(target=pump, daemon=True)
     feeder.start()
     try:
-        yield fifo
+        yield feed
     finally:
-        if feeder.is_alive():
-            # The reader never opened the pipe or stopped: open and close it to end the feeder.
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
-            feeder.join(timeout=30)
+        stop.set()
+        feeder.join()
         fifo.unlink(missing_ok=True)
-    if failure:
-        raise InputError(f"{path.name}: {failure[0]}")
+
+
+class GzipCheck:
+    """Inflates a gzip stream; zlib checks each member's CRC-32 and length trailer. Bytes after a
+    member must be another member (DuckDB's reader refuses padding too)."""
+
+    def __init__(self) -> None:
+        self.member = 1
+        self.inflater = zlib.decompressobj(wbits=31)
+        self.damage: str | None = None
+
+    def inflate(self, data: bytes) -> Iterator[bytes]:
+        """The uncompressed bytes of ``data``, in bounded pieces; sets ``damage`` on an error."""
+        while data and self.damage is None:
+            if self.inflater.eof:
+                self.member += 1
+                self.inflater = zlib.decompressobj(wbits=31)
+            try:
+                yield self.inflater.decompress(data, 8 << 20)
+            except zlib.error as e:
+                self.damage = f"gzip member {self.member} is corrupt ({e})"
+                return
+            data = self.inflater.unused_data if self.inflater.eof else self.inflater.unconsumed_tail
+
+    def finish(self) -> None:
+        if self.damage is None and not self.inflater.eof:
+            self.damage = f"the gzip stream ends inside member {self.member} (truncated)"

@@ -110,7 +110,7 @@ def run(
         if key not in report.options:
             known = ", ".join(report.options) or "none"
             raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
-        params[key] = _typed(value)
+        params[key] = _checked_param(name, key, value, report.options[key])
     missing = [k for k, v in params.items() if v is None]
     if missing:
         raise UsageError(f"report {name} needs --param {missing[0]}=...")
@@ -120,6 +120,8 @@ def run(
         elif trace is not None and trace not in report.traces:
             raise UsageError(f"report {name} does not take --trace {trace}")
         if "cell" in report.params:
+            if cell is not None:
+                _check_cell(con, name, str(params["trace"]), cell)
             params["cell"] = cell
         elif cell is not None:
             raise UsageError(f"report {name} has no --cell")
@@ -193,6 +195,32 @@ def _typed(value: str | None) -> object:
         except ValueError:
             pass
     return value
+
+
+def _checked_param(report: str, key: str, value: str, default: str | None) -> object:
+    """A numeric parameter (its default is a number: a bucket width, a window, a top-N) takes a
+    number > 0; anything else is a usage error naming what is allowed."""
+    typed, want = _typed(value), _typed(default)
+    if isinstance(want, int | float) and want > 0 and not (isinstance(typed, int | float) and typed > 0):
+        kind = "a whole number" if isinstance(want, int) else "a number"
+        raise UsageError(
+            f"report {report}: --param {key} must be {kind} > 0 (default {default}), not {value!r}"
+        )
+    if isinstance(want, int) and isinstance(typed, float):
+        raise UsageError(f"report {report}: --param {key} must be a whole number > 0 (default {default})")
+    return typed
+
+
+def _check_cell(con, report: str, trace: str, cell: str) -> None:
+    rows = con.execute(
+        "SELECT DISTINCT cell FROM meta.ingests "
+        "WHERE trace = $t AND is_current AND cell IS NOT NULL ORDER BY 1",
+        {"t": trace},
+    ).fetchall()
+    cells = [c for (c,) in rows]
+    if cell not in cells:
+        known = ", ".join(cells) or "none"
+        raise UsageError(f"report {report}: cell {cell!r} of {trace} is not ingested (ingested: {known})")
 
 
 def _choose_trace(con, report: Report, trace: str | None) -> str:

@@ -34,6 +34,8 @@ CREATE OR REPLACE MACRO alibaba2018.duration_s(s, e, status) AS
 -- The DAG name of a batch task, e.g. 'M5_3_4' (task 5 of kind M depends on tasks 3 and 4),
 -- 'J10_7_9_Stg4' (_Stg<n> is not a dependency), 'J30_4_5_25_' (trailing underscore),
 -- 'task_<base64>==' and 'MergeTask' (no DAG). form: independent | merge_task | dag | unparsed.
+-- Numbers have at most 18 digits (every one fits BIGINT): a longer one makes the name unparsed,
+-- never half-parsed.
 CREATE OR REPLACE MACRO alibaba2018._dag_core(name) AS
     regexp_replace(rtrim(name, '_'), '_Stg[0-9]+$', '');
 CREATE OR REPLACE MACRO alibaba2018.parse_task_name(name) AS struct_pack(
@@ -41,15 +43,15 @@ CREATE OR REPLACE MACRO alibaba2018.parse_task_name(name) AS struct_pack(
         WHEN name IS NULL THEN NULL
         WHEN starts_with(name, 'task_') THEN 'independent'
         WHEN name = 'MergeTask' THEN 'merge_task'
-        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*') THEN 'dag'
+        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]{1,18}(_[0-9]{1,18})*') THEN 'dag'
         ELSE 'unparsed' END,
-    task_kind := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*')
+    task_kind := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]{1,18}(_[0-9]{1,18})*')
                       AND NOT starts_with(name, 'task_')
                       THEN regexp_extract(name, '^[A-Za-z]+') END,
-    task_id := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*')
+    task_id := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]{1,18}(_[0-9]{1,18})*')
                     AND NOT starts_with(name, 'task_')
                     THEN TRY_CAST(regexp_extract(name, '^[A-Za-z]+([0-9]+)', 1) AS BIGINT) END,
-    parent_task_ids := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)*')
+    parent_task_ids := CASE WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]{1,18}(_[0-9]{1,18})*')
                             AND NOT starts_with(name, 'task_')
                             THEN TRY_CAST(regexp_extract_all(alibaba2018._dag_core(name), '_([0-9]+)', 1) AS BIGINT[])
                             ELSE []::BIGINT[] END,
@@ -63,6 +65,6 @@ CREATE OR REPLACE MACRO alibaba2018.dag_class(name) AS
     CASE
         WHEN name IS NULL THEN NULL
         WHEN starts_with(name, 'task_') OR name = 'MergeTask' THEN 'no_dag'
-        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+') THEN 'dag_root'
-        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]+(_[0-9]+)+') THEN 'dag_dependent'
+        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]{1,18}') THEN 'dag_root'
+        WHEN regexp_full_match(alibaba2018._dag_core(name), '[A-Za-z]+[0-9]{1,18}(_[0-9]{1,18})+') THEN 'dag_dependent'
     END;

@@ -1,0 +1,82 @@
+"""Deferring Ctrl-C (SIGINT) and SIGTERM across a commit, so a signal leaves the old state or the
+new one, never half of each: the signal is remembered and raised as KeyboardInterrupt afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+_DEFERRED = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives Python signal handlers: nothing to defer
+        return
+    caught: list[signal.Signals] = []
+    previous = {s: signal.getsignal(s) for s in _DEFERRED}
+
+    def remember(signum, frame) -> None:
+        caught.append(signal.Signals(signum))
+
+    for s in _DEFERRED:
+        signal.signal(s, remember)
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if caught:
+        handler = previous[caught[0]]
+        if callable(handler):
+            handler(caught[0], None)  # Python's default SIGINT handler raises KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupting(stop: Callable[[], None]) -> Iterator[None]:
+    """Ctrl-C / SIGTERM while DuckDB works: Python's own handler cannot run while the main thread
+    waits inside DuckDB, so the signals are blocked in this thread (and in the threads DuckDB starts
+    from it) and a watcher thread takes them and calls ``stop`` (``connection.interrupt``); the
+    block then ends with KeyboardInterrupt, whatever DuckDB raised for the interruption."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    done = threading.Event()
+    caught: list[int] = []
+
+    def watch() -> None:
+        while not done.is_set():
+            info = signal.sigtimedwait(_DEFERRED, 0.1)
+            if info is not None:
+                caught.append(info.si_signo)
+                with contextlib.suppress(Exception):
+                    stop()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    except Exception:
+        if caught:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        done.set()
+        watcher.join()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def terminate_as_interrupt() -> None:
+    """SIGTERM (kill, a scheduler's timeout) unwinds like Ctrl-C, so cleanup code runs."""
+
+    def raise_interrupt(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGTERM, raise_interrupt)
