@@ -38,6 +38,8 @@ def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
     with signals.interrupting(lambda: holder[0].interrupt() if holder else None):
         con = open_read_only(home)
         holder.append(con)
+        # DuckDB draws its progress bar on stdout, which carries data only.
+        con.execute("SET enable_progress_bar = false")
         try:
             yield con
         finally:
