@@ -650,18 +650,23 @@ def run_report(
     cell: str | None = None,
     options: dict[str, str] | None = None,
 ) -> Rows:
-    """A report on Spark over a registered home: the same parameters and rows as reports.run."""
-    from warehouse import query, reports
+    """A report on Spark over a registered home: the same parameters, checks and rows as
+    reports.run (which runs it here with ``spark=``)."""
+    from warehouse import reports
 
-    reports.get(name)
-    with query.read_only(home) as con:
-        report, params = reports.resolve(con, name, trace, cell, options)
+    return reports.run(home, name, trace=trace, cell=cell, options=options, spark=spark)
+
+
+def run_statements(spark: SparkSession, report: Any, params: dict[str, object]) -> Rows:
+    """A resolved report's SQL (and its Python step) on Spark."""
+    from warehouse import reports
+
     if not report.python:
         return fetch(spark, report.sql, params)
     first, _, second = report.sql.partition(reports.STEP_MARKER)
     step = SPARK_STEPS.get(report.python)
     if step is None:
-        raise SparkError(f"report {name}: its Python step {report.python!r} has no Spark form")
+        raise SparkError(f"report {report.name}: its Python step {report.python!r} has no Spark form")
     step(spark, query_df(spark, first, params))
     return fetch(spark, second, params)
 
