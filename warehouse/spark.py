@@ -22,6 +22,7 @@ TIMESTAMP_NTZ) and ANSI mode is on, so arithmetic and casts fail instead of wrap
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -139,7 +140,7 @@ def _quantile(node: exp.Expression) -> exp.Expression:
     from sqlglot import exp
 
     if isinstance(node, exp.PercentileCont) and node.args.get("expression") is not None:
-        return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
+        return exp.Anonymous(this="percentile", expressions=[node.this, _constant(node.expression)])
     if isinstance(node, exp.PercentileDisc) and node.args.get("expression") is not None:
         # percentile_disc(p) WITHIN GROUP (ORDER BY x): the smallest value with cume_dist >= p.
         return exp.WithinGroup(
@@ -147,6 +148,28 @@ def _quantile(node: exp.Expression) -> exp.Expression:
             expression=exp.Order(expressions=[exp.Ordered(this=node.this)]),
         )
     return node
+
+
+def _constant(levels: exp.Expression) -> exp.Expression:
+    """Spark wants the levels of percentile as a literal: a constant DuckDB expression (e.g.
+    ``list_transform(range(101), lambda x: x / 100)``) is evaluated here, by DuckDB itself."""
+    import duckdb
+    from sqlglot import exp
+
+    if isinstance(levels, exp.Literal) or (
+        isinstance(levels, exp.Array) and all(isinstance(e, exp.Literal) for e in levels.expressions)
+    ):
+        return levels
+    con = duckdb.connect()
+    try:
+        value: Any = con.execute(f"SELECT {levels.sql(dialect='duckdb')}").fetchall()[0][0]
+    except duckdb.Error:
+        return levels  # not a constant: Spark will say so
+    finally:
+        con.close()
+    if isinstance(value, list):
+        return exp.Array(expressions=[exp.Literal.number(repr(float(v))) for v in value])
+    return exp.Literal.number(repr(float(value)))
 
 
 def _regexp_full_match(node: exp.Expression) -> exp.Expression:
@@ -320,6 +343,46 @@ def _regex_named_groups(node: exp.Expression) -> exp.Expression:
     return node
 
 
+@functools.cache
+def _aggregate_macros() -> dict[str, tuple[list[str], Any]]:
+    """The DuckDB macros whose body aggregates (e.g. meta.cdf): a Spark SQL function cannot, so
+    their calls are expanded in place, as DuckDB itself expands macros."""
+    import sqlglot
+    from sqlglot import exp
+
+    out = {}
+    for folder in ("meta", *SQL_FOLDERS):
+        for f in sqlfiles.folder(folder):
+            for stmt in sqlglot.parse(rewrite_unpivot(f.body), read="duckdb"):
+                if (
+                    isinstance(stmt, exp.Create)
+                    and str(stmt.args.get("kind")).upper() == "MACRO"
+                    and isinstance(stmt.this, exp.UserDefinedFunction)
+                    and stmt.expression is not None
+                    and stmt.expression.find(exp.AggFunc) is not None
+                ):
+                    name = stmt.this.this.sql(dialect="duckdb")
+                    out[name] = ([p.name for p in stmt.this.expressions], stmt.expression)
+    return out
+
+
+def _expand_aggregate_macro(node: exp.Expression) -> exp.Expression:
+    """``db.macro(args)`` of an aggregating macro: its body with the arguments in place."""
+    from sqlglot import exp
+
+    if not (isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous)):
+        return node
+    name = f"{node.this.name}.{node.expression.name}"
+    macro = _aggregate_macros().get(name)
+    if macro is None:
+        return node
+    params, body = macro
+    args = dict(zip(params, node.expression.expressions, strict=True))
+    return body.copy().transform(
+        lambda n: args[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in args else n
+    )
+
+
 def _named_parameter(node: exp.Expression) -> exp.Expression:
     """``$name`` parameters become Spark's named parameter markers ``:name``."""
     from sqlglot import exp
@@ -332,6 +395,7 @@ def _named_parameter(node: exp.Expression) -> exp.Expression:
 # Text rewrites (before parsing) and AST rewrites (after), in order.
 TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot, rewrite_len)
 OVERRIDES: tuple[Callable[[Any], Any], ...] = (
+    _expand_aggregate_macro,
     _named_parameter,
     _not_materialized,
     _table_range,
@@ -387,11 +451,13 @@ def _statement(stmt: Any) -> str | None:
     return stmt.sql(dialect="spark")
 
 
-def _function(stmt: exp.Create) -> str:
+def _function(stmt: exp.Create) -> str | None:
     """A DuckDB scalar macro as a Spark SQL function of the same qualified name."""
     from sqlglot import exp
 
     udf = stmt.this
+    if isinstance(udf, exp.UserDefinedFunction) and udf.this.sql(dialect="duckdb") in _aggregate_macros():
+        return None  # expanded where it is called (see _expand_aggregate_macro)
     if not isinstance(udf, exp.UserDefinedFunction) or str(stmt.args.get("kind")).upper() != "MACRO":
         raise SparkError(f"{stmt.sql(dialect='duckdb')[:60]}...: only scalar macros have a Spark form")
     name = udf.this.sql(dialect="duckdb")
