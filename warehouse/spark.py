@@ -360,7 +360,9 @@ def _aggregate_macros() -> dict[str, tuple[list[str], Any]]:
                     and isinstance(stmt.this, exp.UserDefinedFunction)
                     and stmt.expression is not None
                     # an aggregate of the macro's own arguments (not one inside a query it runs)
-                    and any(a.find_ancestor(exp.Select) is None for a in stmt.expression.find_all(exp.AggFunc))
+                    and any(
+                        a.find_ancestor(exp.Select) is None for a in stmt.expression.find_all(exp.AggFunc)
+                    )
                     and not isinstance(stmt.expression, exp.Select | exp.Subquery | exp.Union)
                 ):
                     name = stmt.this.this.sql(dialect="duckdb")
