@@ -17,6 +17,14 @@ app = typer.Typer(
 PlotOpt = Annotated[
     Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
 ]
+MemoryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help="DuckDB memory limit, e.g. 2GB; beyond it the report spills to tmp/ "
+        "(default $TRACEWH_MEMORY_LIMIT, else 4GB).",
+    ),
+]
 ParamOpt = Annotated[
     list[str] | None,
     typer.Option("--param", "-p", help="Report parameter NAME=VALUE (see the report's help)."),
@@ -47,6 +55,7 @@ def _make_command(report: reports.Report):
         fmt: FormatOpt = "table",
         plot: PlotOpt = None,
         param: ParamOpt = None,
+        memory_limit: MemoryOpt = None,
         home: HomeOpt = None,
     ) -> None:
         from cli.render import render
@@ -58,7 +67,9 @@ def _make_command(report: reports.Report):
             if not sep:
                 raise UsageError(f"--param wants NAME=VALUE, got {item!r}")
             options[key.strip()] = value.strip()
-        rows = reports.run(home_of(home), report.name, trace=trace, cell=cell, options=options)
+        rows = reports.run(
+            home_of(home), report.name, trace=trace, cell=cell, options=options, memory_limit=memory_limit
+        )
         render(rows, fmt, title=report.name)
         from cli.common import err_console
 

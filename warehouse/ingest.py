@@ -161,7 +161,7 @@ def ingest(
     if replace and append:
         raise UsageError("--replace and --append contradict each other; choose one")
     trace = get_trace(trace_name)
-    _check_memory_limit(memory_limit)
+    memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)  # issue 13: + the variable
     progress = progress or Progress()
     started = time.monotonic()
     sources = _discover(trace, source, tables, table_for_file, cell, parts)
@@ -208,9 +208,7 @@ def ingest(
                     _link_generation(home.root / live[table_name], gen, {r.part for r in rs})
             todo = [r for rs in work.values() for r in rs]
             progress.begin(len(todo), sum(r.size for r in todo))
-            stats = _convert(
-                trace, todo, new_gens, tmp, memory_limit or DEFAULT_MEMORY_LIMIT, workers, progress, ingest_id
-            )
+            stats = _convert(trace, todo, new_gens, tmp, memory_limit, workers, progress, ingest_id)
             _check_rows(todo, allow_empty)
             progress.phase("committing")
             with catalog.staged(home, ingest_id) as stage:
@@ -239,15 +237,6 @@ def ingest(
         for t in by_table
     ]
     return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
-
-
-def _check_memory_limit(limit: str | None) -> None:
-    if limit is None:
-        return
-    try:
-        duckdb.connect(config={"memory_limit": limit}).close()
-    except duckdb.Error as e:
-        raise UsageError(f"--memory-limit {limit!r}: {_first_line(e)} (e.g. 4GB, 500MB)") from e
 
 
 def _discover(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -14,7 +13,7 @@ from warehouse.errors import CatalogError, TracewhError, UsageError
 from warehouse.home import Home
 
 BATCH_ROWS = 10_000
-DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; TRACEWH_MEMORY_LIMIT overrides
+DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; --memory-limit or TRACEWH_MEMORY_LIMIT overrides
 
 
 @dataclass
@@ -27,10 +26,10 @@ class Rows:
 
 
 @contextlib.contextmanager
-def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
+def read_only(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the catalog, checked to be in the place its views point at."""
     # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
-    limit = os.environ.get("TRACEWH_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
     holder: list[duckdb.DuckDBPyConnection] = []
     # The signal block starts before the connection, so DuckDB's threads inherit it.
     with signals.interrupting(lambda: holder[0].interrupt() if holder else None):

@@ -96,8 +96,10 @@ def run(
     trace: str | None = None,
     cell: str | None = None,
     options: dict[str, str] | None = None,
+    memory_limit: str | None = None,
 ) -> Rows:
-    """Run a report read-only; the library never writes the catalog here."""
+    """Run a report read-only; the library never writes the catalog here. DuckDB spills what
+    does not fit in ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else query.DEFAULT_MEMORY_LIMIT)."""
     from warehouse import query
 
     report = get(name)
@@ -110,7 +112,7 @@ def run(
     missing = [k for k, v in params.items() if v is None]
     if missing:
         raise UsageError(f"report {name} needs --param {missing[0]}=...")
-    with query.read_only(home) as con:
+    with query.read_only(home, memory_limit) as con:
         if report.needs_trace:
             params["trace"] = _choose_trace(con, report, trace)
         elif trace is not None and trace not in report.traces:
