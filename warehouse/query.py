@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import duckdb
+import pyarrow as pa
 
 from warehouse import catalog, signals
 from warehouse.errors import CatalogError, TracewhError, UsageError
@@ -84,6 +85,23 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = 
         return cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_table()
     except duckdb.Error as e:
         raise TracewhError(f"SQL error: {_one_line(e)}") from e
+    finally:
+        cur.close()
+
+
+@contextlib.contextmanager
+def stream_arrow(
+    con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None, rows: int = 100_000
+) -> Iterator[pa.RecordBatchReader]:
+    """A result as a stream of Arrow batches (for Python steps that walk millions of rows: only a
+    batch at a time crosses into Python; DuckDB spills what does not fit in its limit)."""
+    cur = con.cursor()  # its own result: the connection stays free for the step's own statements
+    try:
+        try:
+            reader = cur.sql(sql.strip().rstrip(";"), params=params or None).fetch_record_batch(rows)
+        except duckdb.Error as e:
+            raise TracewhError(f"SQL error: {_one_line(e)}") from e
+        yield reader
     finally:
         cur.close()
 

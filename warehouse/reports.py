@@ -128,8 +128,9 @@ def run(
         from warehouse import dag
 
         first, _, second = report.sql.partition(STEP_MARKER)
-        # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
-        dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
+        # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
+        with query.stream_arrow(con, first, _used(first, params)) as batches:
+            dag.STEPS[report.python](con, batches)
         return query.fetch(con, second, _used(second, params))
 
 
