@@ -98,7 +98,7 @@ def stream_arrow(
     cur = con.cursor()  # its own result: the connection stays free for the step's own statements
     try:
         try:
-            reader = cur.sql(sql.strip().rstrip(";"), params=params or None).fetch_record_batch(rows)
+            reader = cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_reader(rows)
         except duckdb.Error as e:
             raise TracewhError(f"SQL error: {_one_line(e)}") from e
         yield reader
