@@ -41,13 +41,38 @@ HomeOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[
-    str,
-    typer.Option("--format", "-f", help="Output format: table, csv or json."),
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format: table, csv, json, jsonl, markdown, parquet "
+        "(default: from the --output suffix, else table).",
+        show_default=False,
+    ),
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Write the result to FILE (replaced only when complete) instead of stdout."
+    ),
+]
+TzOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tz",
+        help="Time zone for timestamps, e.g. UTC (default: the trace's own zone).",
+        show_default=False,
+    ),
 ]
 TraceOpt = Annotated[
     str | None, typer.Option("--trace", "-t", help="Trace: google2011, google2019, alibaba2018.")
 ]
 CellOpt = Annotated[str | None, typer.Option("--cell", help="Google 2019 cell (a..h).")]
+
+
+def examples(text: str, *lines: str) -> str:
+    """A command's help: its text, then real examples kept as written (Click's \\b block)."""
+    return text + "\n\nExamples:\n\n\b\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def home_of(home: Path | None) -> Home:
