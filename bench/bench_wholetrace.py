@@ -73,7 +73,8 @@ def google_reports() -> list[tuple[str, bool]]:
     return [tuple(x) for x in json.loads(p.stdout.strip().splitlines()[-1])]
 
 
-def run_stage(a: argparse.Namespace, state: dict) -> None:
+def measure_ingest(a: argparse.Namespace) -> dict:
+    """The stage's ingest beside the gzip floor and a bare COPY of the same task_events files."""
     lo, hi = parse_range(a.stage)
     events = files_of(a.src, "task_events", lo, hi)
     if len(events) != hi - lo + 1:
@@ -119,7 +120,14 @@ def run_stage(a: argparse.Namespace, state: dict) -> None:
         sys.exit(f"ingest failed: {err[-2000:]}")
     stage["ingest"] = ing.__dict__
     stage["catalog"] = catalog_figures(a.home)
-    stage["reports"] = {}
+    return stage
+
+
+def run_stage(a: argparse.Namespace, state: dict) -> None:
+    stage = state.get("stages", {}).get(a.stage) if a.reports_only else None
+    if stage is None:
+        stage = measure_ingest(a)
+        stage["reports"] = {}
     for name, needs_trace in google_reports():
         if a.only and name not in a.only:
             continue
@@ -234,14 +242,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--src", type=Path, action="append", default=[])
     p.add_argument("--home", type=Path, default=Path("/work/bigdata/home"))
     p.add_argument("--stage", help="part range this stage adds, e.g. 0-49")
-    p.add_argument("--state", type=Path, default=Path("/work/bigdata/wholetrace.json"))
+    p.add_argument(
+        "--state",
+        type=Path,
+        action="append",
+        help="JSON the stage adds to (default /work/bigdata/wholetrace.json); --write merges all given",
+    )
     p.add_argument("--limit", default="4GB", help="reports' --memory-limit (the default limit)")
     p.add_argument("--ingest-limit", default="2GB")
     p.add_argument("--only", nargs="*", help="only these reports")
     p.add_argument("--quiet-wait", type=float, default=5.0, help="max seconds to wait for a quiet machine")
+    p.add_argument(
+        "--reports-only", action="store_true", help="rerun --only reports of a stage already measured"
+    )
     p.add_argument("--write", action="store_true", help="write the RESULTS.md section from --state")
     a = p.parse_args(argv)
     h.QUIET_WAIT_S = a.quiet_wait
+    a.states = a.state or [Path("/work/bigdata/wholetrace.json")]
+    a.state = a.states[0]
     state = json.loads(a.state.read_text()) if a.state.is_file() else {}
     if a.stage:
         state["limit"] = a.limit
@@ -249,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         a.home.parent.mkdir(parents=True, exist_ok=True)
         run_stage(a, state)
     if a.write:
+        for more in a.states[1:]:
+            other = json.loads(more.read_text())
+            state.setdefault("stages", {}).update(other.get("stages", {}))
+            state.setdefault("commands", []).extend(other.get("commands", []))
         write(a, state)
     return 0
 
