@@ -819,7 +819,7 @@ from warehouse.traces import google2019 as g
 t = g.TABLES["instance_usage"]
 con = duckdb.connect(config={"threads": 1, "memory_limit": "2GB", "preserve_insertion_order": True})
 src = readers.checked(t, readers.json_reader(t, Path(sys.argv[1])), text_ints=False)
-sql = (f"COPY (SELECT {readers.select_list(t, 0, g.UNITS_PER_DAY)} FROM "
+sql = (f"COPY (SELECT {readers.select_list(t, 0, g.SPEC.units_per_day)} FROM "
        f"{src}) TO '{sys.argv[2]}' (FORMAT parquet, COMPRESSION zstd"
        + (", PARTITION_BY (day))" if sys.argv[3] == "partitioned" else ")"))
 print(con.execute(sql).fetchone()[0])

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import HomeOpt, err_console, home_of
+from cli.common import TRACES_HELP, HomeOpt, err_console, home_of
 
 HELP = (
     "Ingest raw trace files (the original download layout, or single files with --table) into "
@@ -19,7 +19,7 @@ HELP = (
 
 
 def ingest(
-    trace: Annotated[str, typer.Argument(help="google2011 (google2019, alibaba2018 to come).")],
+    trace: Annotated[str, typer.Argument(help=f"The trace: {TRACES_HELP}.")],
     sources: Annotated[
         list[Path], typer.Argument(help="Downloaded folders and/or single part files (one or more).")
     ],

@@ -33,7 +33,7 @@ from warehouse import __version__, parts, sqlfiles
 from warehouse.errors import CatalogError
 from warehouse.home import Home
 from warehouse.quoting import glob_escape, quote_ident, quote_literal
-from warehouse.traces import TRACE_NAMES, Table, get_trace
+from warehouse.traces import Table, get_trace, registry, trace_names
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
@@ -284,7 +284,7 @@ def sync_links(home: Home) -> list[str]:
         os.symlink(target, tmp_link)
         os.replace(tmp_link, link)
         changed.append(f"{trace}.{table}")
-    for trace in TRACE_NAMES:
+    for trace in trace_names():
         folder = home.parquet / trace
         if folder.is_dir():
             for link in folder.iterdir():
@@ -318,11 +318,10 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     live = {
         (t, n): d for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
     }
-    for trace_name in TRACE_NAMES:
-        trace = get_trace(trace_name)
+    for trace_name, trace in registry().items():
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(trace_name)}")
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(raw_schema(trace_name))}")
-        for table in trace.TABLES.values():
+        for table in trace.tables.values():
             data_dir = live.get((trace_name, table.name))
             try:
                 con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
@@ -331,9 +330,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                     f"{trace_name}.{table.name}: its Parquet does not match this tracewh version "
                     f"({str(e).splitlines()[0]}); re-ingest the table"
                 ) from e
-        for f in sqlfiles.folder(trace_name):
+        for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
-        _comment_columns(con, trace_name, trace.TABLES.values())
+        _comment_columns(con, trace_name, trace.tables.values())
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
@@ -357,7 +356,7 @@ def raw_schema(trace: str) -> str:
 
 def partition_columns(trace: str, table: Table) -> list[tuple[str, str]]:
     """Hive partition columns of a table's Parquet, outermost first (the one path rule)."""
-    cols = [("cell", "VARCHAR")] if get_trace(trace).CELLS else []
+    cols = [("cell", "VARCHAR")] if get_trace(trace).cells else []
     if table.partition_time:
         cols.append(("day", "BIGINT"))
     return cols
@@ -472,7 +471,7 @@ def collect_garbage(home: Home) -> None:
         else set()
     )
     keep |= {(home.root / d).resolve() for d in retained_dirs(home)}
-    for trace in TRACE_NAMES:
+    for trace in trace_names():
         gens = home.generations(trace)
         if gens.is_dir():
             for d in gens.iterdir():

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from warehouse import sqlfiles
 from warehouse.errors import UsageError
 from warehouse.home import Home
-from warehouse.traces import TRACE_NAMES
+from warehouse.traces import trace_names
 
 if TYPE_CHECKING:
     from warehouse.query import Rows
@@ -63,7 +63,7 @@ def all_reports() -> dict[str, Report]:
     for f in sqlfiles.folder("reports"):
         traces_raw = f.header.get("traces", "any")
         traces = (
-            TRACE_NAMES
+            trace_names()
             if traces_raw == "any"
             else tuple(t.strip() for t in traces_raw.split(",") if t.strip())
         )

@@ -68,8 +68,8 @@ def parse(path: Path) -> SqlFile:
     return SqlFile(path, header, text)
 
 
-def folder(name: str) -> list[SqlFile]:
-    """Every .sql file of one folder (e.g. 'google2011', 'reports'), in name order."""
+def folder(name: str | Path) -> list[SqlFile]:
+    """Every .sql file of one folder (e.g. 'reports', or a trace's folder), in name order."""
     root = sql_root() / name
     if not root.is_dir():
         return []
