@@ -33,7 +33,7 @@ from warehouse import __version__, parts, sqlfiles
 from warehouse.errors import CatalogError
 from warehouse.home import Home
 from warehouse.quoting import glob_escape, quote_ident, quote_literal
-from warehouse.traces import Table, get_trace, registry, trace_names
+from warehouse.traces import Table, expand_sql, get_trace, registry, trace_names
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
@@ -345,7 +345,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
 
 def _run_sql_file(con: duckdb.DuckDBPyConnection, f: sqlfiles.SqlFile) -> None:
     try:
-        con.execute(f.body)
+        con.execute(expand_sql(f.body))
     except duckdb.Error as e:
         raise CatalogError(f"{f.path.name}: {str(e).splitlines()[0]}") from e
 

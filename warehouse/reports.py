@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from warehouse import sqlfiles
 from warehouse.errors import UsageError
 from warehouse.home import Home
-from warehouse.traces import trace_names
+from warehouse.traces import expand_sql, trace_names
 
 if TYPE_CHECKING:
     from warehouse.query import Rows
@@ -73,7 +73,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("description", ""),
             f.params(),
             f.header.get("reproduces", ""),
-            f.body,
+            expand_sql(f.body),
             f.header.get("plot", ""),
             f.header.get("note", ""),
             f.header.get("python", ""),

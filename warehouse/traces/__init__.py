@@ -301,6 +301,43 @@ def trace_names() -> tuple[str, ...]:
     return tuple(registry())
 
 
+# Shared SQL is written once for every trace; two placeholders are filled from the registry:
+#   {{union X}}          the UNION ALL BY NAME of <trace>.X over every trace whose folder creates X
+#                        (the trace's adapter view for the shared view);
+#   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name.
+_UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
+_EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
+_CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+)\.(\w+)", re.I)
+
+
+def provides(spec: TraceSpec, view: str) -> bool:
+    """Whether the trace's SQL folder creates ``<trace>.<view>`` (an adapter for a shared view)."""
+    return view in _created(spec.sql_folder, spec.name)
+
+
+@cache
+def _created(folder: Path, schema: str) -> frozenset[str]:
+    return frozenset(
+        name for f in sqlfiles.folder(folder) for s, name in _CREATES.findall(f.body) if s == schema
+    )
+
+
+def expand_sql(body: str) -> str:
+    """Shared SQL with its registry placeholders filled in (see above)."""
+
+    def union(m: re.Match[str]) -> str:
+        view = m.group(1)
+        parts = [f"SELECT * FROM {s.name}.{view}" for s in registry().values() if provides(s, view)]
+        if not parts:
+            raise UsageError(f"no trace provides the adapter view {view!r} a shared view needs")
+        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+    def each(m: re.Match[str]) -> str:
+        return ", ".join(m.group(1).replace("@trace", name) for name in registry())
+
+    return _EACH.sub(each, _UNION.sub(union, body))
+
+
 def get_trace(name: str) -> TraceSpec:
     specs = registry()
     if name not in specs:
