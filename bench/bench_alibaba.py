@@ -6,17 +6,9 @@ Usage (from the project root):
 
 What it does, in one run:
 
-1. Generates ``<out>/ali_<jobs>/batch_task.csv`` and ``batch_instance.csv`` (the 2018 row format,
-   headerless) with numpy + polars, fixed seed, cached between runs (keyed by the job count, the
-   seed and GEN_VERSION). The mix (see SHAPES and the P_* constants): ~35% of the jobs are
-   independent (1-N ``task_<base64>==`` tasks, ~16% of all tasks, some with a ``MergeTask``);
-   the DAG jobs are single tasks, chains, fan-in (``R5_1_2_3_4``), diamonds (``M1, M2_1, M3_1,
-   R4_2_3``), fan-out, random DAGs of 5-12 tasks and a few large random DAGs of 50-200 tasks.
-   Oddities on a few percent / per mille: ``_Stg<n>`` suffixes, trailing underscores, parents that
-   do not exist, self-loops, 2- and 3-task cycles (chains whose first task names a later one),
-   task ids named twice in a job, MergeTask rows in DAG jobs, end_time 0, end < start, start and
-   end 0. Children start after their parents' latest end plus a small gap; 1-3 instances per
-   task start 0-3 s after the task.
+1. Generates ``<out>/ali_<jobs>/batch_task.csv`` and ``batch_instance.csv`` with ``tracewh synth
+   alibaba2018 --tables batch_task,batch_instance --form csv`` at the scale of ``--jobs`` (cached by
+   its manifest; the model, DAG shapes and oddities are described in warehouse/synth/alibaba2018.py).
 2. Ingests with ``tracewh --home <home> ingest alibaba2018 <in> --quiet --tables
    batch_task,batch_instance`` (one timed run; catalog rows checked against the generator).
 3. Times ``tracewh --home <home> report <r> --format csv`` for ali-dag-timing, ali-dag-anomalies
@@ -33,7 +25,7 @@ What it does, in one run:
    replaced when it exists; every other section stays as it is).
 
 Measuring helpers (quiet-machine wait, /usr/bin/time, best-of, machine info, section writer)
-come from bench_ingest.py. networkx is a bench-only tool: ``.venv/bin/pip install networkx``.
+come from harness.py; networkx is in the dev extra.
 """
 
 from __future__ import annotations
@@ -49,11 +41,12 @@ import sys
 import time
 from pathlib import Path
 
-import bench_ingest as bi
+import harness as h
 
-ROOT = bi.ROOT
-log = bi.log
-GEN_VERSION = 1
+from warehouse.synth import alibaba2018 as synth_ali
+
+ROOT = h.ROOT
+log = h.log
 SEED = 20180808
 TARGET_S = 60.0  # the whole ali-dag-timing report for 1 M jobs on 2 cores
 REPORTS = ("ali-dag-timing", "ali-dag-anomalies", "ali-hierarchy")
@@ -87,366 +80,42 @@ INSTANCE_COLUMNS = [
     "mem_max",
 ]
 
-# --------------------------------------------------------------------------- the mix
-
-P_INDEP_JOB = 0.35  # jobs of task_<base64>== tasks only
-INDEP_GEOMETRIC_P = 0.62  # tasks per independent job: geometric, mean ~1.6, at most 20
-# DAG shapes: name, share of the DAG jobs, tasks min, max
-SHAPES = (
-    ("single", 0.30, 1, 1),
-    ("chain", 0.25, 2, 5),
-    ("fan-in", 0.17, 3, 6),
-    ("diamond", 0.08, 4, 7),
-    ("fan-out", 0.06, 3, 6),
-    ("random", 0.136, 5, 12),
-    ("large", 0.004, 50, 200),
-)
-LARGE_WINDOW = 8  # a task of a large job depends on tasks at most this many positions back
-RANDOM_PARENTS_P = (0.25, 0.45, 0.2, 0.1)  # 0-3 parents per non-first task of random / large jobs
-KINDS = ("M", "R", "J", "MR")
-KINDS_P = (0.55, 0.28, 0.15, 0.02)
-P_MERGE_INDEP = 0.08  # independent jobs with a MergeTask row
-P_MERGE_DAG = 0.002  # DAG jobs with a MergeTask row
-P_STG = 0.03  # DAG task rows with a _Stg<n> suffix
-P_TRAIL = 0.01  # DAG task rows with a trailing underscore
-P_MISSING = 0.003  # DAG tasks naming a parent id that no task of the job has
-P_SELF = 0.0005  # DAG tasks naming themselves
-P_CYCLE_JOB = 0.0003  # DAG jobs with a 2- or 3-task cycle
-P_DUP_JOB = 0.0005  # DAG jobs naming one task id twice (another kind letter)
-P_WAITING = 0.001  # task rows with start 0 and end 0 (Waiting)
-P_END0 = 0.004  # end_time 0 (Running / Failed)
-P_INVERTED = 0.0015  # 0 < end_time < start_time
-P_FAILED = 0.01  # Failed with known times
-DUR_MEDIAN, DUR_SIGMA = 20.0, 1.4  # task run seconds: lognormal
-GAP_MEAN = 3.0  # seconds between the latest parent end and a child start (exponential)
-DAYS = 8
-
-
-def generate(folder: Path, jobs: int, seed: int) -> dict:
-    """Write batch_task.csv and batch_instance.csv into folder; return the generator's counts."""
-    import numpy as np
-    import polars as pl
-
-    t_start = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    nj_total = jobs
-    indep = rng.random(nj_total) < P_INDEP_JOB
-    shares = np.array([s[1] for s in SHAPES])
-    shape = np.full(nj_total, -1, np.int64)
-    n_dag_jobs = int((~indep).sum())
-    shape[~indep] = rng.choice(len(SHAPES), size=n_dag_jobs, p=shares / shares.sum())
-    n = np.empty(nj_total, np.int64)
-    n[indep] = np.minimum(rng.geometric(INDEP_GEOMETRIC_P, int(indep.sum())), 20)
-    for s, (_, _, lo, hi) in enumerate(SHAPES):
-        m = shape == s
-        n[m] = rng.integers(lo, hi + 1, int(m.sum()))
-    S = {name: i for i, (name, *_) in enumerate(SHAPES)}
-    T = int(n.sum())
-    first = np.cumsum(n) - n
-    job = np.repeat(np.arange(nj_total), n)
-    idx = np.arange(T)
-    pos = idx - first[job]
-    nj = n[job]
-    sh = shape[job]
-    is_dag = sh >= 0
-
-    # Timing edges (global child index, global parent index); a parent's position is always smaller.
-    ch: list = []
-    pa: list = []
-    m = (sh == S["chain"]) & (pos > 0)
-    ch.append(idx[m])
-    pa.append(idx[m] - 1)
-    m = (sh == S["fan-out"]) & (pos > 0)
-    ch.append(idx[m])
-    pa.append(first[job[m]])
-    m = (sh == S["fan-in"]) & (pos < nj - 1)
-    ch.append(first[job[m]] + nj[m] - 1)
-    pa.append(idx[m])
-    m = (sh == S["diamond"]) & (pos >= 1) & (pos <= nj - 2)
-    ch.append(idx[m])
-    pa.append(first[job[m]])
-    ch.append(first[job[m]] + nj[m] - 1)
-    pa.append(idx[m])
-    for name, window in (("random", None), ("large", LARGE_WINDOW)):
-        m = (sh == S[name]) & (pos > 0)
-        c, p = idx[m], pos[m]
-        k = rng.choice(4, size=c.size, p=RANDOM_PARENTS_P)
-        w = p if window is None else np.minimum(p, window)
-        for slot in range(3):
-            sel = k > slot
-            back = 1 + (rng.random(int(sel.sum())) * w[sel]).astype(np.int64)
-            ch.append(c[sel])
-            pa.append(c[sel] - back)
-    key = np.unique(np.concatenate(ch) * T + np.concatenate(pa))
-    ch_a, pa_a = key // T, key % T
-
-    # Times: roots start at the job start (+0-5 s); children after their parents' latest end + a gap.
-    dur = np.clip(np.rint(np.exp(rng.normal(np.log(DUR_MEDIAN), DUR_SIGMA, T))), 1, 200_000).astype(np.int64)
-    job_start = rng.integers(1_000, DAYS * 86_400, nj_total)
-    start = job_start[job] + rng.integers(0, 6, T)
-    end = start + dur
-    gap = np.rint(rng.exponential(GAP_MEAN, T)).astype(np.int64)
-    order = np.argsort(pos[ch_a], kind="stable")
-    ch_a, pa_a = ch_a[order], pa_a[order]
-    epos = pos[ch_a]
-    bounds = np.searchsorted(epos, np.arange(int(pos.max()) + 2))
-    ready = np.zeros(T, np.int64)
-    for level in range(1, int(pos.max()) + 1):
-        e0, e1 = bounds[level], bounds[level + 1]
-        if e0 == e1:
-            continue
-        c = ch_a[e0:e1]
-        np.maximum.at(ready, c, end[pa_a[e0:e1]])
-        u = np.unique(c)
-        start[u] = ready[u] + gap[u]
-        end[u] = start[u] + dur[u]
-
-    # Name edges: (global child index, parent task id), the timing edges plus the oddities.
-    name_c = [ch_a]
-    name_p = [pos[pa_a] + 1]
-    chain_jobs = np.flatnonzero(shape == S["chain"])
-    cyc = rng.choice(chain_jobs, size=max(1, round(n_dag_jobs * P_CYCLE_JOB)), replace=False)
-    name_c.append(first[cyc])
-    name_p.append(np.minimum(n[cyc], 3))  # M1_2 + M2_1 (2 tasks), or M1_3 + M2_1 + M3_2
-    self_loop = is_dag & (rng.random(T) < P_SELF)
-    name_c.append(idx[self_loop])
-    name_p.append(pos[self_loop] + 1)
-    missing = is_dag & (rng.random(T) < P_MISSING)
-    name_c.append(idx[missing])
-    name_p.append(nj[missing] + 1 + rng.integers(0, 10, int(missing.sum())))
-    deps = (
-        pl.DataFrame({"t": np.concatenate(name_c), "p": np.concatenate(name_p)})
-        .unique()
-        .sort("t", "p")
-        .group_by("t", maintain_order=True)
-        .agg(pl.col("p").cast(pl.String).str.join("_").alias("deps"))
-    )
-
-    kind = np.asarray(KINDS)[rng.choice(len(KINDS), T, p=KINDS_P)]
-    stg = is_dag & (rng.random(T) < P_STG)
-    trail = is_dag & ~stg & (rng.random(T) < P_TRAIL)
-    base = pl.DataFrame(
-        {
-            "t": idx,
-            "job": job,
-            "ord": pos.astype(np.float64),
-            "kind": kind,
-            "id": pos + 1,
-            "is_dag": is_dag,
-            "stg_n": np.where(stg, rng.integers(1, 12, T), 0),
-            "trail": trail,
-            "start": start,
-            "end": end,
-        }
-    ).join(deps, on="t", how="left", maintain_order="left")
-
-    # Task ids named twice: a copy of one task under another kind letter, its own run time.
-    dag_jobs = np.flatnonzero(shape >= 0)
-    dup_jobs = rng.choice(dag_jobs, size=max(1, round(n_dag_jobs * P_DUP_JOB)), replace=False)
-    dup_t = first[dup_jobs] + rng.integers(0, n[dup_jobs])
-    dup_dur = np.clip(np.rint(np.exp(rng.normal(np.log(DUR_MEDIAN), DUR_SIGMA, dup_t.size))), 1, 200_000)
-    dups = (
-        base[dup_t]
-        .with_columns(
-            pl.when(pl.col("kind") == "J").then(pl.lit("M")).otherwise(pl.lit("J")).alias("kind"),
-            pl.col("ord") + 0.5,
-            (pl.col("start") + pl.Series(dup_dur.astype(np.int64))).alias("end"),
-        )
-        .with_columns(pl.lit(False).alias("trail"))
-    )
-    # MergeTask rows after the job's last end.
-    job_end = np.zeros(nj_total, np.int64)
-    np.maximum.at(job_end, job, end)
-    merge_jobs = np.flatnonzero(
-        np.where(indep, rng.random(nj_total) < P_MERGE_INDEP, rng.random(nj_total) < P_MERGE_DAG)
-    )
-    m_start = job_end[merge_jobs] + rng.integers(0, 10, merge_jobs.size)
-    merges = pl.DataFrame(
-        {
-            "t": np.full(merge_jobs.size, -1),
-            "job": merge_jobs,
-            "ord": np.full(merge_jobs.size, 1e6),
-            "kind": np.full(merge_jobs.size, ""),
-            "id": np.zeros(merge_jobs.size, np.int64),
-            "is_dag": np.zeros(merge_jobs.size, bool),
-            "stg_n": np.zeros(merge_jobs.size, np.int64),
-            "trail": np.zeros(merge_jobs.size, bool),
-            "start": m_start,
-            "end": m_start + rng.integers(1, 60, merge_jobs.size),
-            "deps": pl.Series([None] * merge_jobs.size, dtype=pl.String),
-        }
-    ).with_columns(pl.lit(True).alias("merge"))
-    rows = (
-        pl.concat(
-            [
-                base.with_columns(pl.lit(False).alias("merge")),
-                dups.with_columns(pl.lit(False).alias("merge")),
-                merges,
-            ]
-        )
-        .sort("job", "ord")
-        .with_columns(
-            pl.when(pl.col("merge"))
-            .then(pl.lit("MergeTask"))
-            .when(pl.col("is_dag"))
-            .then(
-                pl.concat_str(
-                    pl.col("kind"),
-                    pl.col("id").cast(pl.String),
-                    pl.when(pl.col("deps").is_null())
-                    .then(pl.lit(""))
-                    .otherwise(pl.lit("_") + pl.col("deps")),
-                    pl.when(pl.col("stg_n") > 0)
-                    .then(pl.lit("_Stg") + pl.col("stg_n").cast(pl.String))
-                    .otherwise(pl.lit("")),
-                    pl.when(pl.col("trail")).then(pl.lit("_")).otherwise(pl.lit("")),
-                )
-            )
-            .otherwise(
-                pl.lit("task_")
-                + (pl.lit(10**18, pl.Int64) + pl.col("t") * 7_919_871_123 + seed)
-                .cast(pl.String)
-                .str.encode("base64")
-            )
-            .alias("task_name"),
-            ("j_" + (pl.col("job") + 1).cast(pl.String)).alias("job_name"),
-        )
-    )
-    R = rows.height
-
-    # Odd times and statuses per row.
-    start_r = rows["start"].to_numpy().copy()
-    end_r = rows["end"].to_numpy().copy()
-    u = rng.random(R)
-    waiting = u < P_WAITING
-    end0 = (u >= P_WAITING) & (u < P_WAITING + P_END0)
-    inverted = (u >= P_WAITING + P_END0) & (u < P_WAITING + P_END0 + P_INVERTED)
-    failed = (u >= P_WAITING + P_END0 + P_INVERTED) & (u < P_WAITING + P_END0 + P_INVERTED + P_FAILED)
-    start_r[waiting] = 0
-    end_r[waiting | end0] = 0
-    end_r[inverted] = start_r[inverted] - rng.integers(1, 120, int(inverted.sum()))
-    status = np.full(R, "Terminated", dtype=object)
-    status[waiting] = "Waiting"
-    status[end0] = np.where(rng.random(int(end0.sum())) < 0.5, "Running", "Failed")
-    status[failed] = "Failed"
-    inst_k = rng.choice(3, size=R, p=(0.5, 0.3, 0.2)) + 1
-    task_type = rng.integers(1, 13, R)
-    tasks = pl.DataFrame(
-        {
-            "task_name": rows["task_name"],
-            "instance_num": inst_k,
-            "job_name": rows["job_name"],
-            "task_type": task_type,
-            "status": pl.Series(status, dtype=pl.String),
-            "start_time": start_r,
-            "end_time": end_r,
-            "plan_cpu": rng.choice(np.array([50.0, 100.0, 100.0, 200.0, 400.0]), R),
-            "plan_mem": np.round(rng.uniform(0.05, 2.0, R), 2),
-        }
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    tasks.write_csv(folder / "batch_task.csv.tmp", include_header=False)
-
-    # Instances: 1-3 per task row, starting 0-3 s after the task, ending by the task's end.
-    ti = np.repeat(np.arange(R), inst_k)
-    nI = ti.size
-    ts, te = start_r[ti], end_r[ti]
-    istart = np.where(ts > 0, ts + rng.integers(0, 4, nI), 0)
-    valid = (ts > 0) & (te >= ts)
-    idur = np.maximum(1, np.rint((te - ts) * rng.uniform(0.6, 1.0, nI))).astype(np.int64)
-    iend = np.where(valid, np.maximum(istart, np.minimum(te, istart + idur)), te)
-    cpu_avg = np.round(rng.uniform(10, 300, nI), 2)
-    mem_avg = np.round(rng.uniform(0.1, 5.0, nI), 2)
-    ti_s = pl.Series(ti)
-    instances = pl.DataFrame(
-        {
-            "instance_name": np.arange(1, nI + 1),
-            "task_name": tasks["task_name"].gather(ti_s),
-            "job_name": tasks["job_name"].gather(ti_s),
-            "task_type": task_type[ti],
-            "status": tasks["status"].gather(ti_s),
-            "start_time": istart,
-            "end_time": iend,
-            "machine_id": rng.integers(1, 4035, nI),
-            "seq_no": np.ones(nI, np.int64),
-            "total_seq_no": np.ones(nI, np.int64),
-            "cpu_avg": cpu_avg,
-            "cpu_max": np.round(cpu_avg * rng.uniform(1.0, 1.5, nI), 2),
-            "mem_avg": mem_avg,
-            "mem_max": np.round(mem_avg * rng.uniform(1.0, 1.3, nI), 2),
-        }
-    )
-    instances = instances.with_columns(
-        ("ins_" + pl.col("instance_name").cast(pl.String)).alias("instance_name"),
-        ("m_" + pl.col("machine_id").cast(pl.String)).alias("machine_id"),
-    )
-    instances.write_csv(folder / "batch_instance.csv.tmp", include_header=False)
-    for t in ("batch_task", "batch_instance"):
-        (folder / f"{t}.csv.tmp").replace(folder / f"{t}.csv")
-
-    name_deps = rows["deps"].is_null().to_numpy()
-    is_dag_r = rows["is_dag"].to_numpy() & ~rows["merge"].to_numpy()
-    shapes = {}
-    for name, s in S.items():
-        m = shape == s
-        shapes[name] = [int(m.sum()), int(n[m].sum())]
-    counts = {
-        "version": GEN_VERSION,
-        "seed": seed,
-        "jobs": nj_total,
-        "dag_jobs": n_dag_jobs,
-        "independent_jobs": int(indep.sum()),
-        "task_rows": R,
-        "instance_rows": int(nI),
-        "shapes": shapes,
-        "independent_tasks": int((~is_dag).sum()),
-        "classes": {
-            "no_dag": int((~is_dag_r).sum()),
-            "dag_root": int((is_dag_r & name_deps).sum()),
-            "dag_dependent": int((is_dag_r & ~name_deps).sum()),
-        },
-        "timing_edges": int(ch_a.size),
-        "anomalies": {
-            "MergeTask name": int(merge_jobs.size),
-            "_Stg<n> suffix": int((rows["stg_n"] > 0).sum()),
-            "trailing underscore": int(rows["trail"].sum()),
-            "missing parent": int(missing.sum()),
-            "self-loop": int(self_loop.sum()),
-            "cycle": int(cyc.size),
-            "end time unknown (0)": int((waiting | end0).sum()),
-            "end before start": int(inverted.sum()),
-        },
-        "cycle_2": int((n[cyc] == 2).sum()),
-        "cycle_3": int((n[cyc] >= 3).sum()),
-        "duplicate_id_jobs": int(dup_jobs.size),
-        "merge_in_dag_jobs": int((~indep[merge_jobs]).sum()),
-        "waiting": int(waiting.sum()),
-        "failed_known_times": int(failed.sum()),
-        "max_tasks_per_job": int(n.max()),
-        "csv_bytes": {t: (folder / f"{t}.csv").stat().st_size for t in ("batch_task", "batch_instance")},
-        "seconds": time.perf_counter() - t_start,
-    }
-    (folder / "manifest.json").write_text(json.dumps(counts, indent=1))
-    return counts
+# --------------------------------------------------------------------------- the input
 
 
 def build_input(work: Path, jobs: int, seed: int) -> tuple[Path, dict, bool]:
+    """``tracewh synth alibaba2018`` (batch tables, plain CSV) of ``jobs`` jobs; the manifest as the
+    dictionary of expected counts the checks below compare with."""
     folder = work / f"ali_{jobs}"
-    manifest = folder / "manifest.json"
-    if manifest.is_file():
-        m = json.loads(manifest.read_text())
-        files_ok = all((folder / f"{t}.csv").is_file() for t in ("batch_task", "batch_instance"))
-        if m.get("version") == GEN_VERSION and m.get("seed") == seed and files_ok:
-            log(f"input {folder}: cached")
-            return folder, m, False
-    shutil.rmtree(folder, ignore_errors=True)
-    log(f"generating {jobs:,} jobs into {folder} ...")
-    m = generate(folder, jobs, seed)
-    log(
-        f"generated {m['task_rows']:,} task rows, {m['instance_rows']:,} instance rows "
-        f"in {m['seconds']:.1f} s"
+    scale = jobs / synth_ali.JOBS
+    m, wall = h.synth_input(
+        folder,
+        "alibaba2018",
+        scale,
+        seed=seed,
+        args=("--tables", "batch_task,batch_instance", "--form", "csv"),
     )
-    return folder, m, True
+    bt = m["tables"]["batch_task"]
+    gen = {
+        "seed": seed,
+        "jobs": bt["jobs"],
+        "dag_jobs": bt["jobs:dag"],
+        "independent_jobs": bt["jobs:independent"],
+        "task_rows": bt["rows"],
+        "instance_rows": m["tables"]["batch_instance"]["rows"],
+        "shapes": {n: [bt[f"shape:{n}:jobs"], bt[f"shape:{n}:tasks"]] for n, *_ in synth_ali.SHAPES},
+        "classes": {c: bt[f"class:{c}"] for c in ("no_dag", "dag_root", "dag_dependent")},
+        "anomalies": {a: bt[f"anomaly:{a}"] for a in synth_ali.ANOMALIES},
+        "cycle_2": bt["cycle:2 tasks"],
+        "cycle_3": bt["cycle:3 tasks"],
+        "duplicate_id_jobs": bt["duplicate_id_jobs"],
+        "merge_in_dag_jobs": bt["merge_in_dag_jobs"],
+        "waiting": bt["status:Waiting"],
+        "failed_known_times": bt["failed_known_times"],
+        "csv_bytes": {f["table"]: f["bytes"] for f in m["files"].values()},
+        "seconds": wall or 0.0,
+    }
+    return folder, gen, wall is not None
 
 
 # --------------------------------------------------------------------------- tracewh runs
@@ -464,10 +133,10 @@ def du_mb(d: Path) -> float:
     return sum(f.stat().st_size for f in d.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
 
 
-def ingest(folder: Path, home: Path, gen: dict) -> bi.Run:
+def ingest(folder: Path, home: Path, gen: dict) -> h.Run:
     shutil.rmtree(home, ignore_errors=True)
     cmd = [
-        str(bi.TRACEWH),
+        str(h.TRACEWH),
         "--home",
         str(home),
         "ingest",
@@ -477,12 +146,12 @@ def ingest(folder: Path, home: Path, gen: dict) -> bi.Run:
         "--tables",
         "batch_task,batch_instance",
     ]
-    run, _, err = bi.measure("tracewh ingest", cmd)
+    run, _, err = h.measure("tracewh ingest", cmd)
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
         return run
     p = subprocess.run(
-        [str(bi.VENV_PY), "-c", CATALOG, str(home / "tracewh.duckdb")], capture_output=True, text=True
+        [str(h.VENV_PY), "-c", CATALOG, str(home / "tracewh.duckdb")], capture_output=True, text=True
     )
     try:
         rows = json.loads(p.stdout.strip().splitlines()[-1])
@@ -500,25 +169,23 @@ def ingest(folder: Path, home: Path, gen: dict) -> bi.Run:
     return run
 
 
-def banner(msg: str) -> None:
-    bar = "!" * 78
-    print(f"\n{bar}\n!!! {msg}\n{bar}\n", file=sys.stderr, flush=True)
+banner = h.banner
 
 
-def report(home: Path, name: str, repeat: int) -> tuple[bi.Run, list[dict]]:
+def report(home: Path, name: str, repeat: int) -> tuple[h.Run, list[dict]]:
     """Best of repeat; the first run's CSV is kept (read from a pipe), the others go to /dev/null."""
-    cmd = [str(bi.TRACEWH), "--home", str(home), "report", name, "--format", "csv"]
+    cmd = [str(h.TRACEWH), "--home", str(home), "report", name, "--format", "csv"]
     outputs: list[dict] = []
     runs = []
     for i in range(repeat):
-        run, out, err = bi.measure(name, cmd, stdout_devnull=i > 0)
+        run, out, err = h.measure(name, cmd, stdout_devnull=i > 0)
         if not run.ok:
             print(err[-3000:], file=sys.stderr)
         if i == 0 and run.ok:
             outputs = list(csv.DictReader(io.StringIO(out)))
         runs.append(run)
     it = iter(runs)
-    return bi.best_of(lambda: next(it), len(runs)) if len(runs) > 1 else runs[0], outputs
+    return h.best_of(lambda: next(it), len(runs)) if len(runs) > 1 else runs[0], outputs
 
 
 # --------------------------------------------------------------------------- naive baseline
@@ -530,9 +197,10 @@ import networkx as nx
 t0 = time.perf_counter()
 CORE = re.compile(r"([A-Za-z]+)([0-9]+)((?:_[0-9]+)*)")
 STG = re.compile(r"_Stg[0-9]+$")
+OPEN = ("Running", "Waiting", "Ready")
 jobs = {}
 with open(sys.argv[1], newline="") as fh:
-    for name, _num, job, _type, _status, start, end, _cpu, _mem in csv.reader(fh):
+    for name, _num, job, _type, status, start, end, _cpu, _mem in csv.reader(fh):
         if name.startswith("task_") or name == "MergeTask":
             continue
         m = CORE.fullmatch(STG.sub("", name.rstrip("_")))
@@ -542,7 +210,8 @@ with open(sys.argv[1], newline="") as fh:
         parents = {int(x) for x in m.group(3).split("_")[1:]}
         s = int(start) if start else 0
         e = int(end) if end else None
-        run = e - s if s > 0 and e is not None and e >= s else None
+        # A task still Running / Waiting / Ready has not ended: never timed.
+        run = e - s if s > 0 and e is not None and e >= s and status not in OPEN else None
         nodes = jobs.setdefault(job, {})
         old = nodes.get(tid)
         if old is None:
@@ -580,20 +249,12 @@ print("\n@@JSON " + json.dumps({"status": status, "mean": total / max(status["ok
 """
 
 
-def last_json(out: str):
-    """The JSON a measured script printed after its marker (DuckDB's progress bar may share stdout)."""
-    i = out.rfind("@@JSON ")
-    if i < 0:
-        return None
-    try:
-        return json.loads(out[i + len("@@JSON ") :].splitlines()[0])
-    except (ValueError, IndexError):
-        return None
+last_json = h.last_json
 
 
-def naive(folder: Path) -> tuple[bi.Run, dict]:
-    run, out, err = bi.measure(
-        "naive python + networkx", [str(bi.VENV_PY), "-c", NAIVE, str(folder / "batch_task.csv")]
+def naive(folder: Path) -> tuple[h.Run, dict]:
+    run, out, err = h.measure(
+        "naive python + networkx", [str(h.VENV_PY), "-c", NAIVE, str(folder / "batch_task.csv")]
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
@@ -673,9 +334,9 @@ print("\n@@JSON " + json.dumps(out))
 """
 
 
-def phases(home: Path, name: str) -> tuple[bi.Run, dict]:
-    run, out, err = bi.measure(
-        f"phases (instrumented {name})", [str(bi.VENV_PY), "-c", PHASES, str(home), str(ROOT), name]
+def phases(home: Path, name: str) -> tuple[h.Run, dict]:
+    run, out, err = h.measure(
+        f"phases (instrumented {name})", [str(h.VENV_PY), "-c", PHASES, str(home), str(ROOT), name]
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
@@ -730,9 +391,9 @@ print("\n@@JSON " + json.dumps(out))
 """
 
 
-def sql_parts(home: Path) -> tuple[bi.Run, list]:
-    run, out, err = bi.measure(
-        "SQL parts of the DAG reports", [str(bi.VENV_PY), "-c", SQL_PARTS, str(home), str(ROOT)]
+def sql_parts(home: Path) -> tuple[h.Run, list]:
+    run, out, err = h.measure(
+        "SQL parts of the DAG reports", [str(h.VENV_PY), "-c", SQL_PARTS, str(home), str(ROOT)]
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
@@ -847,14 +508,12 @@ def mix_text(gen: dict) -> str:
     c = gen["classes"]
     a = gen["anomalies"]
     return (
+        f"`tracewh synth alibaba2018 --tables batch_task,batch_instance --form csv` (seed {gen['seed']}): "
         f"{gen['jobs']:,} jobs, {T:,} batch_task rows, {gen['instance_rows']:,} batch_instance rows "
         f"(batch_task.csv {gen['csv_bytes']['batch_task'] / 1e6:.0f} MB, batch_instance.csv "
-        f"{gen['csv_bytes']['batch_instance'] / 1e6:.0f} MB; seed {gen['seed']}).\n"
-        f"- Jobs: {gen['independent_jobs']:,} independent (1-20 `task_<base64>==` tasks, geometric, "
-        f"{P_MERGE_INDEP:.0%} with a `MergeTask`), {gen['dag_jobs']:,} DAG jobs: {shapes} "
-        f"(chain `M1, M2_1, R3_2`; fan-in `M1..M4, R5_1_2_3_4`; diamond `M1, M2_1, M3_1, R4_2_3`; "
-        f"fan-out `M1, M2_1, M3_1`; random: 0-3 parents from any earlier task; large: 0-3 parents "
-        f"among the {LARGE_WINDOW} previous tasks; largest job {gen['max_tasks_per_job']} tasks).\n"
+        f"{gen['csv_bytes']['batch_instance'] / 1e6:.0f} MB).\n"
+        f"- Jobs: {gen['independent_jobs']:,} independent, {gen['dag_jobs']:,} DAG jobs: {shapes} "
+        f"(the model is described in warehouse/synth/alibaba2018.py).\n"
         f"- Task classes: no_dag {c['no_dag']:,} ({c['no_dag'] / T:.1%}), dag_root "
         f"{c['dag_root']:,} ({c['dag_root'] / T:.1%}), dag_dependent {c['dag_dependent']:,} "
         f"({c['dag_dependent'] / T:.1%}) (paper: 15.98% / 36.95% / 47.07%).\n"
@@ -864,22 +523,18 @@ def mix_text(gen: dict) -> str:
         f"({gen['cycle_2']} of 2 tasks, {gen['cycle_3']} of 3), task id named twice in "
         f"{gen['duplicate_id_jobs']:,} jobs; end_time 0 {a['end time unknown (0)']:,} rows (of which "
         f"{gen['waiting']:,} Waiting with start 0), end < start {a['end before start']:,}, Failed with "
-        f"known times {gen['failed_known_times']:,}.\n"
-        f"- Times: jobs start uniformly over {DAYS} days; run time lognormal (median {DUR_MEDIAN:.0f} s, "
-        f"sigma {DUR_SIGMA}, 1..200,000 s); a child starts at its parents' latest end + an exponential "
-        f"gap (mean {GAP_MEAN:.0f} s); 1-3 instances per task (50/30/20%) start 0-3 s after the task "
-        f"and end by its end."
+        f"known times {gen['failed_known_times']:,}."
     )
 
 
-def run_row(label: str, r: bi.Run | None, extra: str = "") -> str:
+def run_row(label: str, r: h.Run | None, extra: str = "") -> str:
     if r is None:
         return f"| {label} | not run | | | |"
     walls = r.extra.get("all_walls")
     wall = f"{r.wall:.2f}" + (f" (best of {walls})" if walls else "")
     flag = "" if r.ok else f" **FAILED** {r.note}"
     return (
-        f"| {label}{flag} | {wall} | {bi.fmt(r.rss_mb, '.0f')} | {bi.fmt(r.cpu_s, '.1f')} | "
+        f"| {label}{flag} | {wall} | {h.fmt(r.rss_mb, '.0f')} | {h.fmt(r.cpu_s, '.1f')} | "
         f"{r.load1:.2f} / {r.busy_cores:.2f} / {r.others:.2f} |{extra}"
     )
 
@@ -912,15 +567,15 @@ def section(ctx: dict) -> str:
         verdict.append(
             f"- ali-dag-timing over {gen['jobs']:,} jobs / {gen['task_rows']:,} tasks in under "
             f"{TARGET_S:.0f} s on {mi['nproc']} cores: {'**met**' if met else '**NOT met**'} "
-            f"({tw.wall:.1f} s, peak RSS {bi.fmt(tw.rss_mb, '.0f')} MB)."
+            f"({tw.wall:.1f} s, peak RSS {h.fmt(tw.rss_mb, '.0f')} MB)."
         )
     if tw and nv and tw.ok and nv.ok:
         verdict.append(
             f"- vs the naive baseline: tracewh {tw.wall:.1f} s vs {nv.wall:.1f} s "
             f"({nv.wall / tw.wall:.1f}x; the baseline reads and parses the CSV in "
             f"{b.get('read_parse_s', 0):.1f} s and builds / walks the networkx graphs in "
-            f"{b.get('graphs_s', 0):.1f} s; peak RSS {bi.fmt(tw.rss_mb, '.0f')} MB vs "
-            f"{bi.fmt(nv.rss_mb, '.0f')} MB). The baseline computes only the critical paths, not the edge "
+            f"{b.get('graphs_s', 0):.1f} s; peak RSS {h.fmt(tw.rss_mb, '.0f')} MB vs "
+            f"{h.fmt(nv.rss_mb, '.0f')} MB). The baseline computes only the critical paths, not the edge "
             f"intervals, waiting times and quantiles of the report."
         )
     verdict.append(
@@ -990,15 +645,14 @@ def section(ctx: dict) -> str:
 Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_alibaba.py` (whole run
 {ctx["elapsed"]:.0f} s; {ctx["gen_text"]}).
 
-**Machine**: {mi["nproc"]} cores ({mi["cpu"]}), {mi["ram"]} RAM, Linux {mi["kernel"]};
-Python {mi["python"]}, duckdb {mi["duckdb"]}, polars {mi["polars"]}, networkx {b.get("networkx", "?")}.
+{h.machine_text(mi)} networkx {b.get("networkx", "?")}.
 
 **Command**: `{ctx["command"]}`
 
-**Input** (generated, `bench/work/ali_{gen["jobs"]}/`, plain headerless CSV): {mix_text(gen)}
+**Input** (`bench/work/ali_{gen["jobs"]}/`, plain headerless CSV): {mix_text(gen)}
 
 **What runs** (each in a fresh subprocess; wall time by the parent, peak RSS and CPU time from
-{"`/usr/bin/time`" if bi.GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}; before each the bench
+{"`/usr/bin/time`" if h.GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}; before each the bench
 waits until the machine is quiet, as in the ingest bench):
 - `.venv/bin/tracewh --home <home> ingest alibaba2018 <in> --quiet --tables batch_task,batch_instance`
   (one run; catalog rows checked against the generator).
@@ -1069,9 +723,9 @@ def main(argv: list[str] | None = None) -> int:
         with open(folder / f"{t}.csv", "rb") as fh:
             while fh.read(1 << 24):
                 pass
-    mi = bi.machine_info()
+    mi = h.machine_info()
     home = folder / "home"
-    runs: dict[str, bi.Run] = {}
+    runs: dict[str, h.Run] = {}
     outputs: dict[str, list[dict]] = {}
     runs["ingest"] = ingest(folder, home, gen)
     if runs["ingest"].ok:
@@ -1118,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
     text = section(ctx)
     print(text)
     if not args.no_results:
-        bi.write_section(args.results, text, "## Reports: Alibaba DAG timing")
+        h.write_section(args.results, text, "## Reports: Alibaba DAG timing")
         log(f"wrote {args.results}")
     (work / "alibaba_results.json").write_text(
         json.dumps(

@@ -2,17 +2,12 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_ingest.py [--sizes 300,600] [--out bench/work]
+    .venv/bin/python bench/bench_ingest.py [--scales 0.02,0.04] [--out bench/work]
 
 What it does, in one run:
 
-1. Builds inputs in the original google2011 layout
-   (``<out>/in_<size>/{task_events,job_events}/part-NNNNN-of-00500.csv.gz``) from the
-   real part-00001 files. Replica k shifts every time by ``k * part_duration`` and
-   every job_id by ``k * 10**10``, so no two parts are byte-identical (gzip and the
-   Parquet encoders see realistic, distinct data). Parts are generated once into
-   ``<out>/parts/`` and hard-linked into each ``in_<size>``; both are cached
-   between runs (keyed by size and a generator version).
+1. Builds inputs with ``tracewh synth google2011 --tables task_events,job_events`` at each
+   ``--scales`` value (``<out>/in_<scale>/``, the original layout; cached by manifest).
 2. For each size, measures in fresh subprocesses, under ``/usr/bin/time`` (peak
    RSS of that process alone): the gzip floor (``gzip -dc`` of all files, two
    processes in parallel), ``tracewh ingest`` (the CLI, ``--quiet``), a naive
@@ -28,34 +23,35 @@ imported by the measured subprocesses (and duckdb read-only for the row check).
 from __future__ import annotations
 
 import argparse
-import gzip
 import itertools
 import json
-import os
-import platform
-import re
 import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-VENV_PY = ROOT / ".venv" / "bin" / "python"
-TRACEWH = ROOT / ".venv" / "bin" / "tracewh"
-GEN_VERSION = 1  # bump when the generated inputs change, to invalidate the cache
+import harness as h
+from harness import (
+    GNU_TIME,
+    QUIET_BUSY_CORES,
+    QUIET_WAIT_S,
+    ROOT,
+    TRACEWH,
+    VENV_PY,
+    Run,
+    best_of,
+    dir_mb,
+    fmt,
+    log,
+    measure,
+    write_section,
+)
 
 TABLES = ("task_events", "job_events")
-SOURCE_NAME = "part-00001-of-00500.csv.gz"
-SOURCE_DIRS = (
-    Path("/work/shared/realdata/google2011"),
-    ROOT / "data" / "sample" / "google2011",
-)
 # Column names as in warehouse/traces/google2011.py (duplicated so the naive
 # scripts do not import tracewh code; checked against it at start-up).
 COLUMNS = {
@@ -85,8 +81,6 @@ COLUMNS = {
         "different_machines_restriction",
     ],
 }
-MAX_TIME = 2**63 - 1
-JOB_SHIFT = 10**10
 
 # Targets from the brief.
 TARGET_FLOOR_RATIO = 1.5  # tracewh wall <= 1.5 x gzip floor
@@ -95,300 +89,45 @@ TARGET_PANDAS_RATIO = 3.0  # pandas wall >= 3 x tracewh wall
 # Repeated runs of the same input differ by up to ~50 MB (~20%) here, hence not tighter.
 RSS_FLAT_TOLERANCE = 1.25
 
-QUIET_BUSY_CORES = 0.5  # wait before a measurement while other processes use more than this
-QUIET_WAIT_S = 60.0
-
 
 # --------------------------------------------------------------------------- inputs
 
 
-def find_sources() -> dict[str, Path]:
-    for base in SOURCE_DIRS:
-        paths = {t: base / t / SOURCE_NAME for t in TABLES}
-        if all(p.is_file() for p in paths.values()):
-            return paths
-    raise SystemExit(f"source files not found under any of {[str(d) for d in SOURCE_DIRS]}")
-
-
-def _read_lines(path: Path) -> list[bytes]:
-    with gzip.open(path, "rb") as fh:
-        data = fh.read()
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return lines
-
-
-def part_duration(task_source: Path) -> int:
-    """Span of the real part's in-window times, rounded up to a whole second (microseconds)."""
-    times = [int(line.split(b",", 1)[0]) for line in _read_lines(task_source)]
-    real = [t for t in times if 0 < t < MAX_TIME]
-    span = max(real) - min(real) + 1
-    return -(-span // 1_000_000) * 1_000_000
-
-
-def _shift_time(raw: bytes, shift: int) -> bytes:
-    t = int(raw)
-    if t == 0 or t >= MAX_TIME:  # special values (before / after the window) stay special
-        return raw
-    return str(t + shift).encode()
-
-
-def make_part(args: tuple[str, str, str, int, int]) -> dict:
-    """Write replica k of one table's source file; return its line count and uncompressed size."""
-    table, src, dst, k, duration = args
-    lines = _read_lines(Path(src))
-    tshift, jshift = k * duration, k * JOB_SHIFT
-    out = []
-    for line in lines:
-        f = line.split(b",", 3)  # time, missing_info, job_id, rest
-        f[0] = _shift_time(f[0], tshift)
-        f[2] = str(int(f[2]) + jshift).encode()
-        out.append(b",".join(f))
-    data = b"\n".join(out) + b"\n"
-    tmp = Path(dst + ".tmp")
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        open(tmp, "wb") as raw,
-        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz,
-    ):
-        gz.write(data)
-    os.replace(tmp, dst)
-    return {
-        "table": table,
-        "k": k,
-        "lines": len(out),
-        "bytes": len(data),
-        "gz_bytes": Path(dst).stat().st_size,
-    }
-
-
 @dataclass
 class Inputs:
-    size_mb: int
+    size_mb: int  # the key of the input (its uncompressed MB, rounded)
+    scale: float
     folder: Path
     parts: int
     files: list[Path]
     lines: dict[str, int]  # per table
     csv_bytes: int  # uncompressed, all files
     gz_bytes: int
+    synth_s: float | None  # generation wall time in this run (None: cached)
 
     @property
     def rows(self) -> int:
         return sum(self.lines.values())
 
 
-def build_inputs(work: Path, size_mb: int, sources: dict[str, Path]) -> Inputs:
-    """in_<size>/ with enough distinct replicas to reach ~size_mb MB of uncompressed CSV (cached)."""
-    folder = work / f"in_{size_mb}"
-    manifest = folder / "manifest.json"
-    if manifest.is_file():
-        m = json.loads(manifest.read_text())
-        files = [folder / f for f in m["files"]]
-        if m.get("version") == GEN_VERSION and all(f.is_file() for f in files):
-            log(f"inputs {folder}: cached ({m['parts']} parts per table)")
-            return Inputs(
-                size_mb,
-                folder,
-                m["parts"],
-                files,
-                m["lines"],
-                m["csv_bytes"],
-                sum(f.stat().st_size for f in files),
-            )
-    parts_dir = work / "parts"
-    parts_manifest = parts_dir / "manifest.json"
-    cache: dict = {}
-    if parts_manifest.is_file():
-        pm = json.loads(parts_manifest.read_text())
-        if pm.get("version") == GEN_VERSION:
-            cache = pm["parts"]
-    raw_per_part = sum(len(b"\n".join(_read_lines(p))) + 1 for p in sources.values())
-    n = max(1, round(size_mb * 1e6 / raw_per_part))
-    duration = part_duration(sources["task_events"])
-    todo = []
-    for k in range(n):
-        for t in TABLES:
-            rel = f"{t}/part-{k:05d}-of-00500.csv.gz"
-            if rel not in cache or not (parts_dir / rel).is_file():
-                todo.append((t, str(sources[t]), str(parts_dir / rel), k, duration))
-    if todo:
-        log(
-            f"generating {len(todo)} distinct part files into {parts_dir} "
-            f"(time shift {duration} us per part, job_id shift {JOB_SHIFT:.0e})"
-        )
-        t0 = time.perf_counter()
-        with ProcessPoolExecutor(os.cpu_count() or 1) as ex:
-            for r in ex.map(make_part, todo):
-                cache[f"{r['table']}/part-{r['k']:05d}-of-00500.csv.gz"] = r
-        parts_manifest.write_text(json.dumps({"version": GEN_VERSION, "parts": cache}, indent=0))
-        log(f"generated in {time.perf_counter() - t0:.1f} s")
-    shutil.rmtree(folder, ignore_errors=True)
-    files, lines, csv_bytes = [], dict.fromkeys(TABLES, 0), 0
-    for t in TABLES:
-        (folder / t).mkdir(parents=True)
-        for k in range(n):
-            rel = f"{t}/part-{k:05d}-of-00500.csv.gz"
-            dst = folder / rel
-            try:
-                os.link(parts_dir / rel, dst)
-            except OSError:
-                shutil.copy2(parts_dir / rel, dst)
-            files.append(dst)
-            lines[t] += cache[rel]["lines"]
-            csv_bytes += cache[rel]["bytes"]
-    manifest.write_text(
-        json.dumps(
-            {
-                "version": GEN_VERSION,
-                "parts": n,
-                "files": [str(f.relative_to(folder)) for f in files],
-                "lines": lines,
-                "csv_bytes": csv_bytes,
-            },
-            indent=1,
-        )
+def build_inputs(work: Path, scale: float) -> Inputs:
+    folder = work / f"in_{scale:g}"
+    m, wall = h.synth_input(folder, "google2011", scale, args=("--tables", ",".join(TABLES)))
+    files = [folder / rel for rel in m["files"]]
+    return Inputs(
+        round(sum(f["bytes"] for f in m["files"].values()) / 1e6),
+        scale,
+        folder,
+        m["model"]["parts"],
+        files,
+        {t: m["tables"][t]["rows"] for t in TABLES},
+        sum(f["bytes"] for f in m["files"].values()),
+        sum(f["file_bytes"] for f in m["files"].values()),
+        wall,
     )
-    return Inputs(size_mb, folder, n, files, lines, csv_bytes, sum(f.stat().st_size for f in files))
 
 
 # --------------------------------------------------------------------------- measuring
-
-
-@dataclass
-class Run:
-    tool: str
-    wall: float
-    rss_mb: float | None
-    cpu_s: float | None
-    load1: float
-    busy_cores: float
-    waited_s: float
-    out_mb: float | None = None
-    others: float = 0.0  # cores used by other processes (and hypervisor steal) during the run
-    ok: bool = True
-    note: str = ""
-    extra: dict = field(default_factory=dict)
-
-
-def log(msg: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def _cpu_times() -> tuple[float, float]:
-    """(total, idle) jiffies of all CPUs; steal counts as busy (the VM did not get the core)."""
-    with open("/proc/stat") as fh:
-        v = [float(x) for x in fh.readline().split()[1:9]]
-    idle = v[3] + (v[4] if len(v) > 4 else 0.0)  # idle + iowait
-    return sum(v), idle
-
-
-def _busy_seconds() -> float | None:
-    try:
-        total, idle = _cpu_times()
-    except OSError:
-        return None
-    return (total - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def busy_cores(sample_s: float = 1.0) -> float:
-    """Cores busy right now (all processes), sampled from /proc/stat over sample_s."""
-    try:
-        t0, i0 = _cpu_times()
-        time.sleep(sample_s)
-        t1, i1 = _cpu_times()
-    except OSError:
-        return 0.0
-    if t1 <= t0:
-        return 0.0
-    return (1 - (i1 - i0) / (t1 - t0)) * (os.cpu_count() or 1)
-
-
-def wait_quiet() -> tuple[float, float, float]:
-    """Wait (up to QUIET_WAIT_S) until other processes use < QUIET_BUSY_CORES cores.
-
-    The decision uses CPU busy time sampled over 1 s, not the 1-minute load
-    average: right after one of our own 2-core measurements the load average
-    stays above 1 for a minute or more although the machine is idle, and
-    waiting for it would only burn the time budget. The load average is still
-    recorded next to every measurement.
-    """
-    t0 = time.monotonic()
-    busy = busy_cores()
-    while busy > QUIET_BUSY_CORES and time.monotonic() - t0 < QUIET_WAIT_S:
-        busy = busy_cores(2.0)
-    return os.getloadavg()[0], busy, time.monotonic() - t0
-
-
-def have_gnu_time() -> bool:
-    try:
-        r = subprocess.run(["/usr/bin/time", "-f", "%M", "true"], capture_output=True, text=True)
-        return r.returncode == 0 and r.stderr.strip().isdigit()
-    except OSError:
-        return False
-
-
-GNU_TIME = have_gnu_time()
-
-# Fallback when /usr/bin/time is missing: a fresh wrapper process whose
-# RUSAGE_CHILDREN covers only the measured command.
-WRAPPER = r"""
-import json, resource, subprocess, sys
-r = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL if sys.argv[1] == "1" else None)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-sys.stderr.write("\n@@RUSAGE " + json.dumps([u.ru_maxrss, u.ru_utime + u.ru_stime]) + "\n")
-sys.exit(r.returncode)
-"""
-
-
-def measure(tool: str, cmd: list[str], *, stdout_devnull: bool = False) -> tuple[Run, str, str]:
-    load1, busy, waited = wait_quiet()
-    shown = shlex.join(cmd if len(cmd) < 8 and len(" ".join(cmd)) < 300 else cmd[:1])
-    log(
-        f"{tool}: load1={load1:.2f} busy={busy:.2f} cores (waited {waited:.0f} s); running {shown}"
-        + ("" if shown == shlex.join(cmd) else " ...")
-    )
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
-        if GNU_TIME:
-            full = ["/usr/bin/time", "-f", "@@RUSAGE %M %U %S", "-o", tf.name, *cmd]
-        else:
-            full = [sys.executable, "-c", WRAPPER, "1" if stdout_devnull else "0", *cmd]
-        b0 = _busy_seconds()
-        t0 = time.perf_counter()
-        p = subprocess.run(
-            full,
-            stdout=subprocess.DEVNULL if stdout_devnull else subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        wall = time.perf_counter() - t0
-        b1 = _busy_seconds()
-        rss = cpu = None
-        text = tf.read() if GNU_TIME else p.stderr
-        for line in text.splitlines():
-            if line.startswith("@@RUSAGE "):
-                if GNU_TIME:
-                    kb, u, s = line.split()[1:]
-                    rss, cpu = int(kb) / 1024, float(u) + float(s)
-                else:
-                    kb, c = json.loads(line.split(" ", 1)[1])
-                    rss, cpu = kb / 1024, c
-    run = Run(tool, wall, rss, cpu, load1, busy, waited, ok=p.returncode == 0)
-    if b0 is not None and b1 is not None and cpu is not None:
-        run.others = max(0.0, (b1 - b0 - cpu) / wall)
-    if not run.ok:
-        run.note = f"exit {p.returncode}: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''}"
-        log(f"{tool} FAILED: {run.note}")
-    else:
-        log(
-            f"{tool}: {wall:.2f} s, peak RSS {rss or 0:.0f} MB, CPU {cpu or 0:.1f} s, "
-            f"other processes {run.others:.2f} cores"
-        )
-    return run, p.stdout or "", p.stderr
-
-
-def dir_mb(d: Path) -> float:
-    return sum(f.stat().st_size for f in d.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
 
 
 def run_gzip_floor(inp: Inputs) -> Run:
@@ -530,9 +269,6 @@ def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     return run
 
 
-NOISY_CORES = 0.3  # a run during which other processes used more than this is "noisy"
-
-
 # Instrumented in-process ingest: the same library call the CLI makes, with
 # timing wrappers around the engine's phases (looked up at run time; a phase
 # whose function was renamed is simply not reported). Peak RSS is read before
@@ -600,67 +336,7 @@ def run_phases(inp: Inputs, work: Path) -> Run:
     return run
 
 
-def best_of(fn, repeat: int) -> Run:
-    """Run fn() repeat times (one more if every run was noisy); keep the fastest successful run.
-
-    Its peak RSS is replaced by the largest peak over all runs (a peak is a peak).
-    """
-    runs = [fn() for _ in range(repeat)]
-    if repeat > 1 and all(r.others > NOISY_CORES for r in runs):
-        log("every run was noisy (other processes busy): one more run")
-        runs.append(fn())
-    good = [r for r in runs if r.ok] or runs
-    b = min(good, key=lambda r: r.wall)
-    rss = [r.rss_mb for r in runs if r.rss_mb is not None]
-    if len(runs) > 1:
-        b.extra = dict(b.extra, all_walls=[round(r.wall, 2) for r in runs], all_rss=[round(x) for x in rss])
-        if rss:
-            b.rss_mb = max(rss)
-    return b
-
-
 # --------------------------------------------------------------------------- reporting
-
-
-def machine_info() -> dict[str, str]:
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    ram = "?"
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                ram = f"{int(line.split()[1]) / 1024**2:.1f} GiB"
-    except OSError:
-        pass
-    code = (
-        "import duckdb, polars, pandas, pyarrow, sys; print(sys.version.split()[0], "
-        "duckdb.__version__, polars.__version__, pandas.__version__, pyarrow.__version__)"
-    )
-    v = subprocess.run([str(VENV_PY), "-c", code], capture_output=True, text=True).stdout.split()
-    v += ["?"] * (5 - len(v))
-    gz = subprocess.run(["gzip", "--version"], capture_output=True, text=True).stdout.splitlines()
-    return {
-        "nproc": str(os.cpu_count()),
-        "cpu": cpu,
-        "ram": ram,
-        "kernel": platform.release(),
-        "python": v[0],
-        "duckdb": v[1],
-        "polars": v[2],
-        "pandas": v[3],
-        "pyarrow": v[4],
-        "gzip": gz[0] if gz else "?",
-    }
-
-
-def fmt(x: float | None, spec: str) -> str:
-    return "n/a" if x is None else format(x, spec)
 
 
 def results_table(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> str:
@@ -825,25 +501,6 @@ def tracewh_breakdown(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -
     return out
 
 
-def sources_ratio() -> float:
-    src = find_sources()
-    raw = sum(len(b"\n".join(_read_lines(p))) + 1 for p in src.values())
-    return raw / sum(p.stat().st_size for p in src.values())
-
-
-def write_section(path: Path, text: str, heading: str) -> None:
-    """Replace the section of RESULTS.md that starts with ``heading`` (or append it); every other
-    bench's section stays as it is."""
-    section = re.compile(rf"^{re.escape(heading)}.*?(?=^## |\Z)", re.S | re.M)
-    old = path.read_text() if path.is_file() else "# Benchmarks\n"
-    text = text.rstrip() + "\n"
-    if section.search(old):
-        new = section.sub(lambda _m: text + "\n", old, count=1).rstrip() + "\n"
-    else:
-        new = old.rstrip() + "\n\n" + text
-    path.write_text(new)
-
-
 def write_results(
     path: Path,
     command: str,
@@ -859,26 +516,25 @@ def write_results(
         if any("all_walls" in r.extra for rs in results.values() for r in rs.values())
         else "one run"
     )
-    orig = sources_ratio()
     ratio_txt = ", ".join(f"{i.csv_bytes / i.gz_bytes:.1f}x at {i.csv_bytes / 1e6:.0f} MB" for i in sizes)
-    ratio_txt = f"CSV/gz ratio {ratio_txt}; the original pair compresses {orig:.1f}x"
+    gen = ", ".join(
+        f"scale {i.scale:g}: {i.parts} parts"
+        + (f", generated in {i.synth_s:.1f} s" if i.synth_s else " (cached)")
+        for i in sizes
+    )
     text = f"""## Ingest: google2011 task_events + job_events
 
 Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_ingest.py` (whole run
 {time.perf_counter() - started:.0f} s).
 
-**Machine**: {mi["nproc"]} cores ({mi["cpu"]}), {mi["ram"]} RAM, Linux {mi["kernel"]};
-Python {mi["python"]}, duckdb {mi["duckdb"]}, polars {mi["polars"]}, pandas {mi["pandas"]},
-pyarrow {mi["pyarrow"]}, {mi["gzip"]}.
+{h.machine_text(mi)}
 
 **Command**: `{command}`
 
-**Inputs**: the real `part-00001-of-00500.csv.gz` of google2011 `task_events` (77,776 rows,
-8.65 MB of CSV) and `job_events` (3,099 rows), replicated into the original layout
-(`in_<size>/<table>/part-NNNNN-of-00500.csv.gz`). Replica k adds k x (one part's time span)
-to `time` and k x 10^10 to `job_id`, so every part is distinct (recompressed with gzip
-level 6: {ratio_txt}). Inputs sit in the page cache (they were just written or read), so
-every tool reads from memory, not disk.
+**Inputs**: `tracewh synth google2011 --tables task_events,job_events` in the original layout
+(`in_<scale>/<table>/part-NNNNN-of-00500.csv.gz`, gzip level 6; {gen}; CSV/gz ratio
+{ratio_txt}). Inputs sit in the page cache (they were just written or read), so every tool
+reads from memory, not disk.
 
 **What runs** (each in a fresh subprocess; wall time by the parent, peak RSS and CPU
 time from {"`/usr/bin/time`" if GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}):
@@ -933,9 +589,9 @@ From the catalog of the timed CLI run (meta.ingests started/finished per file):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--sizes",
-        default="300,600",
-        help="input sizes in MB of uncompressed CSV, comma-separated (default 300,600)",
+        "--scales",
+        default="0.02,0.04",
+        help="synth scales of the inputs, comma-separated (default 0.02,0.04: ~300 and ~600 MB of CSV)",
     )
     ap.add_argument(
         "--out",
@@ -966,17 +622,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     started = time.perf_counter()
-    command = ".venv/bin/python bench/bench_ingest.py " + " ".join(
-        shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-    )
-    sizes_mb = [int(s) for s in args.sizes.split(",") if s.strip()]
+    command = h.command_line("bench_ingest.py", argv)
+    scales = [float(s) for s in args.scales.split(",") if s.strip()]
     work = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
     _check_columns()
 
-    sources = find_sources()
-    log(f"sources: {sources['task_events'].parent.parent}")
-    inputs = [build_inputs(work, s, sources) for s in sizes_mb]
+    inputs = [build_inputs(work, s) for s in scales]
     for inp in inputs:
         log(
             f"in_{inp.size_mb}: {len(inp.files)} files, {inp.rows:,} rows "
@@ -987,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in inp.files:
             f.read_bytes()
 
-    mi = machine_info()
+    mi = h.machine_info()
     results: dict[int, dict[str, Run]] = {}
     for inp in inputs:
         rs: dict[str, Run] = {}

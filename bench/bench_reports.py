@@ -6,20 +6,10 @@ Usage (from the project root):
 
 What it does, in one run:
 
-1. Builds an input in the original google2011 layout
-   (``<out>/reports_in_<events>/<table>/part-NNNNN-of-00500.csv.gz``) from the REAL
-   ``part-00001-of-00500.csv.gz`` of task_events and job_events. Replica k adds
-   ``k * (the part's time span + 1 s)`` to every in-window time and ``k * 10**10`` to
-   every job_id, so tasks stay distinct and replicas do not overlap in time;
-   REPLICAS_PER_FILE replicas share one part file (~311 k task events, close to the real
-   parts' ~290 k). task_usage and machine_events have no real rows here, so they are
-   generated consistently with the task events: for every SCHEDULE, 300 s usage windows
-   from the SCHEDULE time until the task's next event (or at most --usage-windows windows
-   when the task has none), on the scheduled machine, cpu_rate / canonical_memory_usage
-   drawn uniformly from [0, 0.1] (fixed seed); machine_events: an ADD at time 0 for every
-   machine seen (cpus and memory from {0.25, 0.5, 1}, 1% without capacity), then REMOVE /
-   re-ADD for 5% of them. Part files are generated once into ``<out>/reports_parts/``
-   (polars, 2 processes) and hard-linked into each input; both are cached between runs.
+1. Builds an input with ``tracewh synth google2011`` at the scale of ``--events`` task events
+   (``<out>/reports_in_<events>/``, the original layout, cached by its manifest): task_events,
+   job_events and machine_events, plus task_usage with ``--with-usage`` (the synthetic trace has
+   the real ~8 usage rows per task event, so usage multiplies the input ~9x).
 2. Ingests the input with ``tracewh --home <home> ingest google2011 <in> --quiet`` (timed,
    row counts checked against the generated lines).
 3. Runs every report (``tracewh report list``) in a fresh subprocess,
@@ -46,31 +36,24 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import io
 import json
-import math
-import multiprocessing
-import os
 import shlex
 import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from functools import cache
 from pathlib import Path
 
 import bench_ingest as bi
+import harness as h
+
+from warehouse.synth import google2011 as synth_g2011
 
 ROOT = bi.ROOT
 GEN_VERSION = 1  # bump when the generated inputs change, to invalidate the cache
-REPLICAS_PER_FILE = 4
-WINDOW_US = 300_000_000  # task_usage measurement window
-SEED = 20111
-MAX_TIME = bi.MAX_TIME
-JOB_SHIFT = bi.JOB_SHIFT
+MAX_TIME = h.MAX_TIME
 HOUR_US = 3_600_000_000
 TARGET_S_PER_10M = 10.0  # every report under 10 s per 10 M task events (2 cores)
 SINGLE_RUN_OVER_S = 20.0  # a report slower than this (on a quiet machine) runs once
@@ -127,219 +110,24 @@ MACHINE_COLUMNS = ["time", "machine_id", "event_type", "platform_id", "cpus", "m
 ALL_TABLES = ("task_events", "job_events", "task_usage", "machine_events")
 
 log = bi.log
-GENERATED = {"seconds": 0.0, "groups": 0}  # input generation done by this run
+NO_USAGE = "; without task_usage (no --with-usage): the usage-based reports run over an empty table"
+GENERATED = {"seconds": 0.0, "inputs": 0}  # input generation done by this run
 
 
 # --------------------------------------------------------------------------- inputs
 
 
-@cache
-def _source(table: str) -> object:
-    """The real part of one table, every column as text (so the output keeps the original spelling)."""
-    import polars as pl
-
-    src = bi.find_sources()[table]
-    df = pl.read_csv(src, has_header=False, infer_schema=False, new_columns=bi.COLUMNS[table])
-    return df
-
-
-def _ti(col: str):
-    import polars as pl
-
-    return pl.col(col).cast(pl.Int64)
-
-
-@cache
-def _shift_us() -> int:
-    """One replica's time shift: the real part's in-window span + 1 s (microseconds)."""
-    import polars as pl
-
-    t = _source("task_events")["time"].cast(pl.UInt64)
-    t = t.filter((t > 0) & (t < MAX_TIME))
-    return int(t.max()) - int(t.min()) + 1_000_000
-
-
-@cache
-def _first_time() -> int:
-    import polars as pl
-
-    t = _source("task_events")["time"].cast(pl.UInt64)
-    return int(t.filter((t > 0) & (t < MAX_TIME)).min())
-
-
-@cache
-def _base_usage(max_windows: int) -> object:
-    """Usage windows of replica 0: per SCHEDULE, 300 s windows until the task's next event.
-
-    A task with no later event gets max_windows windows; windows are cut at the next event.
-    """
-    import polars as pl
-
-    ev = (
-        _source("task_events")
-        .select(
-            _ti("time").alias("time"),
-            _ti("job_id").alias("job_id"),
-            _ti("task_index").alias("task_index"),
-            _ti("machine_id").alias("machine_id"),
-            _ti("event_type").alias("event_type"),
-        )
-        .with_row_index("row")
-        .filter(~pl.col("event_type").is_in([7, 8]))
-        .sort(["job_id", "task_index", "time", "row"])
-        .with_columns(pl.col("time").shift(-1).over(["job_id", "task_index"]).alias("next_time"))
-    )
-    s = ev.filter(
-        (pl.col("event_type") == 1)
-        & pl.col("machine_id").is_not_null()
-        & (pl.col("time") > 0)
-        & (pl.col("time") < MAX_TIME)
-    )
-    span = pl.col("next_time") - pl.col("time")
-    n = (
-        pl.when(pl.col("next_time").is_null() | (pl.col("next_time") >= MAX_TIME))
-        .then(pl.lit(max_windows, pl.Int64))
-        .otherwise(((span + WINDOW_US - 1) // WINDOW_US).clip(1, max_windows))
-    )
-    s = s.with_columns(n.alias("n")).with_columns(pl.int_ranges(0, pl.col("n")).alias("i")).explode("i")
-    start = pl.col("time") + pl.col("i") * WINDOW_US
-    end = pl.min_horizontal(start + WINDOW_US, pl.col("next_time").fill_null(MAX_TIME))
-    return (
-        s.select(
-            start.alias("start_time"),
-            end.alias("end_time"),
-            "job_id",
-            "task_index",
-            "machine_id",
-        )
-        .with_row_index("row")
-        .sort(["start_time", "row"])
-        .drop("row")
-    )
-
-
-def _replica_events(table: str, k: int, shift: int):
-    import polars as pl
-
-    df = _source(table)
-    t = pl.col("time").cast(pl.UInt64)
-    return df.with_columns(
-        pl.when((t > 0) & (t < MAX_TIME)).then(t + k * shift).otherwise(t).cast(pl.String).alias("time"),
-        (_ti("job_id") + k * JOB_SHIFT).cast(pl.String).alias("job_id"),
-    )
-
-
-def _replica_usage(k: int, shift: int, max_windows: int):
-    import numpy as np
-    import polars as pl
-
-    base = _base_usage(max_windows)
-    rng = np.random.default_rng([SEED, k])
-    r = rng.random((base.height, 4))
-    cpu, mem = r[:, 0] * 0.1, r[:, 1] * 0.1
-    null = pl.lit(None, pl.Float64)
-    return base.select(
-        (pl.col("start_time") + k * shift).alias("start_time"),
-        (pl.col("end_time") + k * shift).alias("end_time"),
-        (pl.col("job_id") + k * JOB_SHIFT).alias("job_id"),
-        "task_index",
-        "machine_id",
-        pl.Series("cpu_rate", cpu),
-        pl.Series("canonical_memory_usage", mem),
-        pl.Series("assigned_memory_usage", mem * (1 + r[:, 2] * 0.3)),
-        null.alias("unmapped_page_cache"),
-        null.alias("total_page_cache"),
-        pl.Series("maximum_memory_usage", mem * (1 + r[:, 3] * 0.2)),
-        null.alias("disk_io_time"),
-        null.alias("local_disk_space_usage"),
-        pl.Series("maximum_cpu_rate", cpu * (1 + r[:, 3])),
-        null.alias("maximum_disk_io_time"),
-        null.alias("cycles_per_instruction"),
-        null.alias("memory_accesses_per_instruction"),
-        pl.lit(1.0).alias("sample_portion"),
-        pl.lit(0).alias("aggregation_type"),
-        pl.Series("sampled_cpu_usage", cpu),
-    )
-
-
-def _write_gz(df, dst: Path, float_precision: int | None = None) -> tuple[int, int]:
-    data = df.write_csv(include_header=False, float_precision=float_precision).encode()
-    tmp = dst.with_name(dst.name + ".tmp")
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
-    os.replace(tmp, dst)
-    return df.height, len(data)
-
-
-def make_group(args: tuple[int, str, int]) -> dict:
-    """Write part file g of task_events, job_events and task_usage (replicas g*R .. g*R+R-1)."""
-    import polars as pl
-
-    g, parts_dir, max_windows = args
-    shift = _shift_us()
-    ks = range(g * REPLICAS_PER_FILE, (g + 1) * REPLICAS_PER_FILE)
-    name = f"part-{g + 1:05d}-of-00500.csv.gz"
-    out = {}
-    for table in ("task_events", "job_events"):
-        df = pl.concat([_replica_events(table, k, shift) for k in ks])
-        out[table] = _write_gz(df, Path(parts_dir) / table / name)
-    usage = pl.concat([_replica_usage(k, shift, max_windows) for k in ks])
-    out["task_usage"] = _write_gz(usage, Path(parts_dir) / "task_usage" / name, float_precision=6)
-    return {"g": g, "lines": {t: v[0] for t, v in out.items()}, "bytes": {t: v[1] for t, v in out.items()}}
-
-
-def machine_events_csv(span_us: int) -> tuple[bytes, int]:
-    """ADD at time 0 for every machine of the real part, then REMOVE / re-ADD for 5% of them."""
-    import numpy as np
-    import polars as pl
-
-    ids = (
-        _source("task_events")
-        .select(_ti("machine_id").alias("m"))
-        .drop_nulls()
-        .unique()
-        .sort("m")["m"]
-        .to_numpy()
-    )
-    rng = np.random.default_rng([SEED, 1_000_000])
-    levels = np.array([0.25, 0.5, 1.0])
-    cpus = levels[rng.choice(3, len(ids), p=[0.2, 0.6, 0.2])]
-    mem = levels[rng.choice(3, len(ids), p=[0.3, 0.5, 0.2])]
-    empty = rng.random(len(ids)) < 0.01
-    platforms = np.array(
-        ["HxHQkDVwR6CqXz7sTmWP1yBsfkLOxs9zb3hKp4RYk8s=", "70ZOvysYGtB6j9MUHMPzA2Iy7GRzWeJTdX0YCLRKGVg="]
-    )
-    platform = platforms[rng.choice(2, len(ids))]
-    rows = [
-        (0, int(m), 0, p, None if e else float(c), None if e else float(x))
-        for m, p, c, x, e in zip(ids, platform, cpus, mem, empty, strict=True)
-    ]
-    moved = rng.choice(len(ids), max(1, len(ids) // 20), replace=False)
-    for i in moved:
-        t_remove = int(rng.integers(600_000_000, max(600_000_001, span_us)))
-        rows.append((t_remove, int(ids[i]), 1, None, None, None))
-        t_add = t_remove + int(rng.integers(1_800, 86_400)) * 1_000_000
-        if t_add < span_us:
-            c, x = (None, None) if empty[i] else (float(cpus[i]), float(mem[i]))
-            rows.append((t_add, int(ids[i]), 0, str(platform[i]), c, x))
-    df = pl.DataFrame(rows, schema=MACHINE_COLUMNS, orient="row").with_row_index("row")
-    df = df.sort(["time", "row"]).drop("row")
-    data = df.write_csv(include_header=False).encode()
-    return data, df.height
-
-
 @dataclass
 class Input:
     events: int  # requested task events
+    scale: float
     folder: Path
-    groups: int
-    replicas: int
+    parts: int
     files: list[Path]
     lines: dict[str, int]  # per table
     csv_bytes: dict[str, int]
     gz_bytes: int
-    shift_us: int
-    max_windows: int
+    synth_s: float | None
 
     @property
     def task_events(self) -> int:
@@ -348,103 +136,37 @@ class Input:
     def as_bi(self) -> bi.Inputs:
         """The shape bench_ingest.check_catalog expects."""
         return bi.Inputs(
-            0, self.folder, self.groups, self.files, self.lines, sum(self.csv_bytes.values()), self.gz_bytes
-        )
+            0, self.scale, self.folder, self.parts, self.files, self.lines,
+            sum(self.csv_bytes.values()), self.gz_bytes, self.synth_s,
+        )  # fmt: skip
 
     def task_event_files(self) -> list[Path]:
         return sorted((self.folder / "task_events").glob("part-*.csv.gz"))
 
 
-def build_input(work: Path, events: int, max_windows: int) -> Input:
-    """reports_in_<events>/ with enough replica groups to reach `events` task events (cached)."""
-    per_group = _source("task_events").height * REPLICAS_PER_FILE
-    groups = max(1, math.ceil(events / per_group))
-    if groups > 499:
-        raise SystemExit(f"--events {events} needs {groups} part files; the layout allows 499")
+def build_input(work: Path, events: int, with_usage: bool) -> Input:
+    tables = [t for t in ALL_TABLES if with_usage or t != "task_usage"]
+    scale = events / synth_g2011.PUBLISHED["task_events"]
     folder = work / f"reports_in_{events}"
-    key = {"version": GEN_VERSION, "groups": groups, "windows": max_windows, "per_file": REPLICAS_PER_FILE}
-    manifest = folder / "manifest.json"
-    if manifest.is_file():
-        m = json.loads(manifest.read_text())
-        files = [folder / f for f in m["files"]]
-        if m.get("key") == key and all(f.is_file() for f in files):
-            log(f"input {folder.name}: cached ({groups} part files per table)")
-            return _input_from(events, folder, m, files)
-    parts_dir = work / "reports_parts"
-    pm_path = parts_dir / "manifest.json"
-    parts: dict = {}
-    pkey = {"version": GEN_VERSION, "windows": max_windows, "per_file": REPLICAS_PER_FILE}
-    if pm_path.is_file():
-        pm = json.loads(pm_path.read_text())
-        if pm.get("key") == pkey:
-            parts = pm["groups"]
-    todo = [
-        g
-        for g in range(groups)
-        if str(g) not in parts
-        or not all(
-            (parts_dir / t / f"part-{g + 1:05d}-of-00500.csv.gz").is_file()
-            for t in ("task_events", "job_events", "task_usage")
-        )
-    ]
-    shift = _shift_us()
-    if todo:
-        log(
-            f"generating {len(todo)} part files per table into {parts_dir} ({REPLICAS_PER_FILE} replicas "
-            f"per file, time shift {shift} us per replica, job_id shift {JOB_SHIFT:.0e})"
-        )
-        t0 = time.perf_counter()
-        ctx = multiprocessing.get_context("spawn")  # polars' thread pool does not survive fork
-        with ProcessPoolExecutor(min(2, os.cpu_count() or 1), mp_context=ctx) as ex:
-            for r in ex.map(make_group, [(g, str(parts_dir), max_windows) for g in todo]):
-                parts[str(r["g"])] = r
-                if len(parts) % 10 == 0:
-                    log(f"  {len(parts)} groups done")
-        pm_path.write_text(json.dumps({"key": pkey, "groups": parts}, indent=0))
-        GENERATED["seconds"] += time.perf_counter() - t0
-        GENERATED["groups"] += len(todo)
-        log(f"generated in {time.perf_counter() - t0:.1f} s")
-    shutil.rmtree(folder, ignore_errors=True)
-    files: list[str] = []
+    m, wall = h.synth_input(folder, "google2011", scale, args=("--tables", ",".join(tables)))
+    if wall:
+        GENERATED["seconds"] += wall
+        GENERATED["inputs"] += 1
     lines = dict.fromkeys(ALL_TABLES, 0)
     csv_bytes = dict.fromkeys(ALL_TABLES, 0)
-    for t in ("task_events", "job_events", "task_usage"):
-        (folder / t).mkdir(parents=True)
-        for g in range(groups):
-            rel = f"{t}/part-{g + 1:05d}-of-00500.csv.gz"
-            try:
-                os.link(parts_dir / rel, folder / rel)
-            except OSError:
-                shutil.copy2(parts_dir / rel, folder / rel)
-            files.append(rel)
-            lines[t] += parts[str(g)]["lines"][t]
-            csv_bytes[t] += parts[str(g)]["bytes"][t]
-    # Machine events span the whole input, so they are made per input (small).
-    replicas = groups * REPLICAS_PER_FILE
-    span = replicas * shift + _first_time()
-    data, n = machine_events_csv(span)
-    rel = "machine_events/part-00000-of-00001.csv.gz"
-    (folder / "machine_events").mkdir(parents=True)
-    (folder / rel).write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
-    files.append(rel)
-    lines["machine_events"], csv_bytes["machine_events"] = n, len(data)
-    m = {"key": key, "files": files, "lines": lines, "csv_bytes": csv_bytes, "shift_us": shift}
-    manifest.write_text(json.dumps(m, indent=1))
-    return _input_from(events, folder, m, [folder / f for f in files])
-
-
-def _input_from(events: int, folder: Path, m: dict, files: list[Path]) -> Input:
+    for f in m["files"].values():
+        lines[f["table"]] += f["rows"]
+        csv_bytes[f["table"]] += f["bytes"]
     return Input(
         events,
+        scale,
         folder,
-        m["key"]["groups"],
-        m["key"]["groups"] * REPLICAS_PER_FILE,
-        files,
-        m["lines"],
-        m["csv_bytes"],
-        sum(f.stat().st_size for f in files),
-        m["shift_us"],
-        m["key"]["windows"],
+        m["model"]["parts"],
+        [folder / rel for rel in m["files"]],
+        lines,
+        csv_bytes,
+        sum(f["file_bytes"] for f in m["files"].values()),
+        wall,
     )
 
 
@@ -540,7 +262,7 @@ def best_report(home: Path, name: str, label: str, repeat: int, outputs: dict) -
     30 s report would not change the verdict and the whole bench must stay near 15 minutes.
     """
     first = run_report(home, name, label, outputs)
-    if repeat <= 1 or (first.wall > SINGLE_RUN_OVER_S and first.others <= bi.NOISY_CORES):
+    if repeat <= 1 or (first.wall > SINGLE_RUN_OVER_S and first.others <= h.NOISY_CORES):
         return first
     pending = [first]
 
@@ -932,9 +654,9 @@ def profile_lines(res: Results) -> list[str]:
 def input_text(inp: Input) -> str:
     ln, cb = inp.lines, inp.csv_bytes
     return (
-        f"{inp.task_events:,} task events ({inp.replicas} replicas of the real part, "
-        f"{inp.groups} part files per table), {ln['job_events']:,} job events, {ln['task_usage']:,} "
-        f"task_usage rows ({inp.task_events / ln['task_usage']:.2f} task events per usage row), "
+        f"{inp.task_events:,} task events (synth scale {inp.scale:.4g}, "
+        f"{inp.parts} part files per table), {ln['job_events']:,} job events, {ln['task_usage']:,} "
+        f"task_usage rows, "
         f"{ln['machine_events']:,} machine events; {sum(cb.values()) / 1e6:,.0f} MB of CSV, "
         f"{inp.gz_bytes / 1e6:,.0f} MB gzipped"
     )
@@ -954,9 +676,8 @@ def section(res: Results, mi: dict, command: str, started: float, repeat: int) -
     inp = res.big
     small = res.small
     gen = (
-        f"generating the {GENERATED['groups']} missing part files of each table took "
-        f"{GENERATED['seconds']:.0f} s on 2 processes"
-        if GENERATED["groups"]
+        f"generating {GENERATED['inputs']} input(s) with tracewh synth took {GENERATED['seconds']:.0f} s"
+        if GENERATED["inputs"]
         else "inputs cached from an earlier run"
     )
     no_trace = ", ".join(f"`{n}`" for n in res.reports if n in NO_TRACE) or "none"
@@ -977,22 +698,12 @@ def section(res: Results, mi: dict, command: str, started: float, repeat: int) -
 Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_reports.py` (whole run
 {time.perf_counter() - started:.0f} s without the input generation; {gen}).
 
-**Machine**: {mi["nproc"]} cores ({mi["cpu"]}), {mi["ram"]} RAM, Linux {mi["kernel"]};
-Python {mi["python"]}, duckdb {mi["duckdb"]}, polars {mi["polars"]}, pandas {mi["pandas"]}.
+{h.machine_text(mi)}
 
 **Command**: `{command}`
 
-**Input**: {input_text(inp)}. The real `part-00001-of-00500.csv.gz` of `task_events` (77,776 rows)
-and `job_events` (3,099 rows) is replicated: replica k adds k x {inp.shift_us:,} us (the part's
-in-window span + 1 s) to every time and k x 10^10 to every job_id, {REPLICAS_PER_FILE} replicas per
-part file (`part-NNNNN-of-00500.csv.gz`, NNNNN = 1 + k // {REPLICAS_PER_FILE}, gzip level 6);
-{inp.replicas} replicas cover {inp.replicas * inp.shift_us / 86400e6:.1f} trace days. The real part
-has no UPDATE_* events and no synthesized rows. Generated consistently (no real rows exist here):
-`task_usage`: for every SCHEDULE, 300 s windows from the SCHEDULE time until the task's next event
-(at most {inp.max_windows} windows when it has none), on the scheduled machine, cpu_rate and
-canonical_memory_usage uniform in [0, 0.1] (fixed seed); `machine_events`: ADD at time 0 for each
-of the part's machines (cpus and memory from {{0.25, 0.5, 1}}, 1% empty), REMOVE and re-ADD for 5%.
-(The real trace has ~8 usage rows per task event; the usage-based reports here see far fewer.)
+**Input**: {input_text(inp)}: `tracewh synth google2011` (the model is described in
+warehouse/synth/google2011.py){"" if inp.lines["task_usage"] else NO_USAGE}.
 
 **What runs** (each in a fresh subprocess; wall time by the parent, peak RSS and CPU time from
 {"`/usr/bin/time`" if bi.GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}; before each the
@@ -1037,7 +748,7 @@ their first event here is a SCHEDULE or an end event, which the paper's method s
 
 def write_section(path: Path, text: str) -> None:
     """This bench's section of RESULTS.md, through the one section writer of bench_ingest."""
-    bi.write_section(path, text, "## Reports: google2011")
+    h.write_section(path, text, "## Reports: google2011")
 
 
 # --------------------------------------------------------------------------- main
@@ -1074,9 +785,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "work", help="work folder (cached inputs)")
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "RESULTS.md", help="markdown to update")
     ap.add_argument("--repeat", type=int, default=2, help="runs per report, best kept (default 2)")
-    ap.add_argument(
-        "--usage-windows", type=int, default=3, help="usage windows of a task with no later event (default 3)"
-    )
+    ap.add_argument("--with-usage", action="store_true", help="also task_usage (~8 rows per task event)")
     ap.add_argument("--baselines", default="pandas,polars", help="naive queue baselines to run")
     ap.add_argument("--no-profile", action="store_true", help="skip profiling the reports over the target")
     ap.add_argument("--keep-homes", action="store_true", help="keep the tracewh homes after the run")
@@ -1088,17 +797,16 @@ def main(argv: list[str] | None = None) -> int:
     work = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)
     _check_columns()
-    log(f"sources: {bi.find_sources()['task_events'].parent.parent}")
-    big = build_input(work, args.events, args.usage_windows)
+    big = build_input(work, args.events, args.with_usage)
     small_n = args.events // 2 if args.small_events is None else args.small_events
-    small = build_input(work, small_n, args.usage_windows) if small_n else None
+    small = build_input(work, small_n, args.with_usage) if small_n else None
     for i in (big, small):
         if i:
             log(f"{i.folder.name}: {input_text(i)}")
     started = time.perf_counter()  # the whole-run time excludes the (cached) generation
     for f in big.files:  # warm the page cache
         f.read_bytes()
-    mi = bi.machine_info()
+    mi = h.machine_info()
     res = Results(big, small)
     names = report_names()
 

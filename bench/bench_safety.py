@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ingest import write_section  # noqa: E402
+from harness import write_section  # noqa: E402
 
 from warehouse import ingest, readers  # noqa: E402
 

@@ -17,6 +17,7 @@ from typer._click import exceptions as click
 from cli import download as download_cmd
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
+from cli import synth as synth_cmd
 from cli.common import FormatOpt, HomeOpt, StdoutClosed, err_console, home_of, state
 from warehouse import __version__
 from warehouse.errors import Interrupted, TracewhError, UsageError
@@ -33,6 +34,7 @@ app = typer.Typer(
 app.command("ingest", help=ingest_cmd.HELP)(ingest_cmd.ingest)
 app.command("download", help=download_cmd.HELP)(download_cmd.download)
 app.add_typer(report_cmd.app, name="report")
+app.command("synth", help=synth_cmd.HELP)(synth_cmd.synth)
 
 
 def _version(value: bool) -> None:

@@ -36,6 +36,8 @@ def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
     with signals.interrupting(lambda: holder[0].interrupt() if holder else None):
         con = catalog.connect(home, read_only=True, memory_limit=limit)
         holder.append(con)
+        # DuckDB draws its progress bar on stdout, which carries data only.
+        con.execute("SET enable_progress_bar = false")
         try:
             catalog.check_location(con, home)
             yield con

@@ -1,0 +1,457 @@
+"""Synthetic traces in the original layouts: the engine every trace generator plugs into.
+
+This package owns ``tracewh synth``. A trace module (``warehouse/synth/<trace>.py``, one per
+trace, as in ``warehouse/traces/``) plans the output as *pieces* (a piece = the rows of one file,
+or one slice of a large single-file table) and generates one piece from nothing but the
+configuration and the piece's number. This module runs the pieces in worker processes, writes
+each file atomically (``<name>.tmp`` then rename), and sums the pieces' exact counts into
+``manifest.json``, written last: a folder with a manifest is complete.
+
+Why it is deterministic and fast:
+- Every piece draws from its own random stream, seeded by (seed, trace, table, piece), so the
+  bytes do not depend on the number of workers or the order in which pieces finish.
+- Columns are generated vectorised (numpy) and written by polars' CSV writer; each worker
+  compresses its own piece. A file made of several pieces (Alibaba's single-file tables) is one
+  gzip member all the same: every piece is a raw deflate segment ending on a byte boundary
+  (Z_SYNC_FLUSH), and the parent joins them with one header and a trailer whose CRC-32 is
+  combined from the pieces' CRCs (the method of pigz), so gzip, tarfile and DuckDB read it as a
+  plain single-member file.
+- Memory is bounded by a piece, never by the scale: at most ``2 x workers`` pieces are in flight.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import json
+import multiprocessing
+import os
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from warehouse import __version__
+from warehouse.errors import UsageError
+
+TRACE_NAMES = ("google2011", "google2019", "alibaba2018")
+MANIFEST = "manifest.json"
+TMP_SUFFIX = ".tmp"
+GENERATOR_VERSION = 1  # bump when the same seed and scale give other bytes
+DEFAULT_SEED = 1
+DEFAULT_LEVEL = 6  # gzip level of the originals (gzip's default)
+
+
+@dataclass(frozen=True)
+class Config:
+    trace: str
+    scale: float
+    seed: int
+    tables: tuple[str, ...]
+    cells: tuple[str, ...] = ()
+    level: int = DEFAULT_LEVEL
+    form: str = ""  # alibaba2018: tar.gz (as published), csv or csv.gz
+    parts: int = 0  # google2011: part files of the 500-part tables (0 = round(500 x scale))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One unit of work: piece ``index`` of ``count`` of the file ``rel`` (a path under OUT)."""
+
+    rel: str
+    table: str
+    index: int
+    count: int
+    args: tuple[Any, ...] = ()  # trace-specific (part number, cell, row range, ...)
+    gzip: bool = True
+    framed: bool = False  # the file gets a header and trailer around its pieces (a tar member)
+
+
+@dataclass
+class Output:
+    """What one piece produced; ``counts`` are exact figures summed into the manifest."""
+
+    piece: Piece
+    lines: int
+    raw_bytes: int
+    crc: int
+    data: bytes  # raw deflate segment (gzip pieces) or the raw text
+    counts: dict[str, int] = field(default_factory=dict)
+    cpu_s: float = 0.0  # CPU time of the worker for this piece
+    peak_rss_mb: float = 0.0  # the worker's peak RSS so far
+
+
+@dataclass
+class Progress:
+    """Callbacks for a caller that shows progress (the CLI); the library itself prints nothing."""
+
+    begin: Callable[[int], None] = lambda total: None
+    advance: Callable[[str, int], None] = lambda rel, lines: None
+
+
+def trace_module(name: str):  # -> module with plan / make / finish
+    if name not in TRACE_NAMES:
+        raise UsageError(f"unknown trace {name!r} (known: {', '.join(TRACE_NAMES)})")
+    return importlib.import_module(f"warehouse.synth.{name}")
+
+
+# --------------------------------------------------------------------------- randomness
+
+
+def rng_for(cfg: Config, *key: object):
+    """The random stream of one piece (numpy Generator), seeded by the seed and the piece's key only."""
+    import numpy as np
+
+    digest = hashlib.sha256(repr((GENERATOR_VERSION, cfg.trace, cfg.seed, *key)).encode()).digest()
+    return np.random.default_rng(np.frombuffer(digest, dtype=np.uint32))
+
+
+def hash_names(prefix: str, ids) -> list[str]:
+    """44-character base64 hashes like the traces' (sha256 of a label), one per id."""
+    import base64
+
+    return [base64.b64encode(hashlib.sha256(f"{prefix}{i}".encode()).digest()).decode() for i in ids]
+
+
+def split_evenly(total: int, parts: int, i: int) -> int:
+    """How many of ``total`` items part ``i`` of ``parts`` gets (sizes differ by at most one)."""
+    return total * (i + 1) // parts - total * i // parts
+
+
+def round_sig(x, digits: int = 4):
+    """Round to ``digits`` significant digits so the CSV shows short values (0.02499, 3.862e-05)."""
+    import numpy as np
+
+    out = np.asarray(x, dtype=np.float64).copy()
+    nz = out != 0
+    mag = np.zeros(out.shape, dtype=np.int64)
+    mag[nz] = np.floor(np.log10(np.abs(out[nz]))).astype(np.int64)
+    for d in np.unique(mag[nz]):
+        m = nz & (mag == d)
+        out[m] = np.round(out[m], int(digits - 1 - d))
+    return out
+
+
+def sci_text(values, below: float = 1e-4):
+    """Floats as text, values under ``below`` in C's %g style (``3.815e-05``), as the 2011 CSVs
+    spell them; polars alone would write ``0.00003815``. Returns (polars Series, count in sci)."""
+    import numpy as np
+    import polars as pl
+
+    x = np.asarray(values, dtype=np.float64)
+    small = (x != 0) & (np.abs(x) < below)
+    exp = np.zeros(x.size, np.int64)
+    exp[small] = np.floor(np.log10(np.abs(x[small]))).astype(np.int64)
+    mant = np.where(small, np.round(x / 10.0 ** exp.astype(np.float64), 3), x)
+    m = pl.Series(mant).cast(pl.String).str.strip_suffix(".0")
+    e = pl.Series(-exp).cast(pl.String).str.zfill(2)
+    out = pl.select(pl.when(pl.Series(small)).then(m + "e-" + e).otherwise(pl.Series(x).cast(pl.String)))
+    return out.to_series(), int(small.sum())
+
+
+# --------------------------------------------------------------------------- compression
+
+
+def deflate_segment(data: bytes, level: int, final: bool) -> bytes:
+    """Raw deflate of ``data``; non-final segments end with a sync flush so segments concatenate."""
+    c = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
+    return c.compress(data) + c.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
+
+
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # no name, mtime 0: reproducible bytes
+EMPTY_FINAL_BLOCK = b"\x03\x00"  # a final, empty fixed-Huffman deflate block
+
+
+def gzip_trailer(crc: int, size: int) -> bytes:
+    return crc.to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+def _gf2_times(mat: list[int], vec: int) -> int:
+    out, i = 0, 0
+    while vec:
+        if vec & 1:
+            out ^= mat[i]
+        vec >>= 1
+        i += 1
+    return out
+
+
+def _gf2_square(mat: list[int]) -> list[int]:
+    return [_gf2_times(mat, mat[n]) for n in range(32)]
+
+
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """CRC-32 of A+B from crc(A), crc(B) and len(B) (zlib's crc32_combine; Python does not expose it)."""
+    if len2 <= 0:
+        return crc1
+    odd = [0xEDB88320] + [1 << n for n in range(31)]  # the operator for one zero bit
+    even = _gf2_square(odd)  # two zero bits
+    odd = _gf2_square(even)  # four zero bits
+    while True:
+        even = _gf2_square(odd)
+        if len2 & 1:
+            crc1 = _gf2_times(even, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+        odd = _gf2_square(even)
+        if len2 & 1:
+            crc1 = _gf2_times(odd, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+    return crc1 ^ crc2
+
+
+def encode(piece: Piece, text: bytes, level: int, counts: dict[str, int]) -> Output:
+    """The worker's last step: compress (gzip pieces) and count lines."""
+    final = piece.count == 1 and not piece.framed
+    data = deflate_segment(text, level, final) if piece.gzip else text
+    return Output(piece, text.count(b"\n"), len(text), zlib.crc32(text), data, counts)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _make(cfg: Config, piece: Piece) -> Output:
+    import resource
+
+    t0 = time.process_time()
+    o = trace_module(cfg.trace).make(cfg, piece)
+    o.cpu_s = time.process_time() - t0
+    o.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return o
+
+
+def _worker_init() -> None:
+    # Parallelism is across pieces: polars' own thread pool would only fight the other workers.
+    os.environ.setdefault("POLARS_MAX_THREADS", "1")
+
+
+class _FileWriter:
+    """Assembles the pieces of one output file, in order, into ``<file>.tmp``; renames when whole.
+
+    A framed file (a tar member: its header holds the size, known only at the end) is written
+    as a body first and assembled behind its header at the end (a copy of compressed bytes).
+    """
+
+    def __init__(self, out: Path, piece: Piece, frame: Callable[[int], tuple[bytes, bytes]]):
+        self.path = out / piece.rel
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.path.with_name(self.path.name + TMP_SUFFIX)
+        self.body = self.path.with_name(self.path.name + ".body" + TMP_SUFFIX) if piece.framed else self.tmp
+        self.fh = open(self.body, "wb")  # noqa: SIM115 (closed in close() or abort())
+        self.sha = hashlib.sha256()
+        self.piece = piece
+        self.frame = frame
+        self.next = 0
+        self.waiting: dict[int, Output] = {}
+        self.crc = 0
+        self.size = 0
+        self.lines = 0
+        if piece.gzip and not piece.framed:
+            self._write(GZIP_HEADER)
+
+    def _write(self, b: bytes) -> None:
+        self.fh.write(b)
+        if not self.piece.framed:
+            self.sha.update(b)
+
+    def add(self, o: Output) -> bool:
+        """Take a piece; True when the file is complete."""
+        self.waiting[o.piece.index] = o
+        while self.next in self.waiting:
+            p = self.waiting.pop(self.next)
+            self._write(p.data)
+            self.crc = crc32_combine(self.crc, p.crc, p.raw_bytes)
+            self.size += p.raw_bytes
+            self.lines += p.lines
+            self.next += 1
+        return self.next == self.piece.count
+
+    def close(self, level: int) -> str:
+        gz = self.piece.gzip
+        if not self.piece.framed:
+            if gz and self.piece.count > 1:
+                self._write(EMPTY_FINAL_BLOCK)
+            if gz:
+                self._write(gzip_trailer(self.crc, self.size))
+            self.fh.close()
+            os.replace(self.tmp, self.path)
+            return self.sha.hexdigest()
+        self.fh.close()
+        head, tail = self.frame(self.size)
+        crc = crc32_combine(zlib.crc32(head), self.crc, self.size)
+        crc = crc32_combine(crc, zlib.crc32(tail), len(tail))
+        with open(self.tmp, "wb") as fh:
+
+            def put(b: bytes) -> None:
+                fh.write(b)
+                self.sha.update(b)
+
+            put(GZIP_HEADER + deflate_segment(head, level, False) if gz else head)
+            with open(self.body, "rb") as body:
+                while chunk := body.read(1 << 20):
+                    put(chunk)
+            put(
+                deflate_segment(tail, level, True) + gzip_trailer(crc, len(head) + self.size + len(tail))
+                if gz
+                else tail
+            )
+        self.body.unlink()
+        os.replace(self.tmp, self.path)
+        return self.sha.hexdigest()
+
+    def abort(self) -> None:
+        self.fh.close()
+        for p in (self.tmp, self.body):
+            p.unlink(missing_ok=True)
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        raise UsageError(f"{out}: the folder is not empty; synth writes only into a new or empty folder")
+
+
+def synth(
+    trace: str,
+    out: Path,
+    *,
+    scale: float = 0.001,
+    seed: int = DEFAULT_SEED,
+    tables: list[str] | None = None,
+    cells: list[str] | None = None,
+    workers: int | None = None,
+    level: int = DEFAULT_LEVEL,
+    form: str | None = None,
+    parts: int | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """Write a synthetic ``trace`` into the new or empty folder ``out``; return the manifest."""
+    mod = trace_module(trace)
+    if not (scale > 0) or scale > 10:
+        raise UsageError(f"--scale must be in (0, 10], got {scale}")
+    if not 1 <= level <= 9:
+        raise UsageError(f"--level must be 1..9, got {level}")
+    cfg = mod.config(scale=scale, seed=seed, tables=tables, cells=cells, level=level, form=form)
+    if parts:
+        if trace != "google2011" or not 1 <= parts <= 500:
+            raise UsageError("--parts is for google2011, 1..500")
+        cfg = replace(cfg, parts=parts)
+    _check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    progress = progress or Progress()
+    pieces = mod.plan(cfg)
+    progress.begin(len(pieces))
+    started = time.perf_counter()
+    files: dict[str, dict] = {}
+    counts: dict[str, dict[str, int]] = {}
+    writers: dict[str, _FileWriter] = {}
+    cpu_s = peak_rss = 0.0
+    try:
+        for o in _run(cfg, pieces, workers):
+            p = o.piece
+            cpu_s += o.cpu_s
+            peak_rss = max(peak_rss, o.peak_rss_mb)
+            for k, v in o.counts.items():
+                counts.setdefault(p.table, {})
+                counts[p.table][k] = counts[p.table].get(k, 0) + v
+            w = writers.get(p.rel)
+            if w is None:
+                w = writers[p.rel] = _FileWriter(out, p, functools.partial(mod.frame, cfg, p))
+            if w.add(o):
+                del writers[p.rel]
+                sha = w.close(level)
+                files[p.rel] = {
+                    "table": p.table,
+                    "rows": w.lines,
+                    "bytes": w.size,
+                    "file_bytes": (out / p.rel).stat().st_size,
+                    "sha256": sha,
+                }
+            progress.advance(p.rel, o.lines)
+    except BaseException:
+        for w in writers.values():
+            w.abort()
+        raise
+    mod.finish(cfg, out, files)
+    manifest = {
+        "trace": trace,
+        "scale": scale,
+        "seed": seed,
+        "tables_requested": list(cfg.tables),
+        "cells": list(cfg.cells),
+        "form": cfg.form,
+        "gzip_level": level,
+        "generator_version": GENERATOR_VERSION,
+        "tracewh_version": __version__,
+        # Measured, so they differ between runs (the data files do not): wall time, the workers'
+        # CPU time and their largest peak RSS (workers are not children of the caller's process).
+        "seconds": round(time.perf_counter() - started, 3),
+        "worker_cpu_s": round(cpu_s, 3),
+        "worker_peak_rss_mb": round(peak_rss, 1),
+        "tables": {
+            t: {
+                "rows": sum(f["rows"] for f in files.values() if f["table"] == t),
+                "files": sum(1 for f in files.values() if f["table"] == t),
+                **{k: v for k, v in sorted(counts.get(t, {}).items()) if k != "rows"},
+            }
+            for t in sorted({f["table"] for f in files.values()})
+        },
+        "files": dict(sorted(files.items())),
+        **mod.summary(cfg, counts),
+    }
+    tmp = out / (MANIFEST + TMP_SUFFIX)
+    tmp.write_text(json.dumps(manifest, indent=1) + "\n")
+    os.replace(tmp, out / MANIFEST)
+    return manifest
+
+
+def _run(cfg: Config, pieces: list[Piece], workers: int | None) -> Iterator[Output]:
+    """Outputs as they finish (any order; the writers restore the order within a file)."""
+    workers = workers or os.cpu_count() or 1
+    if workers == 1 or len(pieces) == 1:
+        for p in pieces:
+            yield _make(cfg, p)
+        return
+    # forkserver: workers start from a clean process, never a fork of a caller that already runs
+    # DuckDB or polars threads (a fork of those can deadlock on a lock held by another thread).
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init) as ex:
+        todo = iter(pieces)
+        running: set[Future] = set()
+        try:
+            for p in todo:
+                running.add(ex.submit(_make, cfg, p))
+                if len(running) >= 2 * workers:
+                    break
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+                    nxt = next(todo, None)
+                    if nxt is not None:
+                        running.add(ex.submit(_make, cfg, nxt))
+        finally:
+            for f in running:
+                f.cancel()
+
+
+def write_sha256sum(out: Path, files: dict[str, dict], name: str = "SHA256SUM") -> None:
+    """``<sha256>  <path>`` lines, like the download's checksum file."""
+    lines = [f"{f['sha256']}  {rel}\n" for rel, f in sorted(files.items())]
+    (out / name).write_text("".join(lines))
+
+
+def manifest_of(out: Path) -> dict:
+    return json.loads((out / MANIFEST).read_text())
+
+
+def no_frame(cfg: Config, piece: Piece, size: int) -> tuple[bytes, bytes]:
+    return b"", b""
