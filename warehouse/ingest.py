@@ -50,7 +50,6 @@ from warehouse import __version__, catalog, readers, signals
 from warehouse.errors import CatalogError, InputError, Interrupted, UsageError
 from warehouse.home import Home
 from warehouse.quoting import quote_ident, quote_literal
-from warehouse.readers import MAX_TIME
 from warehouse.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -710,8 +709,10 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     }
     if not files:
         return stats
-    tcol = quote_ident(next(c.name for c in table.columns if c.is_time))
-    in_window = f"{tcol} > 0 AND {tcol} < {MAX_TIME}"
+    # A table without a time column (a plain machine list) has no time range.
+    times = [c.name for c in table.columns if c.is_time]
+    tcol = quote_ident(times[0]) if times else "NULL::BIGINT"
+    in_window = get_trace(trace_name).in_window_sql(tcol) if times else "false"
     # Jobs and machines are few (exact counts, small hash tables); tasks are tens of millions, so
     # an exact count would make the ingest's memory grow with the table: HyperLogLog instead.
     entity_sql = [
@@ -744,6 +745,7 @@ def _record(
     mode: str,
 ) -> None:
     """The ingest's rows in the staged catalog: superseded files, new files, rejects, table stats, views."""
+    spec = get_trace(trace_name)
     for table_name, rs in work.items():
         params = {"t": trace_name, "n": table_name}
         if mode == "replace":
@@ -790,11 +792,10 @@ def _record(
                 )
         s = stats[table_name]
         con.execute(
-            f"INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
-            f"$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
-            f"         WHERE trace = $t AND table_name = $n AND is_current), "
-            f"$min, $max, {quote_ident(trace_name)}.trace_timestamp($min), "
-            f"{quote_ident(trace_name)}.trace_timestamp($max), $jobs, $tasks, $machines, now()",
+            "INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
+            "$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
+            "         WHERE trace = $t AND table_name = $n AND is_current), "
+            "$min, $max, $first, $last, $jobs, $tasks, $machines, now()",
             {
                 **params,
                 "dir": str(gens[table_name].relative_to(home.root)),
@@ -804,6 +805,8 @@ def _record(
                 "rows": s["rows"],
                 "min": s["min_time"],
                 "max": s["max_time"],
+                "first": spec.timestamp(s["min_time"]),
+                "last": spec.timestamp(s["max_time"]),
                 "jobs": s["jobs"],
                 "tasks": s["tasks"],
                 "machines": s["machines"],

@@ -10,9 +10,11 @@ adding a trace adds a module, a folder, and a line to `BUILTIN`.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -134,6 +136,24 @@ class TraceSpec:
     remote: Remote | None = None
     sql_dir: Path | None = None  # its views, macros and code tables; None = the shipped sql/<name>/
     demo_reports: tuple[str, ...] = ()  # what `tracewh demo` shows of this trace
+    # Time: the real instant of the trace start (None = not disclosed), the raw time value at
+    # that instant, and the special values: 0 = before the window / unknown, after_window = after it.
+    trace_start: datetime | None = None
+    start_offset: int = 0
+    after_window: int | None = None
+
+    def in_window_sql(self, column: str) -> str:
+        """SQL: the raw time in ``column`` is a time in the window, not a special value."""
+        return f"{column} > 0" + (f" AND {column} < {self.after_window}" if self.after_window else "")
+
+    def timestamp(self, t: int | None) -> datetime | None:
+        """The real instant of a raw in-window time (exact: integer microseconds), else None."""
+        if self.trace_start is None or t is None or t <= 0:
+            return None
+        if self.after_window is not None and t >= self.after_window:
+            return None
+        per_second = self.units_per_day // 86_400
+        return self.trace_start + timedelta(microseconds=(t - self.start_offset) * 1_000_000 // per_second)
 
     @property
     def sql_folder(self) -> Path:
@@ -276,25 +296,29 @@ def _cell_of(spec: TraceSpec, folder: Path, cell: str | None, where: Path) -> st
 
 # The traces that ship with tracewh: each is warehouse.traces.<name> with a SPEC.
 BUILTIN = ("google2011", "google2019", "alibaba2018")
-_extra: dict[str, TraceSpec] = {}
+# Traces kept outside tracewh: importable module names (each with a SPEC), comma-separated.
+MODULES_ENV = "TRACEWH_TRACE_MODULES"
 
 
-def register(spec: TraceSpec) -> None:
-    """Add a trace defined outside this package (a plugin, or the tests' toy trace)."""
-    _extra[spec.name] = spec
-    registry.cache_clear()
-
-
-def unregister(name: str) -> None:
-    _extra.pop(name, None)
-    registry.cache_clear()
+def registry() -> dict[str, TraceSpec]:
+    """name -> spec of every known trace: the built-in ones, then those of $TRACEWH_TRACE_MODULES."""
+    return _registry(os.environ.get(MODULES_ENV, ""))
 
 
 @cache
-def registry() -> dict[str, TraceSpec]:
-    """name -> spec of every known trace, the built-in ones first."""
-    out = {n: importlib.import_module(f"warehouse.traces.{n}").SPEC for n in BUILTIN}
-    return out | _extra
+def _registry(extra: str) -> dict[str, TraceSpec]:
+    modules = [f"warehouse.traces.{n}" for n in BUILTIN]
+    modules += [m.strip() for m in extra.split(",") if m.strip()]
+    out: dict[str, TraceSpec] = {}
+    for name in modules:
+        try:
+            spec = importlib.import_module(name).SPEC
+        except (ImportError, AttributeError) as e:
+            raise UsageError(f"{MODULES_ENV}: {name} is no trace module ({e})") from e
+        if not isinstance(spec, TraceSpec) or spec.name in out:
+            raise UsageError(f"{MODULES_ENV}: {name}.SPEC is no TraceSpec or repeats a trace name")
+        out[spec.name] = spec
+    return out
 
 
 def trace_names() -> tuple[str, ...]:

@@ -9,6 +9,7 @@ live in ``sql/google2011/``.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 
 from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
 
@@ -178,6 +179,10 @@ SPEC = TraceSpec(
     ),
     reader="csv",
     units_per_day=86_400_000_000,  # times are microseconds
+    # traces.md "Time": t = 600 s is the trace start; 0 = before the window, 2^63-1 = after it
+    trace_start=datetime(2011, 5, 1, 23, 0, tzinfo=timezone.utc),  # 19:00 America/New_York
+    start_offset=600_000_000,
+    after_window=2**63 - 1,
     checksum_file=CHECKSUM_FILE,
     remote=REMOTE,
     demo_reports=("lifecycle-counts",),

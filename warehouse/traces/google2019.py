@@ -11,6 +11,7 @@ repeated fields LISTs; the views in ``sql/google2019/`` flatten what users query
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 
 from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
 
@@ -188,6 +189,10 @@ SPEC = TraceSpec(
     ),
     reader="ndjson",
     units_per_day=86_400_000_000,  # times are microseconds
+    # traces.md "Time": t = 600 s is the trace start; 0 = before the window, 2^63-1 = after it
+    trace_start=datetime(2019, 5, 1, 7, 0, tzinfo=timezone.utc),  # 00:00 America/Los_Angeles
+    start_offset=600_000_000,
+    after_window=2**63 - 1,
     cells=CELLS,
     remote=REMOTE,  # the buckets publish no digests
     demo_reports=("lifecycle-counts",),
