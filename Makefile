@@ -6,18 +6,22 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_HOME ?= tracewh-home
 
-.PHONY: install demo test lint format bench clean
+.PHONY: install demo test lint format bench clean summary-screenshot
 
 install: $(STAMP)
 
+# Quiet: `make demo` starts with tracewh's own lines. The editable install of a mapped layout
+# (sql/ -> warehouse.sql) always adds setuptools' informational "Editable installation" note;
+# only that one message is filtered, every other warning still shows.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,plot]'
-	touch $(STAMP)
+	@echo "installing tracewh and its dependencies into $(VENV) (once)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev,plot]'
+	@touch $(STAMP)
 
 demo: install
-	$(BIN)/tracewh --home $(DEMO_HOME) demo
+	@$(BIN)/tracewh --home $(DEMO_HOME) demo
 
 lint: install
 	$(BIN)/ruff check warehouse cli tests bench
@@ -33,6 +37,20 @@ test: install lint
 
 bench: install
 	$(BIN)/python bench/bench_ingest.py
+
+# The HTML summary of the bundled samples, rendered by Debian's headless Chromium (installed
+# here, not by `make test`); the screenshot is committed and shown in the README.
+SHOT := build/summary-shot
+summary-screenshot: install
+	apt-get update && apt-get install -y chromium
+	rm -rf $(SHOT) && mkdir -p $(SHOT) docs
+	$(BIN)/tracewh --home $(SHOT)/home demo > /dev/null
+	$(BIN)/tracewh --home $(SHOT)/home summary --html $(SHOT)/summary.html
+	chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir=$(CURDIR)/$(SHOT)/profile \
+		--hide-scrollbars --window-size=1200,1500 --screenshot=$(CURDIR)/docs/summary.png \
+		file://$(CURDIR)/$(SHOT)/summary.html
+	@echo "docs/summary.png: $$(stat -c %s docs/summary.png) bytes"
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

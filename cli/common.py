@@ -43,14 +43,39 @@ HomeOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[
-    str,
-    typer.Option("--format", "-f", help="Output format: table, csv or json."),
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format: table, csv, json, jsonl, markdown, parquet "
+        "(default: from the --output suffix, else table).",
+        show_default=False,
+    ),
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Write the result to FILE (replaced only when complete) instead of stdout."
+    ),
+]
+TzOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tz",
+        help="Time zone for timestamps, e.g. UTC (default: the trace's own zone).",
+        show_default=False,
+    ),
 ]
 # Trace names and cells in help texts come from the registry (warehouse.traces).
 TRACES_HELP = ", ".join(registry())
 CELLS_HELP = "; ".join(f"{s.name}: {','.join(s.cells)}" for s in registry().values() if s.cells)
 TraceOpt = Annotated[str | None, typer.Option("--trace", "-t", help=f"Trace: {TRACES_HELP}.")]
 CellOpt = Annotated[str | None, typer.Option("--cell", help=f"Cell, for traces with cells ({CELLS_HELP}).")]
+
+
+def examples(text: str, *lines: str) -> str:
+    """A command's help: its text, then real examples kept as written (Click's \\b block)."""
+    return text + "\n\nExamples:\n\n\b\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def home_of(home: Path | None) -> Home:

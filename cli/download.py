@@ -7,11 +7,13 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.common import TRACES_HELP, FormatOpt, err_console
+from cli.common import TRACES_HELP, FormatOpt, err_console, examples
 
-HELP = (
+HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
-    "layout `tracewh ingest` reads. Re-run the same command after any failure to finish the job."
+    "layout `tracewh ingest` reads. Re-run the same command after any failure to finish the job.",
+    "tracewh download google2011 ~/clusterdata-2011-2 --tables job_events,task_events --parts 0-9",
+    "tracewh download google2019 ~/clusterdata2019 --cells a --shards 0-3 --dry-run",
 )
 
 
@@ -73,7 +75,7 @@ def download(
         )
 
 
-def _print_plan(plan: Any, fmt: str) -> None:
+def _print_plan(plan: Any, fmt: str | None) -> None:
     """The files on stdout (data); the totals and the room check on stderr."""
     from cli.render import render
     from warehouse import download as dl

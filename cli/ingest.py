@@ -8,13 +8,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import TRACES_HELP, HomeOpt, err_console, home_of
+from cli.common import TRACES_HELP, HomeOpt, err_console, examples, home_of
 
-HELP = (
+HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
     "partitioned Parquet and the catalog. A part (one source file) is the unit: an ingest writes "
     "exactly the parts it is given and keeps every other part; unchanged parts are skipped; "
-    "--replace makes the tables exactly the given parts."
+    "--replace makes the tables exactly the given parts.",
+    "tracewh ingest google2011 ~/clusterdata-2011-2 --tables task_events,job_events",
+    "tracewh ingest google2019 ~/shards-of-cell-c --cell c",
 )
 
 
@@ -29,6 +31,9 @@ def ingest(
     ] = None,
     table: Annotated[
         str | None, typer.Option("--table", help="The table a single SOURCE file belongs to.")
+    ] = None,
+    cell: Annotated[
+        str | None, typer.Option("--cell", help="Google 2019: the cell (a..h) of a flat folder of shards.")
     ] = None,
     replace: Annotated[
         bool,
@@ -55,15 +60,16 @@ def ingest(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
     home: HomeOpt = None,
 ) -> None:
-    from warehouse import ingest as ingest_lib
+    from warehouse import api
 
     wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
-    result = ingest_lib.ingest(
-        home_of(home),
+    result = api.ingest(
         trace,
         sources,
+        home=home_of(home),
         tables=wanted,
-        table_for_file=table,
+        table=table,
+        cell=cell,
         replace=replace,
         append=append,
         parts=parts,

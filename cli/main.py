@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -18,7 +19,17 @@ from cli import download as download_cmd
 from cli import ingest as ingest_cmd
 from cli import report as report_cmd
 from cli import synth as synth_cmd
-from cli.common import FormatOpt, HomeOpt, StdoutClosed, err_console, home_of, state
+from cli.common import (
+    FormatOpt,
+    HomeOpt,
+    OutputOpt,
+    StdoutClosed,
+    TzOpt,
+    err_console,
+    examples,
+    home_of,
+    state,
+)
 from warehouse import __version__
 from warehouse.errors import Interrupted, TracewhError, UsageError
 from warehouse.traces import registry
@@ -27,7 +38,8 @@ app = typer.Typer(
     name="tracewh",
     help="A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018).",
     no_args_is_help=True,
-    add_completion=False,
+    # `tracewh --install-completion` (bash, zsh, fish, PowerShell; the shell is detected).
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -57,9 +69,14 @@ def root(
     state.debug = debug or state.debug
 
 
-@app.command()
+@app.command(
+    help=examples(
+        "Ingest the bundled samples into a fresh home and print reports.",
+        "tracewh demo",
+        "tracewh --home /tmp/tracewh-demo demo",
+    )
+)
 def demo(home: HomeOpt = None) -> None:
-    """Ingest the bundled samples into a fresh home and print reports."""
     from warehouse import demo as demo_lib
 
     h = home_of(home)
@@ -82,43 +99,99 @@ def demo(home: HomeOpt = None) -> None:
     render(reports.run(h, "compare"), "table", title="compare")
 
 
-@app.command()
-def info(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
-    """What is ingested: tables, rows, time ranges, rejects, last ingest."""
+@app.command(
+    help=examples(
+        "What is ingested: tables, rows, time ranges, rejects, last ingest.",
+        "tracewh info",
+        "tracewh info -f json",
+    )
+)
+def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, tz: TzOpt = None) -> None:
     from cli.render import render
-    from warehouse import info as info_lib
+    from warehouse import holdings
 
-    render(info_lib.tables(home_of(home)), fmt, title="ingested tables")
+    render(holdings.tables(home_of(home), tz=tz), fmt, title="ingested tables", output=output)
     from warehouse import parts  # issue 9: missing parts named on stderr too
 
     for line in parts.warnings(home_of(home)):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
-@app.command()
+@app.command(
+    help=examples(
+        "Run SQL against the catalog (read-only) and print the result. QUERY '-' reads it from stdin.",
+        'tracewh sql "SELECT event_type_name, count(*) FROM google2011.task_events GROUP BY 1"',
+        "tracewh sql - -o events.parquet < query.sql",
+    )
+)
 def sql(
-    query: Annotated[str, typer.Argument(help="SQL to run read-only against the catalog.")],
+    query: Annotated[str, typer.Argument(help="SQL to run read-only against the catalog ('-': stdin).")],
     home: HomeOpt = None,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    tz: TzOpt = None,
     max_rows: Annotated[
-        int, typer.Option("--max-rows", help="Rows shown by --format table (csv/json: all).")
+        int, typer.Option("--max-rows", help="Rows shown by --format table (other formats: all).")
     ] = 1000,
 ) -> None:
-    """Run SQL against the catalog (read-only) and print the result."""
-    from cli.render import render_stream
+    from cli.render import check_format, render_stream
     from warehouse import query as query_lib
+    from warehouse.errors import UsageError
 
+    if query == "-":
+        query = sys.stdin.read()
+    if not query.strip():
+        raise UsageError("the query is empty")
+    fmt = check_format(fmt, output)
     with query_lib.read_only(home_of(home)) as con:
-        columns, types, batches = query_lib.stream(con, query)
-        render_stream(columns, types, batches, fmt, max_rows=max_rows)
+        query_lib.set_zone(con, tz or query_lib.zone_for(con))
+        if fmt == "parquet" and output is not None:
+            # Arrow batches straight from DuckDB: streamed, with the exact column types.
+            query_lib.copy_to_parquet(con, query, output)
+        else:
+            columns, types, batches = query_lib.stream(con, query)
+            render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output)
+    if output is not None:
+        err_console.print(f"wrote {output}", markup=False, highlight=False)
 
 
-@app.command()
+@app.command(
+    help=examples(
+        "One self-contained HTML page with every report that applies to what is ingested: its "
+        "table, its chart, the published figure beside tracewh's number, caveats.",
+        "tracewh summary --html summary.html",
+    )
+)
+def summary(
+    html: Annotated[Path, typer.Option("--html", help="The HTML file to write.")],
+    home: HomeOpt = None,
+    tz: TzOpt = None,
+) -> None:
+    from cli.render import atomic_file
+    from warehouse import summary as summary_lib
+
+    def progress(name: str) -> None:
+        err_console.print(f"report {name}", markup=False, highlight=False)
+
+    page = summary_lib.html_page(home_of(home), tz=tz, progress=progress)
+    with atomic_file(html) as tmp:
+        tmp.write_text(page.html, encoding="utf-8")
+    for name, reason in page.skipped:
+        err_console.print(f"skipped {name}: {reason}", markup=False, highlight=False)
+    err_console.print(f"wrote {html} ({len(page.sections)} reports)", markup=False, highlight=False)
+
+
+@app.command(
+    help=examples(
+        "Open the DuckDB shell (duckdb-cli) on the catalog, read-only by default.",
+        "tracewh shell",
+        "tracewh shell --write",
+    )
+)
 def shell(
     home: HomeOpt = None,
     write: Annotated[bool, typer.Option("--write", help="Open read-write (blocks ingests).")] = False,
 ) -> None:
-    """Open the DuckDB shell (duckdb-cli) on the catalog, read-only by default."""
     from warehouse import shell as shell_lib
 
     h = home_of(home)
@@ -126,9 +199,14 @@ def shell(
     os.execv(argv[0], argv)
 
 
-@app.command()
-def check(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
-    """Run the data invariants (sql/checks/); exit 1 when any returns rows."""
+@app.command(
+    help=examples(
+        "Run the data invariants (sql/checks/); exit 1 when any returns rows.",
+        "tracewh check",
+        "tracewh check -f csv",
+    )
+)
+def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
     from cli.render import render
     from warehouse import checks
 
@@ -141,9 +219,13 @@ def check(home: HomeOpt = None, fmt: FormatOpt = "table") -> None:
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(
+    help=examples(
+        "Repoint every view at the home's current location (after moving the home folder).",
+        "tracewh --home /new/place/tracewh-home repair",
+    )
+)
 def repair(home: HomeOpt = None) -> None:
-    """Repoint every view at the home's current location (after moving the home folder)."""
     from warehouse import catalog
 
     h = home_of(home)

@@ -7,11 +7,17 @@ from typing import Annotated
 
 import typer
 
-from cli.common import CellOpt, FormatOpt, HomeOpt, TraceOpt, home_of
+from cli.common import CellOpt, FormatOpt, HomeOpt, OutputOpt, TraceOpt, TzOpt, err_console, examples, home_of
 from warehouse import reports
 
 app = typer.Typer(
-    help="Ready-made analyses from the trace papers.", no_args_is_help=True, rich_markup_mode=None
+    help=examples(
+        "Ready-made analyses from the trace papers.",
+        "tracewh report list",
+        "tracewh report queue --trace google2011 --plot queue.png",
+    ),
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 PlotOpt = Annotated[
@@ -23,9 +29,15 @@ ParamOpt = Annotated[
 ]
 
 
-@app.command("list")
-def list_reports(fmt: FormatOpt = "table") -> None:
-    """Every report with the traces it covers and what it shows."""
+@app.command(
+    "list",
+    help=examples(
+        "Every report with the traces it covers and what it shows.",
+        "tracewh report list",
+        "tracewh report list -f markdown",
+    ),
+)
+def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
     from cli.render import render_stream
 
     rows = [
@@ -37,46 +49,70 @@ def list_reports(fmt: FormatOpt = "table") -> None:
         iter([rows]),
         fmt,
         title="reports",
+        output=output,
     )
+
+
+def parse_params(items: list[str] | None) -> dict[str, str]:
+    from warehouse.errors import UsageError
+
+    options = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"--param wants NAME=VALUE, got {item!r}")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def _make_command(report: reports.Report):
     def command(
         trace: TraceOpt = None,
         cell: CellOpt = None,
-        fmt: FormatOpt = "table",
+        fmt: FormatOpt = None,
+        output: OutputOpt = None,
         plot: PlotOpt = None,
         param: ParamOpt = None,
+        tz: TzOpt = None,
         home: HomeOpt = None,
     ) -> None:
         from cli.render import render
-        from warehouse.errors import UsageError
+        from warehouse import api
 
-        options = {}
-        for item in param or []:
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise UsageError(f"--param wants NAME=VALUE, got {item!r}")
-            options[key.strip()] = value.strip()
-        rows = reports.run(home_of(home), report.name, trace=trace, cell=cell, options=options)
-        render(rows, fmt, title=report.name)
-        from cli.common import err_console
-
+        result = api.report(report.name, trace, cell, home=home_of(home), tz=tz, **parse_params(param))
+        render(result.rows, fmt, title=report.name, output=output)
         # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
-        for line in reports.footer(home_of(home), report.name, trace=trace):
+        for line in result.footer:
             err_console.print(line, markup=False, highlight=False)
+        if output is not None:
+            err_console.print(f"wrote {output}", markup=False, highlight=False)
         if plot is not None:
             from warehouse import plots
 
-            plots.write(report.name, rows, plot)
+            written = plots.write(report.name, result.rows, plot)
+            err_console.print(f"plot written to {written}", markup=False, highlight=False)
 
-    command.__doc__ = (
+    return command
+
+
+def _help(report: reports.Report) -> str:
+    trace = f" --trace {report.traces[0]}" if report.needs_trace else ""
+    lines = [f"tracewh report {report.name}{trace}"]
+    if report.plot:
+        lines.append(f"tracewh report {report.name}{trace} --plot {report.name}.png")
+    else:
+        lines.append(f"tracewh report {report.name}{trace} --output {report.name}.csv")
+    text = (
         report.description
         + (f"\n\nReproduces: {report.reproduces}" if report.reproduces else "")
         + f"\n\nTraces: {', '.join(report.traces)}."
     )
-    return command
+    if report.options:
+        text += "\n\nParameters (--param NAME=VALUE): " + ", ".join(
+            f"{k} (default {v})" if v is not None else k for k, v in report.options.items()
+        )
+    return examples(text, *lines)
 
 
 for _report in reports.all_reports().values():
-    app.command(_report.name)(_make_command(_report))
+    app.command(_report.name, help=_help(_report))(_make_command(_report))

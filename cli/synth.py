@@ -8,13 +8,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import err_console
+from cli.common import err_console, examples
 
-HELP = (
+HELP = examples(
     "Write a synthetic trace in the original download layout (google2011 gzip CSV parts with "
     "SHA256SUM, google2019 JSON shards per cell, alibaba2018 <table>.tar.gz/.csv), at --scale of "
     "the published size (1.0 = the whole trace), with manifest.json of the exact expected counts. "
-    "Deterministic for a --seed. OUT must be new or empty."
+    "Deterministic for a --seed. OUT must be new or empty.",
+    "tracewh synth google2011 /tmp/synth2011 --scale 0.001",
+    "tracewh synth alibaba2018 /tmp/synth-ali --scale 0.0001 --seed 7",
 )
 
 

@@ -12,7 +12,7 @@ from conftest import REPO
 
 
 def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(tmp_path):
-    subprocess.run(
+    build = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -20,16 +20,23 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
             "wheel",
             "--no-deps",
             "--no-build-isolation",
-            "-q",
+            "-v",
             "-w",
             str(tmp_path / "dist"),
             str(REPO),
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
+    # No warnings from the build (the license form, data folders that are not packages...)
+    log = build.stdout + build.stderr
+    assert "Warning" not in log, [line for line in log.splitlines() if "Warning" in line]
     (wheel,) = (tmp_path / "dist").glob("tracewh-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    # The import names the wheel adds (one, `tracewh`, after the package rename of issue 14)
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"warehouse", "cli"}
     assert "warehouse/sql/google2011/11_task_events.sql" in names
     assert "warehouse/sql/reports/lifecycle_counts.sql" in names
     assert "warehouse/data/sample/google2011/task_events/part-00001-of-00500.csv.gz" in names
@@ -58,3 +65,20 @@ def test_editable_install_reads_sql_from_the_repository():
     from warehouse import sqlfiles
 
     assert sqlfiles.sql_root().resolve() == (REPO / "sql").resolve()
+
+
+def test_every_folder_of_shipped_files_is_a_listed_package():
+    """setuptools warns about data in a folder that is not a package: the list in
+    pyproject.toml must name every folder under sql/ and data/."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    mapped = {folder: package for package, folder in config["package-dir"].items()}
+    folders = {
+        mapped[top] + "".join("." + part for part in path.relative_to(REPO / top).parts)
+        for top in ("sql", "data")
+        for path in [REPO / top, *(p for p in (REPO / top).rglob("*") if p.is_dir())]
+        if "__pycache__" not in path.parts
+    }
+    assert folders <= listed, sorted(folders - listed)

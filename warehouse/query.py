@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import duckdb
 
@@ -24,25 +25,72 @@ class Rows:
     columns: list[str]
     types: list[str]
     rows: list[tuple]
+    # What produced them, for a caller that shows it (a report's trace, cell, zone, parameters).
+    context: dict[str, object] = field(default_factory=dict)
 
 
 @contextlib.contextmanager
 def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to the catalog, checked to be in the place its views point at."""
-    # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
-    limit = os.environ.get("TRACEWH_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    """A read-only connection to the catalog, checked to be in the place its views point at;
+    an interrupt (SIGINT/SIGTERM) cancels its running query."""
     holder: list[duckdb.DuckDBPyConnection] = []
     # The signal block starts before the connection, so DuckDB's threads inherit it.
     with signals.interrupting(lambda: holder[0].interrupt() if holder else None):
-        con = catalog.connect(home, read_only=True, memory_limit=limit)
+        con = open_read_only(home)
         holder.append(con)
         # DuckDB draws its progress bar on stdout, which carries data only.
         con.execute("SET enable_progress_bar = false")
         try:
-            catalog.check_location(con, home)
             yield con
         finally:
             con.close()
+
+
+def open_read_only(home: Home) -> duckdb.DuckDBPyConnection:
+    """The connection of read_only(), left open for the caller (the Python API hands it out)."""
+    # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
+    limit = os.environ.get("TRACEWH_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    con = catalog.connect(home, read_only=True, memory_limit=limit)
+    try:
+        catalog.check_location(con, home)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+# The zone of the traces' own clocks: google2011.time_zone() and google2019.cells are
+# defined in sql/ (the one place); Alibaba 2018 has no absolute times.
+_ZONES_SQL = """
+SELECT DISTINCT i.trace, i.cell,
+       CASE i.trace WHEN 'google2011' THEN google2011.time_zone() ELSE c.time_zone END AS zone
+FROM meta.ingests AS i LEFT JOIN google2019.cells AS c ON c.cell = i.cell
+WHERE i.is_current AND i.trace IN ('google2011', 'google2019')
+"""
+
+
+def zone_for(con: duckdb.DuckDBPyConnection, trace: str | None = None, cell: str | None = None) -> str:
+    """The zone times print in: the trace's (or cell's) own when it has one, else UTC.
+
+    Without a trace: the one zone every ingested trace shares, else UTC.
+    """
+    try:
+        found = con.execute(_ZONES_SQL).fetchall()
+    except duckdb.Error:
+        return "UTC"
+    zones = {z for t, c, z in found if z and (trace is None or t == trace) and (cell is None or c == cell)}
+    return zones.pop() if len(zones) == 1 else "UTC"
+
+
+def set_zone(con: duckdb.DuckDBPyConnection, zone: str) -> None:
+    """TIMESTAMPTZ values come back in this zone; an unknown name is a usage error."""
+    from warehouse.errors import UsageError
+    from warehouse.quoting import quote_literal
+
+    try:
+        con.execute(f"SET TimeZone = {quote_literal(zone)}")
+    except duckdb.Error as e:
+        raise UsageError(f"unknown time zone {zone!r} (an IANA name such as UTC or America/New_York)") from e
 
 
 def stream(
@@ -89,9 +137,37 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = 
         cur.close()
 
 
+def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> int:
+    """One query's result into a Parquet file, streamed as Arrow batches (with DuckDB's exact
+    column types) into a file beside path that is renamed over it once complete. Between two
+    batches an interrupt stops it, leaving any earlier file untouched. Returns the row count."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    rows = 0
+    try:
+        rel = con.sql(sql.strip().rstrip(";"))
+        if rel is None:
+            raise TracewhError("the statement returns no rows to write")
+        reader = rel.to_arrow_reader(BATCH_ROWS * 10)
+        with pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+        os.replace(tmp, path)
+    except duckdb.Error as e:
+        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+    except OSError as e:
+        raise TracewhError(f"cannot write {path}: {e.strerror or e}") from e
+    finally:
+        tmp.unlink(missing_ok=True)
+    return rows
+
+
 def _one_line(e: BaseException) -> str:
     lines = [ln for ln in str(e).splitlines() if ln.strip()]
     return " ".join(lines[:2]) if lines else type(e).__name__
 
 
-__all__ = ["CatalogError", "Rows", "fetch", "read_only", "stream"]
+__all__ = ["CatalogError", "Rows", "fetch", "open_read_only", "read_only", "set_zone", "stream", "zone_for"]

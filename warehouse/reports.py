@@ -96,8 +96,12 @@ def run(
     trace: str | None = None,
     cell: str | None = None,
     options: dict[str, str] | None = None,
+    tz: str | None = None,
 ) -> Rows:
-    """Run a report read-only; the library never writes the catalog here."""
+    """Run a report read-only; the library never writes the catalog here.
+
+    Times come back in ``tz``, else in the zone of the report's trace (or cell).
+    """
     from warehouse import query
 
     report = get(name)
@@ -121,14 +125,30 @@ def run(
             params["cell"] = cell
         elif cell is not None:
             raise UsageError(f"report {name} has no --cell")
+        only = report.traces[0] if len(report.traces) == 1 else None
+        chosen = params.get("trace") if report.needs_trace else (trace or only)
+        zone = tz or query.zone_for(con, str(chosen) if chosen else None, cell)
+        query.set_zone(con, zone)
+        start = _trace_start(con, str(chosen)) if chosen else None
         if not report.python:
-            return query.fetch(con, report.sql, params)
-        from warehouse import dag
+            rows = query.fetch(con, report.sql, params)
+        else:
+            from warehouse import dag
 
-        first, _, second = report.sql.partition(STEP_MARKER)
-        # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
-        dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
-        return query.fetch(con, second, _used(second, params))
+            first, _, second = report.sql.partition(STEP_MARKER)
+            # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
+            dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
+            rows = query.fetch(con, second, _used(second, params))
+    chart = _split_chart_columns(rows)
+    rows.context = {
+        "chart": chart,
+        "trace": chosen,
+        "cell": cell,
+        "zone": zone,
+        "trace_start": start,
+        "params": {k: v for k, v in params.items() if k not in BUILTIN_PARAMS},
+    }
+    return rows
 
 
 STEP_MARKER = "-- then:"
@@ -137,6 +157,32 @@ STEP_MARKER = "-- then:"
 def _used(sql: str, params: dict[str, object]) -> dict[str, object]:
     """The parameters a statement names (DuckDB refuses unused named parameters)."""
     return {k: v for k, v in params.items() if f"${k}" in sql}
+
+
+def _split_chart_columns(rows: Rows) -> dict[str, list]:
+    """Columns named ``_...`` (e.g. ``_cdf``: 101 quantiles) feed the chart only: they leave the
+    rows (no table, export or DataFrame shows them) and come back per row, in row order."""
+    hidden = [i for i, c in enumerate(rows.columns) if c.startswith("_")]
+    if not hidden:
+        return {}
+    chart = {rows.columns[i]: [r[i] for r in rows.rows] for i in hidden}
+    keep = [i for i in range(len(rows.columns)) if i not in hidden]
+    rows.columns = [rows.columns[i] for i in keep]
+    rows.types = [rows.types[i] for i in keep]
+    rows.rows = [tuple(r[i] for i in keep) for r in rows.rows]
+    return chart
+
+
+def _trace_start(con, trace: str) -> object:
+    """The trace's start instant (sql/<trace>/01_time.sql, in the connection's zone), if it has one."""
+    import duckdb
+
+    if trace not in trace_names():
+        return None
+    try:
+        return con.execute(f"SELECT {trace}.trace_start()").fetchone()[0]
+    except duckdb.Error:  # a trace without absolute times (alibaba2018)
+        return None
 
 
 def _typed(value: str | None) -> object:

@@ -6,7 +6,7 @@
 -- reproduces: Alibaba co-location paper, Table 8: critical path mean 134.97 s (71.20% of job time), communication mean 54.59 s (28.80%); max critical path 175,453 s and max job time 175,460 s (job j_2724077); max communication 4,691 s
 -- note: the critical path walks the DAG of alibaba2018.dag_tasks (Kahn's algorithm, warehouse/dag.py); jobs with a cycle, or a task whose start or end is unknown (start 0, end 0, end before start, or status Running / Waiting / Ready: not ended), are not timed and are counted (jobs: ...). Edges to missing parents and self-loops are not DAG edges; the edges of cyclic jobs stay out of the interval distribution. Job time = latest end - earliest start of the job's tasks. Anomalies are left out of the distributions and counted in their own rows (examples: ali-dag-anomalies): edges whose child starts before its parent ends (negative interval) and jobs whose critical path exceeds the job time (negative communication).
 -- caveat: only jobs whose every task has known times are timed: read jobs: unknown_times beside n
--- plot: kind=quantiles; group=measure; where=p50_s; title=DAG timing (CDF over jobs / edges / tasks); xlabel=seconds (log scale); ylabel=fraction; logx=true
+-- plot: kind=quantiles; group=measure; where=p50_s; title=DAG timing (CDF over jobs / edges / tasks); xlabel=seconds (log scale); ylabel=fraction; logx=true; ref=vline@134.97:paper: mean critical path 134.97 s|vline@54.59:paper: mean communication 54.59 s
 SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.dag_tasks ORDER BY job_name, task_id;
 -- then:
 WITH t AS MATERIALIZED (
@@ -57,7 +57,7 @@ summary AS (
     SELECT ord, measure, count(v) AS n, round(avg(v), 3) AS mean_s,
            round(quantile_cont(v, 0.1), 3) AS p10_s, round(quantile_cont(v, 0.5), 3) AS p50_s,
            round(quantile_cont(v, 0.9), 3) AS p90_s, round(quantile_cont(v, 0.99), 3) AS p99_s,
-           max(v) AS max_s, arg_max(job_name, v) AS max_job
+           max(v) AS max_s, arg_max(job_name, v) AS max_job, meta.cdf(v) AS _cdf
     FROM measures GROUP BY ord, measure
 ),
 shares AS (
@@ -78,8 +78,8 @@ statuses AS (
 SELECT s.measure, s.n, s.mean_s,
        round(CASE s.measure WHEN 'critical path' THEN sh.cp WHEN 'communication time' THEN sh.comm END, 4) AS share_of_job_time,
        s.p10_s, s.p50_s, s.p90_s, s.p99_s, s.max_s, s.max_job,
-       p.published_mean_s, p.published_share, p.published_max_s
+       p.published_mean_s, p.published_share, p.published_max_s, s._cdf
 FROM summary AS s, shares AS sh LEFT JOIN published AS p ON p.measure = s.measure
 UNION ALL
-SELECT measure, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM statuses
+SELECT measure, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM statuses
 ORDER BY 1 ASC;

@@ -5,7 +5,7 @@
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 10: for more than 90% of 5-minute windows the consumption changes by less than 20%
 -- note: usage of a window = sum over task usage records starting in it of mean usage x record length / window length (normalised cores, memory). Change = |u(t) - u(t-1)| / u(t-1) between consecutive non-empty windows. Records with special times are left out.
 -- caveat: the first and last windows of the ingested data are partial: their changes are edge effects
--- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows
+-- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows; ref=point@0.2,0.9:paper: >90% of 5-min windows change <20%
 WITH windows AS (
     SELECT start_time // ($window_s::BIGINT * 1000000) AS w,
            sum(cpu * window_s) / $window_s AS cpu,
@@ -36,7 +36,8 @@ SELECT
     round(quantile_cont(v, 0.75), 4) AS p75,
     round(quantile_cont(v, 0.90), 4) AS p90,
     round(quantile_cont(v, 0.99), 4) AS p99,
-    round(max(v), 4) AS max
+    round(max(v), 4) AS max,
+    meta.cdf(v) AS _cdf  -- for the chart only (101 levels)
 FROM changes
 GROUP BY resource
 ORDER BY resource;

@@ -1,4 +1,4 @@
-"""What the warehouse holds, per table, for `tracewh info`."""
+"""What the warehouse holds, per table (`tracewh info`, `tracewh.info()`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ ORDER BY t.trace, t.table_name
 """
 
 
-def tables(home: Home) -> query.Rows:
+def tables(home: Home, tz: str | None = None) -> query.Rows:
     with query.read_only(home) as con:
+        query.set_zone(con, tz or query.zone_for(con))
         return query.fetch(con, _SQL)

@@ -1,0 +1,86 @@
+"""`tracewh summary --html`: one self-contained page with every report that applies."""
+
+from __future__ import annotations
+
+import base64
+from html.parser import HTMLParser
+
+from conftest import REPO
+
+from cli.main import main
+
+
+class Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[tuple[str, str | None]] = []
+        self.images: list[str] = []
+        self.external: list[str] = []
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.add(tag)
+        if tag == "section" and "data-report" in a:
+            self.sections.append((a["data-report"], a.get("data-trace")))
+        if tag == "img":
+            self.images.append(a["src"])
+        for key in ("src", "href"):
+            if a.get(key) and not (a[key].startswith("data:") or a[key].startswith("#")):
+                self.external.append(a[key])
+
+
+def expected_sections() -> set[tuple[str, str | None]]:
+    """From the report files' headers, read here independently: all three sample traces are
+    ingested, so a report taking --trace appears once per trace it lists, others once."""
+    everything = ("google2011", "google2019", "alibaba2018")
+    out: set[tuple[str, str | None]] = set()
+    for path in sorted((REPO / "sql" / "reports").glob("*.sql")):
+        header = {}
+        for line in path.read_text().splitlines():
+            if not line.startswith("-- ") or ":" not in line:
+                break
+            key, _, value = line[3:].partition(":")
+            header[key.strip()] = value.strip()
+        traces = everything if header.get("traces", "any") == "any" else header["traces"].split(",")
+        takes_trace = "trace" in [p.split("=")[0].strip() for p in header.get("params", "").split(",")]
+        if takes_trace:
+            out |= {(header["name"], t.strip()) for t in traces}
+        else:
+            out.add((header["name"], None))
+    return out
+
+
+def test_summary_page_has_every_report_with_embedded_charts(tmp_path, sample_home, capsys):
+    target = tmp_path / "summary.html"
+    try:
+        main(["--home", str(sample_home.root), "summary", "--html", str(target)])
+    except SystemExit as e:
+        assert not e.code
+    err = capsys.readouterr().err
+    page = Page()
+    page.feed(target.read_text(encoding="utf-8"))
+    skipped = {
+        line.split(":")[0].removeprefix("skipped ")
+        for line in err.splitlines()
+        if line.startswith("skipped ")
+    }
+    shown = {f"{r}" + (f" --trace {t}" if t else "") for r, t in page.sections}
+    want = {f"{r}" + (f" --trace {t}" if t else "") for r, t in expected_sections()}
+    # every applicable report is on the page, or named on stderr (and on the page) with the reason
+    assert shown | skipped == want and not (shown & skipped)
+    assert len(shown) >= 20
+    # charts: PNG data URIs that decode to PNG files; nothing fetched from the network
+    assert len(page.images) >= 5
+    for src in page.images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert page.external == [] and "script" not in page.tags and "link" not in page.tags
+    html = target.read_text(encoding="utf-8")
+    # the published figure beside tracewh's table, and the caveats
+    assert html.count('class="pub"') == len(page.sections)
+    assert (
+        "Table 8: critical path mean 134.97 s" in html
+        and "Caveat.</b> caveat: " in html
+        and "Method.</b>" in html
+    )

@@ -1,0 +1,250 @@
+"""The Python API for notebooks and scripts; the command line is built on the same functions.
+
+    import warehouse as tracewh          # `import tracewh` once the package is renamed
+    con = tracewh.connect()              # read-only DuckDB connection on the catalog
+    con.sql("SELECT ...").pl()           # any query as a polars DataFrame
+    r = tracewh.report("task-times", trace="google2011")
+    r.df                                 # a polars DataFrame
+    r.reproduces, r.caveats              # what it reproduces, what to keep in mind
+    fig = tracewh.plot("queue", trace="google2011")
+
+Every function takes ``home=`` (a path; default $TRACEWH_HOME, else ./tracewh-home) and
+raises warehouse.errors.TracewhError (UsageError for a wrong argument) on failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from warehouse.home import Home
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+    from matplotlib.figure import Figure
+
+    from warehouse.ingest import IngestResult, Progress
+    from warehouse.query import Rows
+
+PathLike = str | Path
+
+
+def _home(home: PathLike | Home | None) -> Home:
+    if isinstance(home, Home):
+        return home
+    return Home.resolve(Path(home) if home is not None else None)
+
+
+def connect(home: PathLike | None = None, *, tz: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only DuckDB connection on the catalog (every trace's views); close it when done.
+
+    Times (TIMESTAMPTZ) come back in ``tz``, else in the zone the ingested traces share (else UTC).
+    """
+    from warehouse import query
+
+    con = query.open_read_only(_home(home))
+    try:
+        query.set_zone(con, tz or query.zone_for(con))
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """A report's rows and what they mean. ``df`` is the polars DataFrame; attribute access
+    falls through to it (``r.filter(...)``, ``r.shape``), and notebooks show the table with
+    the published figure and the caveats under it."""
+
+    name: str
+    description: str
+    reproduces: str
+    # The report's footer: what it reproduces, its caveat, and what applies to this data
+    # (the bundled sample, the observed window, missing parts); one line each.
+    footer: tuple[str, ...]
+    method: str
+    trace: str | None
+    cell: str | None
+    zone: str
+    params: Mapping[str, object]
+    rows: Rows = field(repr=False)
+
+    @property
+    def caveats(self) -> list[str]:
+        """The footer without its 'reproduces' line: what to keep in mind reading these numbers."""
+        return [line for line in self.footer if not line.startswith(f"{self.name} reproduces:")]
+
+    @property
+    def df(self) -> pl.DataFrame:
+        return to_polars(self.rows)
+
+    @property
+    def metadata(self) -> dict[str, object]:
+        return {
+            "report": self.name,
+            "description": self.description,
+            "reproduces": self.reproduces,
+            "caveats": self.caveats,
+            "method": self.method,
+            "trace": self.trace,
+            "cell": self.cell,
+            "zone": self.zone,
+            "params": dict(self.params),
+        }
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.df, name)
+
+    def __len__(self) -> int:
+        return len(self.rows.rows)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.df[key]
+
+    def __repr__(self) -> str:
+        notes = [f"report {self.name}" + (f" ({self.trace})" if self.trace else "")]
+        if self.reproduces:
+            notes.append(f"reproduces: {self.reproduces}")
+        notes += self.caveats
+        return repr(self.df) + "\n" + "\n".join(notes)
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        lines = ([f"reproduces: {self.reproduces}"] if self.reproduces else []) + self.caveats
+        notes = "".join(f"<p>{escape(text)}</p>" for text in lines)
+        return self.df._repr_html_() + notes
+
+
+def to_polars(rows: Rows) -> pl.DataFrame:
+    """Rows as a polars DataFrame (every row read for the types, so a late NULL never breaks it)."""
+    import polars as pl
+
+    if not rows.rows:
+        return pl.DataFrame(schema=rows.columns)
+    return pl.DataFrame(rows.rows, schema=rows.columns, orient="row", infer_schema_length=None)
+
+
+def report(
+    name: str,
+    trace: str | None = None,
+    cell: str | None = None,
+    *,
+    home: PathLike | Home | None = None,
+    tz: str | None = None,
+    **params: object,
+) -> ReportResult:
+    """Run the report ``name`` (``list_reports()`` lists them); ``params`` are its parameters
+    (e.g. ``bucket_s=600``), given as Python values."""
+    from warehouse import reports
+
+    meta = reports.get(name)
+    where = _home(home)
+    rows = reports.run(
+        where, name, trace=trace, cell=cell, options={k: str(v) for k, v in params.items()}, tz=tz
+    )
+    ctx = rows.context
+    chosen = str(ctx["trace"]) if ctx.get("trace") else None
+    return ReportResult(
+        name=meta.name,
+        description=meta.description,
+        reproduces=meta.reproduces,
+        footer=tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace)),
+        method=meta.note,
+        trace=str(ctx["trace"]) if ctx.get("trace") else None,
+        cell=str(ctx["cell"]) if ctx.get("cell") else None,
+        zone=str(ctx.get("zone", "UTC")),
+        params=dict(ctx.get("params", {})),  # type: ignore[call-overload]
+        rows=rows,
+    )
+
+
+def plot(
+    name: str | ReportResult,
+    trace: str | None = None,
+    cell: str | None = None,
+    *,
+    home: PathLike | Home | None = None,
+    **params: object,
+) -> Figure:
+    """The report's chart as a matplotlib Figure (pass a ReportResult to draw rows you already have)."""
+    from warehouse import plots
+
+    result = name if isinstance(name, ReportResult) else report(name, trace, cell, home=home, **params)  # type: ignore[arg-type]
+    return plots.figure(result.name, result.rows)
+
+
+def list_reports() -> pl.DataFrame:
+    """Every report: name, traces, description, what it reproduces, its parameters."""
+    import polars as pl
+
+    from warehouse import reports as reports_lib
+
+    return pl.DataFrame(
+        [
+            {
+                "report": r.name,
+                "traces": ", ".join(r.traces),
+                "description": r.description,
+                "reproduces": r.reproduces,
+                "params": ", ".join(f"{k}={v}" for k, v in r.options.items()),
+            }
+            for r in reports_lib.all_reports().values()
+        ]
+    )
+
+
+def ingest(
+    trace: str,
+    source: PathLike | Sequence[PathLike],
+    *,
+    home: PathLike | Home | None = None,
+    tables: list[str] | None = None,
+    table: str | None = None,
+    cell: str | None = None,
+    replace: bool = False,
+    append: bool = False,
+    parts: str | None = None,
+    allow_empty: bool = False,
+    verify: bool = True,
+    memory_limit: str | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> IngestResult:
+    """Ingest raw trace files (download folders, or single files with ``table=``) into the home:
+    the parts given are written, every other part is kept (``replace=True``: only these)."""
+    from warehouse import ingest as ingest_lib
+
+    sources = [Path(source)] if isinstance(source, str | Path) else [Path(s) for s in source]
+    return ingest_lib.ingest(
+        _home(home),
+        trace,
+        sources,
+        tables=tables,
+        table_for_file=table,
+        cell=cell,
+        replace=replace,
+        append=append,
+        parts=parts,
+        allow_empty=allow_empty,
+        verify=verify,
+        memory_limit=memory_limit,
+        workers=workers,
+        progress=progress,
+    )
+
+
+def info(home: PathLike | Home | None = None) -> pl.DataFrame:
+    """What is ingested: per table rows, rejects, time range, files, size, last update."""
+    from warehouse import holdings
+
+    return to_polars(holdings.tables(_home(home)))
+
+
+__all__ = ["ReportResult", "connect", "info", "ingest", "list_reports", "plot", "report", "to_polars"]
