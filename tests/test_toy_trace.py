@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from warehouse import checks, info, ingest, reports
+from warehouse import checks, ingest, reports
+from warehouse.holdings import tables as info_tables
 from warehouse.home import Home
 from warehouse.traces import MODULES_ENV, registry
 
@@ -39,7 +40,7 @@ def test_the_toy_trace_is_ingested_listed_compared_and_checked(toy, tmp_path):
     result = ingest.ingest(home, "toy2024", toy)
     assert {r.table: r.rows_written for r in result.files} == {"jobs": 3, "machines": 2}
 
-    listed = info.tables(home)
+    listed = info_tables(home)
     by_table = {row[listed.columns.index("table")]: row for row in listed.rows if "toy2024" in row}
     assert set(by_table) == {"jobs", "machines"}
 

@@ -416,6 +416,27 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
                         f"COMMENT ON COLUMN {quote_ident(schema)}.{quote_ident(table.name)}."
                         f"{quote_ident(name)} IS {quote_literal(comment)}"
                     )
+    _inherit_comments(con, trace)
+
+
+def _inherit_comments(con: duckdb.DuckDBPyConnection, trace: str) -> None:
+    """A view column without a comment takes the one its name has elsewhere in the trace's schema
+    (an adapter view repeats a semantic view's columns; their meaning is written once)."""
+    rows = con.execute(
+        "SELECT table_name, column_name, comment FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = $s ORDER BY table_name",
+        {"s": trace},
+    ).fetchall()
+    known: dict[str, str] = {}
+    for _, column, comment in rows:
+        if comment:
+            known.setdefault(column, comment)
+    for table, column, comment in rows:
+        if not comment and column in known:
+            con.execute(
+                f"COMMENT ON COLUMN {quote_ident(trace)}.{quote_ident(table)}.{quote_ident(column)} "
+                f"IS {quote_literal(known[column])}"
+            )
 
 
 def recorded_home(con: duckdb.DuckDBPyConnection) -> str | None:

@@ -69,3 +69,11 @@ SELECT
     cpus,
     memory
 FROM google2011.machine_events;
+
+COMMENT ON VIEW google2011.lifecycle_event_types IS 'Adapter: the 2011 task event types, for lifecycle.event_types';
+COMMENT ON VIEW google2011.lifecycle_task_event_tables IS 'Adapter: the table holding the 2011 task events, for lifecycle.task_event_parts';
+COMMENT ON VIEW google2011.lifecycle_task_events IS 'Adapter: google2011.task_events in the shape of lifecycle.task_events';
+COMMENT ON VIEW google2011.lifecycle_task_usage IS 'Adapter: google2011.task_usage in the shape of lifecycle.task_usage';
+COMMENT ON VIEW google2011.lifecycle_job_events IS 'Adapter: google2011.job_events in the shape of lifecycle.job_events';
+COMMENT ON VIEW google2011.lifecycle_machine_events IS 'Adapter: google2011.machine_events in the shape of lifecycle.machine_events';
+COMMENT ON COLUMN google2011.lifecycle_task_event_tables.table_name IS 'The google2011 table whose parts hold the task events';

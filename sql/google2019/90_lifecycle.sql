@@ -58,3 +58,11 @@ CREATE OR REPLACE VIEW google2019.lifecycle_machine_events AS
 SELECT 'google2019' AS trace, cell, machine_id, time, seq, time_class, type_name AS event_type_name,
        capacity_cpus AS cpus, capacity_memory AS memory
 FROM google2019.machine_events;
+
+COMMENT ON VIEW google2019.lifecycle_event_types IS 'Adapter: the 2019 instance event types, for lifecycle.event_types';
+COMMENT ON VIEW google2019.lifecycle_task_event_tables IS 'Adapter: the table holding the 2019 instance events, for lifecycle.task_event_parts';
+COMMENT ON VIEW google2019.lifecycle_task_events IS 'Adapter: google2019.instance_events of jobs in the shape of lifecycle.task_events';
+COMMENT ON VIEW google2019.lifecycle_task_usage IS 'Adapter: google2019.instance_usage of jobs in the shape of lifecycle.task_usage';
+COMMENT ON VIEW google2019.lifecycle_job_events IS 'Adapter: google2019.collection_events of jobs in the shape of lifecycle.job_events';
+COMMENT ON VIEW google2019.lifecycle_machine_events IS 'Adapter: google2019.machine_events in the shape of lifecycle.machine_events';
+COMMENT ON COLUMN google2019.lifecycle_task_event_tables.table_name IS 'The google2019 table whose parts hold the task events';
