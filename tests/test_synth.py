@@ -449,6 +449,16 @@ def test_same_seed_same_bytes_whatever_the_workers(tmp_path):
     assert all(a["files"][k]["sha256"] != c["files"][k]["sha256"] for k in a["files"])
 
 
+def test_memory_does_not_grow_with_the_number_of_parts(tmp_path):
+    """A worker keeps at most the two blocks a part needs (the cache once kept every block, so a
+    worker's memory grew with the scale)."""
+    from warehouse.synth import google2011 as g
+
+    g._block.cache_clear()
+    synth("google2011", tmp_path / "o", scale=SCALE_2011, parts=6, tables=["task_events"], workers=1)
+    assert g._block.cache_info().currsize <= 2
+
+
 def test_crc32_combine_equals_the_crc_of_the_concatenation():
     a, b = b"task_events,1,2\n" * 1000, b"x" * 70_001
     assert crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == zlib.crc32(a + b)

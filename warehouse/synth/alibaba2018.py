@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import tarfile
-from functools import cache
+from functools import cache, lru_cache
 
 from warehouse.errors import UsageError
 from warehouse.synth import Config, Output, Piece, encode, rng_for, split_evenly
@@ -194,7 +194,8 @@ def _log_uniform_mix(rng, table, n):
     return out
 
 
-@cache
+# A part needs at most two blocks; an unbounded cache would grow with the scale.
+@lru_cache(maxsize=2)
 def _batch(cfg: Config, c: int):
     """The task rows of job chunk c (a polars DataFrame in batch_task's column order) and counts."""
     import numpy as np

@@ -24,7 +24,7 @@ The model (every figure below is a constant of this module, so it can be tuned i
 from __future__ import annotations
 
 import io
-from functools import cache
+from functools import cache, lru_cache
 
 from warehouse.errors import UsageError
 from warehouse.synth import (
@@ -187,7 +187,8 @@ def _job_sizes(rng, n):
     return out
 
 
-@cache
+# A part needs at most two blocks; an unbounded cache would grow with the scale.
+@lru_cache(maxsize=2)
 def _block(cfg: Config, b: int):
     """Jobs, tasks and episodes of block b (arrivals in slice b), as numpy arrays."""
     import numpy as np

@@ -24,7 +24,7 @@ The model, per cell:
 from __future__ import annotations
 
 import io
-from functools import cache
+from functools import cache, lru_cache
 
 from warehouse.errors import UsageError
 from warehouse.synth import Config, Output, Piece, encode, hash_names, no_frame, rng_for, split_evenly
@@ -152,7 +152,8 @@ def _mid(m):
     return 1_000_000 + m * 32_939_713
 
 
-@cache
+# A part needs at most two blocks; an unbounded cache would grow with the scale.
+@lru_cache(maxsize=2)
 def _block(cfg: Config, cell: str, k: int):
     import numpy as np
 
