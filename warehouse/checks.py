@@ -27,7 +27,7 @@ class CheckResult:
 
 def all_checks() -> list[tuple[str, str, str]]:
     """(name, description, sql) of every check."""
-    out = [(f.name, f.header.get("purpose", ""), f.body) for f in sqlfiles.folder("checks")]
+    out = [(f.name, f.header.get("description", ""), f.body) for f in sqlfiles.folder("checks")]
     for trace_name, trace in registry().items():
         for table in trace.tables.values():
             mandatory = [c.name for c in table.columns if c.mandatory]

@@ -1,5 +1,5 @@
 -- name: alibaba2018.headline
--- purpose: the 2018 trace's row of the compare report (its headline metrics in the shared definitions): Alibaba is not in the life-cycle layer, so it brings its own.
+-- description: the 2018 trace's row of the compare report (its headline metrics in the shared definitions): Alibaba is not in the life-cycle layer, so it brings its own.
 -- grain: one row (trace, machines, jobs, tasks, tasks_per_job, median_jobs_per_hour, resubmit_ratio, finish, kill, fail, evict, lost, mean_cpu_utilisation, mean_memory_utilisation)
 -- note: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100.
 CREATE OR REPLACE VIEW alibaba2018.headline AS

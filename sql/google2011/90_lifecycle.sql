@@ -1,5 +1,5 @@
 -- name: google2011.lifecycle
--- purpose: the 2011 trace's contribution to the shared life-cycle layer (sql/lifecycle): one adapter view per shared view, each in the shared shape; lifecycle.* is the UNION of every trace's adapters.
+-- description: the 2011 trace's contribution to the shared life-cycle layer (sql/lifecycle): one adapter view per shared view, each in the shared shape; lifecycle.* is the UNION of every trace's adapters.
 -- grain: as the shared view each adapter feeds
 CREATE OR REPLACE VIEW google2011.lifecycle_event_types AS
 SELECT 'google2011' AS trace, code, name FROM google2011.codes WHERE code_set = 'event_type';

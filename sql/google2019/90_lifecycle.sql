@@ -1,5 +1,5 @@
 -- name: google2019.lifecycle
--- purpose: the 2019 trace's contribution to the shared life-cycle layer (sql/lifecycle): one adapter view per shared view, each in the shared shape; lifecycle.* is the UNION of every trace's adapters.
+-- description: the 2019 trace's contribution to the shared life-cycle layer (sql/lifecycle): one adapter view per shared view, each in the shared shape; lifecycle.* is the UNION of every trace's adapters.
 -- grain: as the shared view each adapter feeds
 -- note: collection_id -> job_id, instance_index -> task_index, placed_machine_id -> machine_id; only instances of jobs (collection_type 0): alloc instances (collection_type ALLOC_SET) are resource reservations, not work, and stay out of the life-cycle reports; is_production = priority >= 120 (production tier and above).
 CREATE OR REPLACE VIEW google2019.lifecycle_event_types AS

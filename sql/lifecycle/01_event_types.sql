@@ -1,5 +1,5 @@
 -- name: lifecycle.event_types
--- purpose: the event types each Google trace documents, from the trace's own code table, so reports list every type (with zero counts) without copying code tables.
+-- description: the event types each Google trace documents, from the trace's own code table, so reports list every type (with zero counts) without copying code tables.
 -- grain: one row per (trace, event name)
 CREATE OR REPLACE VIEW lifecycle.event_types AS
 SELECT trace, code, name FROM {{union lifecycle_event_types}};

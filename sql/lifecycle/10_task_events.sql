@@ -1,5 +1,5 @@
 -- name: lifecycle.task_events
--- purpose: the task (2011) / instance (2019) events of every Google trace in one shape, so each life-cycle report is written once and filtered by $trace.
+-- description: the task (2011) / instance (2019) events of every Google trace in one shape, so each life-cycle report is written once and filtered by $trace.
 -- grain: one row per task event (trace, cell, job_id, task_index, time, seq)
 -- note: the UNION of every trace's adapter view <trace>.lifecycle_task_events (in its SQL folder, e.g. sql/google2019/90_lifecycle.sql, which says how its columns map); event_kind and the part are added here, once.
 CREATE OR REPLACE VIEW lifecycle.task_events AS

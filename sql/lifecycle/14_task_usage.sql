@@ -1,5 +1,5 @@
 -- name: lifecycle.task_usage
--- purpose: task resource usage of every Google trace in one shape: mean normalised CPU cores and memory per measurement window.
+-- description: task resource usage of every Google trace in one shape: mean normalised CPU cores and memory per measurement window.
 -- grain: one row per (trace, cell, job_id, task_index, machine_id, start_time) window
 -- note: the UNION of every trace's adapter view <trace>.lifecycle_task_usage (2019: average_usage of instances of jobs, alloc instances left out).
 CREATE OR REPLACE VIEW lifecycle.task_usage AS

@@ -1,5 +1,5 @@
 -- name: lifecycle.job_events
--- purpose: job (2011) / job-collection (2019) events of every Google trace in one shape.
+-- description: job (2011) / job-collection (2019) events of every Google trace in one shape.
 -- grain: one row per job event (trace, cell, job_id, time, seq)
 CREATE OR REPLACE VIEW lifecycle.job_events AS
 SELECT trace, cell, job_id, time, seq, time_class, event_type_name, is_synthesized

@@ -1,5 +1,5 @@
 -- name: lifecycle.machine_events
--- purpose: machine events of every Google trace in one shape: ADD, REMOVE, UPDATE with normalised capacity.
+-- description: machine events of every Google trace in one shape: ADD, REMOVE, UPDATE with normalised capacity.
 -- grain: one row per machine event (trace, cell, machine_id, time, seq)
 CREATE OR REPLACE VIEW lifecycle.machine_events AS
 SELECT trace, cell, machine_id, time, seq, time_class, event_type_name, cpus, memory
