@@ -80,6 +80,7 @@ def measure_ingest(a: argparse.Namespace) -> dict:
     if len(events) != hi - lo + 1:
         sys.exit(f"stage {a.stage}: only {len(events)} task_events parts exist")
     stage: dict = {
+        "home": str(a.home),
         "parts": a.stage,
         "files": len(events),
         "gz_mb": sum(f.stat().st_size for f in events) / 1e6,
@@ -150,7 +151,7 @@ def catalog_figures(home: Path) -> dict:
         "WHERE trace = 'google2011'\").fetchall()))"
     )
     p = subprocess.run(
-        [str(h.VENV_PY), "-c", code, str(home / "catalog.duckdb")], capture_output=True, text=True
+        [str(h.VENV_PY), "-c", code, str(home / "tracewh.duckdb")], capture_output=True, text=True
     )
     try:
         return {t: {"rows": r, "files": f, "bytes": b} for t, r, f, b in json.loads(p.stdout)}
@@ -164,6 +165,9 @@ def save(path: Path, state: dict) -> None:
 
 def write(a: argparse.Namespace, state: dict) -> None:
     stages = list(state.get("stages", {}).values())
+    for s in stages:
+        if not s.get("catalog") and s.get("home"):
+            s["catalog"] = catalog_figures(Path(s["home"]))
     mi = h.machine_info()
     lines = [
         SECTION,
@@ -206,12 +210,13 @@ def write(a: argparse.Namespace, state: dict) -> None:
     names = list(dict.fromkeys(n for s in stages for n in s["reports"]))
     sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in stages]
     head = "| report | " + " | ".join(f"wall s @ {n / 1e6:.1f} M" for n in sizes)
+    head += " | " + " | ".join(f"CPU s @ {n / 1e6:.1f} M" for n in sizes)
     head += (
         " | "
         + " | ".join(f"peak RSS MB @ {n / 1e6:.1f} M" for n in sizes)
-        + " | s per 10 M (largest) | others (largest) |"
+        + " | wall s per 10 M (largest) | CPU s per 10 M (largest) | others (largest) |"
     )
-    lines += [head, "|---" * (2 * len(stages) + 3) + "|"]
+    lines += [head, "|---" * (3 * len(stages) + 4) + "|"]
     for name in names:
         runs = [s["reports"].get(name) for s in stages]
         walls = [("FAIL" if not r["ok"] else f"{r['wall']:.1f}") if r else "-" for r in runs]
@@ -219,9 +224,12 @@ def write(a: argparse.Namespace, state: dict) -> None:
         last = next(
             ((r, n) for r, n in zip(reversed(runs), reversed(sizes), strict=True) if r and r["ok"]), None
         )
+        cpus = [h.fmt(r["cpu_s"], ".1f") if r else "-" for r in runs]
         per = f"{last[0]['wall'] / (last[1] / 1e7):.1f}" if last and last[1] else "-"
+        per_cpu = f"{last[0]['cpu_s'] / (last[1] / 1e7):.1f}" if last and last[1] else "-"
         oth = f"{last[0]['others']:.2f}" if last else "-"
-        lines.append(f"| {name} | " + " | ".join(walls) + " | " + " | ".join(rss) + f" | {per} | {oth} |")
+        cells = " | ".join(walls + cpus + rss)
+        lines.append(f"| {name} | {cells} | {per} | {per_cpu} | {oth} |")
     failures = [(s["parts"], n, r["note"]) for s in stages for n, r in s["reports"].items() if not r["ok"]]
     if failures:
         lines += ["", "Failures:"] + [f"- parts {p}, {n}: {note}" for p, n, note in failures]

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import HomeOpt, err_console, examples, home_of
+from cli.common import TRACES_HELP, HomeOpt, err_console, examples, home_of
 
 HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
@@ -21,7 +21,7 @@ HELP = examples(
 
 
 def ingest(
-    trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
+    trace: Annotated[str, typer.Argument(help=f"The trace: {TRACES_HELP}.")],
     sources: Annotated[
         list[Path], typer.Argument(help="Downloaded folders and/or single part files (one or more).")
     ],

@@ -125,9 +125,7 @@ def _help(report: reports.Report) -> str:
         + f"\n\nTraces: {', '.join(report.traces)}."
     )
     if report.options:
-        text += "\n\nParameters (--param NAME=VALUE): " + ", ".join(
-            f"{k} (default {v})" if v is not None else k for k, v in report.options.items()
-        )
+        text += "\n\nParameters (--param NAME=VALUE): " + "; ".join(p.describe() for p in report.param_specs)
     return examples(text, *lines)
 
 
