@@ -31,7 +31,7 @@ from pathlib import Path
 
 import harness as h
 
-SECTION = "## Whole trace: google2011 at scale 1.0, ingest and every report at three sizes"
+SECTION = "## Whole trace: google2011 synth at scale 1.0, ingest and every report by input size"
 PART_FILE = "part-{:05d}-of-00500.csv.gz"
 
 COPY_CODE = r"""
