@@ -7,13 +7,18 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from warehouse import catalog, signals
 from warehouse.errors import CatalogError, TracewhError, UsageError
 from warehouse.home import Home
+
+if TYPE_CHECKING:
+    # Not imported at run time here: importing pyarrow starts threads that do not block SIGINT, and
+    # a Ctrl-C delivered to one of them bypasses signals.interrupting (exit 1, not 130).
+    import pyarrow as pa
 
 BATCH_ROWS = 10_000
 DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; --memory-limit or TRACEWH_MEMORY_LIMIT overrides
