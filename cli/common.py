@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from warehouse.traces import registry
+
 if TYPE_CHECKING:
     from warehouse.home import Home
 
@@ -64,10 +66,11 @@ TzOpt = Annotated[
         show_default=False,
     ),
 ]
-TraceOpt = Annotated[
-    str | None, typer.Option("--trace", "-t", help="Trace: google2011, google2019, alibaba2018.")
-]
-CellOpt = Annotated[str | None, typer.Option("--cell", help="Google 2019 cell (a..h).")]
+# Trace names and cells in help texts come from the registry (warehouse.traces).
+TRACES_HELP = ", ".join(registry())
+CELLS_HELP = "; ".join(f"{s.name}: {','.join(s.cells)}" for s in registry().values() if s.cells)
+TraceOpt = Annotated[str | None, typer.Option("--trace", "-t", help=f"Trace: {TRACES_HELP}.")]
+CellOpt = Annotated[str | None, typer.Option("--cell", help=f"Cell, for traces with cells ({CELLS_HELP}).")]
 
 
 def examples(text: str, *lines: str) -> str:

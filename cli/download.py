@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.common import FormatOpt, err_console, examples
+from cli.common import TRACES_HELP, FormatOpt, err_console, examples
 
 HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
@@ -22,7 +22,7 @@ def _split(values: list[str] | None) -> list[str] | None:
 
 
 def download(
-    trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
+    trace: Annotated[str, typer.Argument(help=f"The trace: {TRACES_HELP}.")],
     dest: Annotated[Path, typer.Argument(help="Folder to download into (created if needed).")],
     tables: Annotated[
         list[str] | None, typer.Option("--tables", help="Only these tables (repeat or comma-separate).")

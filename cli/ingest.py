@@ -8,7 +8,16 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import EngineOpt, HomeOpt, MasterOpt, err_console, examples, home_of, spark_session
+from cli.common import (
+    TRACES_HELP,
+    EngineOpt,
+    HomeOpt,
+    MasterOpt,
+    err_console,
+    examples,
+    home_of,
+    spark_session,
+)
 
 HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
@@ -21,7 +30,7 @@ HELP = examples(
 
 
 def ingest(
-    trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
+    trace: Annotated[str, typer.Argument(help=f"The trace: {TRACES_HELP}.")],
     sources: Annotated[
         list[Path], typer.Argument(help="Downloaded folders and/or single part files (one or more).")
     ],
@@ -52,7 +61,10 @@ def ingest(
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")] = False,
     memory_limit: Annotated[
         str | None,
-        typer.Option("--memory-limit", help="DuckDB memory limit, e.g. 4GB (default 2GB)."),
+        typer.Option(
+            "--memory-limit",
+            help="DuckDB memory limit, e.g. 4GB (default $TRACEWH_MEMORY_LIMIT, else 2GB).",
+        ),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Files converted in parallel (default: cores).")

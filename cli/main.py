@@ -35,6 +35,7 @@ from cli.common import (
 )
 from warehouse import __version__
 from warehouse.errors import Interrupted, TracewhError, UsageError
+from warehouse.traces import registry
 
 app = typer.Typer(
     name="tracewh",
@@ -91,11 +92,12 @@ def demo(home: HomeOpt = None) -> None:
 
     err_console.print("\nreport overview:")
     render(reports.run(h, "overview"), "table", title="overview")
-    for trace in ("google2011", "google2019"):
-        err_console.print(f"\nreport lifecycle-counts --trace {trace}:")
-        render(reports.run(h, "lifecycle-counts", trace=trace), "table", title=f"lifecycle-counts ({trace})")
-    err_console.print("\nreport ali-dag-timing:")
-    render(reports.run(h, "ali-dag-timing"), "table", title="ali-dag-timing (alibaba2018)")
+    for trace, spec in registry().items():  # each trace names the reports its demo shows
+        for name in spec.demo_reports:
+            needs = reports.get(name).needs_trace
+            err_console.print(f"\nreport {name}{f' --trace {trace}' if needs else ''}:")
+            rows = reports.run(h, name, trace=trace if needs else None)
+            render(rows, "table", title=f"{name} ({trace})")
     err_console.print("\nreport compare:")
     render(reports.run(h, "compare"), "table", title="compare")
 

@@ -36,6 +36,14 @@ app = typer.Typer(
 PlotOpt = Annotated[
     Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
 ]
+MemoryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help="DuckDB memory limit, e.g. 2GB; beyond it the report spills to tmp/ "
+        "(default $TRACEWH_MEMORY_LIMIT, else 4GB).",
+    ),
+]
 ParamOpt = Annotated[
     list[str] | None,
     typer.Option("--param", "-p", help="Report parameter NAME=VALUE (see the report's help)."),
@@ -87,6 +95,7 @@ def _make_command(report: reports.Report):
         plot: PlotOpt = None,
         param: ParamOpt = None,
         tz: TzOpt = None,
+        memory_limit: MemoryOpt = None,
         home: HomeOpt = None,
         engine: EngineOpt = "duckdb",
         master: MasterOpt = None,
@@ -100,7 +109,14 @@ def _make_command(report: reports.Report):
 
             spark_engine.register(spark, home_of(home))
         result = api.report(
-            report.name, trace, cell, home=home_of(home), tz=tz, spark=spark, **parse_params(param)
+            report.name,
+            trace,
+            cell,
+            home=home_of(home),
+            tz=tz,
+            memory_limit=memory_limit,
+            spark=spark,
+            **parse_params(param),
         )
         render(result.rows, fmt, title=report.name, output=output)
         # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
@@ -130,9 +146,7 @@ def _help(report: reports.Report) -> str:
         + f"\n\nTraces: {', '.join(report.traces)}."
     )
     if report.options:
-        text += "\n\nParameters (--param NAME=VALUE): " + ", ".join(
-            f"{k} (default {v})" if v is not None else k for k, v in report.options.items()
-        )
+        text += "\n\nParameters (--param NAME=VALUE): " + "; ".join(p.describe() for p in report.param_specs)
     return examples(text, *lines)
 
 

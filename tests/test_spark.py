@@ -21,14 +21,15 @@ from test_cli import run
 
 from warehouse import catalog, ingest, query, reports, sqlfiles
 from warehouse.home import Home
-from warehouse.traces import TRACE_NAMES
+from warehouse.traces import trace_names
 
 pyspark = pytest.importorskip("pyspark")
 pytest.importorskip("sqlglot")
 
 from warehouse import spark as ws  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("spark")
+# Not in `make test` (-m "not spark": a JVM and minutes of Spark); `make test-spark` runs them.
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 # Stated tolerance for floats: the engines sum and divide in other orders, so values agree to
 # 1e-9 relative; a value the SQL rounds (round(x, d)) may land on either side of a rounding
@@ -38,9 +39,9 @@ ABS_TOL = 1e-9
 # Schemas whose views the parity covers (meta is a snapshot of the catalog, not a computation).
 VIEW_SCHEMAS = (
     "meta",
-    *TRACE_NAMES,
+    *trace_names(),
     *catalog.SHARED_SQL_FOLDERS,
-    *(catalog.raw_schema(t) for t in TRACE_NAMES),
+    *(catalog.raw_schema(t) for t in trace_names()),
 )
 
 
@@ -52,8 +53,8 @@ def _views_in_sql_files() -> list[str]:
 
     from warehouse.traces import get_trace
 
-    names = [f"{catalog.raw_schema(t)}.{tab}" for t in TRACE_NAMES for tab in get_trace(t).TABLES]
-    for folder in ("meta", *ws.SQL_FOLDERS):
+    names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
+    for folder in ("meta", *ws.sql_folders()):
         for f in sqlfiles.folder(folder):
             for stmt in sqlglot.parse(ws.rewrite_unpivot(f.body), read="duckdb"):
                 # views, and tables made from a query (code tables); not meta's storage tables

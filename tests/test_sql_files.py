@@ -16,7 +16,7 @@ ALL_FILES = [
 
 @pytest.mark.parametrize("f", ALL_FILES, ids=lambda f: f"{f.path.parent.name}/{f.path.name}")
 def test_every_sql_file_has_a_header(f):
-    assert "name" in f.header and ("purpose" in f.header or "description" in f.header), f.path
+    assert "name" in f.header and "description" in f.header, f.path
     if f.path.parent.name == "reports":
         assert {"traces", "description", "params"} <= set(f.header), f.path
     if f.path.parent.name not in ("reports", "checks", "meta"):

@@ -139,10 +139,12 @@ def report(
     home: PathLike | Home | None = None,
     tz: str | None = None,
     spark: Any = None,
+    memory_limit: str | None = None,
     **params: object,
 ) -> ReportResult:
     """Run the report ``name`` (``list_reports()`` lists them); ``params`` are its parameters
-    (e.g. ``bucket_s=600``), given as Python values."""
+    (e.g. ``bucket_s=600``), given as Python values. ``memory_limit`` (e.g. ``"2GB"``; else
+    $TRACEWH_MEMORY_LIMIT, else 4GB) bounds DuckDB's memory; beyond it the report spills to disk."""
     from warehouse import reports
 
     meta = reports.get(name)
@@ -155,6 +157,7 @@ def report(
         options={k: str(v) for k, v in params.items()},
         tz=tz,
         spark=spark,  # a SparkSession with the catalog registered (warehouse/spark.py), or None
+        memory_limit=memory_limit,
     )
     ctx = rows.context
     chosen = str(ctx["trace"]) if ctx.get("trace") else None

@@ -30,10 +30,10 @@ from typing import Any
 import duckdb
 
 from warehouse import __version__, parts, sqlfiles
-from warehouse.errors import CatalogError
+from warehouse.errors import CatalogError, UsageError
 from warehouse.home import Home
 from warehouse.quoting import glob_escape, quote_ident, quote_literal
-from warehouse.traces import TRACE_NAMES, Table, get_trace
+from warehouse.traces import Table, expand_sql, get_trace, registry, trace_names
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
@@ -43,6 +43,29 @@ _LOCK_WAIT_S = 10.0
 # A retired catalog younger than this is kept even when no lock is seen: a reader may have opened
 # the file just before the rename and not taken its lock yet.
 RETIRED_GRACE_S = 5.0
+
+
+# One rule for every command's DuckDB memory limit: its --memory-limit, else this variable, else
+# the command's own default (ingest and reads differ: see their DEFAULT_MEMORY_LIMIT).
+MEMORY_LIMIT_ENV = "TRACEWH_MEMORY_LIMIT"
+
+
+def memory_limit(explicit: str | None, default: str) -> str:
+    """The memory limit a command runs under, checked: a value DuckDB refuses is a usage error
+    naming where it came from (the option or the variable)."""
+    env = os.environ.get(MEMORY_LIMIT_ENV) or None
+    if explicit:
+        limit, source = explicit, "--memory-limit"
+    elif env:
+        limit, source = env, MEMORY_LIMIT_ENV
+    else:
+        limit, source = default, "default"
+    try:
+        duckdb.connect(config={"memory_limit": limit}).close()
+    except duckdb.Error as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"{source} {limit!r}: {first} (e.g. 4GB, 500MB)") from e
+    return limit
 
 
 def connect(
@@ -284,7 +307,7 @@ def sync_links(home: Home) -> list[str]:
         os.symlink(target, tmp_link)
         os.replace(tmp_link, link)
         changed.append(f"{trace}.{table}")
-    for trace in TRACE_NAMES:
+    for trace in trace_names():
         folder = home.parquet / trace
         if folder.is_dir():
             for link in folder.iterdir():
@@ -318,11 +341,10 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     live = {
         (t, n): d for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
     }
-    for trace_name in TRACE_NAMES:
-        trace = get_trace(trace_name)
+    for trace_name, trace in registry().items():
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(trace_name)}")
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(raw_schema(trace_name))}")
-        for table in trace.TABLES.values():
+        for table in trace.tables.values():
             data_dir = live.get((trace_name, table.name))
             try:
                 con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
@@ -331,9 +353,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                     f"{trace_name}.{table.name}: its Parquet does not match this tracewh version "
                     f"({str(e).splitlines()[0]}); re-ingest the table"
                 ) from e
-        for f in sqlfiles.folder(trace_name):
+        for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
-        _comment_columns(con, trace_name, trace.TABLES.values())
+        _comment_columns(con, trace_name, trace.tables.values())
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
@@ -346,7 +368,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
 
 def _run_sql_file(con: duckdb.DuckDBPyConnection, f: sqlfiles.SqlFile) -> None:
     try:
-        con.execute(f.body)
+        con.execute(expand_sql(f.body))
     except duckdb.Error as e:
         raise CatalogError(f"{f.path.name}: {str(e).splitlines()[0]}") from e
 
@@ -357,7 +379,7 @@ def raw_schema(trace: str) -> str:
 
 def partition_columns(trace: str, table: Table) -> list[tuple[str, str]]:
     """Hive partition columns of a table's Parquet, outermost first (the one path rule)."""
-    cols = [("cell", "VARCHAR")] if get_trace(trace).CELLS else []
+    cols = [("cell", "VARCHAR")] if get_trace(trace).cells else []
     if table.partition_time:
         cols.append(("day", "BIGINT"))
     return cols
@@ -417,6 +439,27 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
                         f"COMMENT ON COLUMN {quote_ident(schema)}.{quote_ident(table.name)}."
                         f"{quote_ident(name)} IS {quote_literal(comment)}"
                     )
+    _inherit_comments(con, trace)
+
+
+def _inherit_comments(con: duckdb.DuckDBPyConnection, trace: str) -> None:
+    """A view column without a comment takes the one its name has elsewhere in the trace's schema
+    (an adapter view repeats a semantic view's columns; their meaning is written once)."""
+    rows = con.execute(
+        "SELECT table_name, column_name, comment FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = $s ORDER BY table_name",
+        {"s": trace},
+    ).fetchall()
+    known: dict[str, str] = {}
+    for _, column, comment in rows:
+        if comment:
+            known.setdefault(column, comment)
+    for table, column, comment in rows:
+        if not comment and column in known:
+            con.execute(
+                f"COMMENT ON COLUMN {quote_ident(trace)}.{quote_ident(table)}.{quote_ident(column)} "
+                f"IS {quote_literal(known[column])}"
+            )
 
 
 def recorded_home(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -472,7 +515,7 @@ def collect_garbage(home: Home) -> None:
         else set()
     )
     keep |= {(home.root / d).resolve() for d in retained_dirs(home)}
-    for trace in TRACE_NAMES:
+    for trace in trace_names():
         gens = home.generations(trace)
         if gens.is_dir():
             for d in gens.iterdir():

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from warehouse import catalog, query, sqlfiles
 from warehouse.home import Home
 from warehouse.quoting import quote_ident
-from warehouse.traces import TRACE_NAMES, get_trace
+from warehouse.traces import registry
 
 SAMPLE_ROWS = 5
 
@@ -27,9 +27,9 @@ class CheckResult:
 
 def all_checks() -> list[tuple[str, str, str]]:
     """(name, description, sql) of every check."""
-    out = [(f.name, f.header.get("purpose", ""), f.body) for f in sqlfiles.folder("checks")]
-    for trace_name in TRACE_NAMES:
-        for table in get_trace(trace_name).TABLES.values():
+    out = [(f.name, f.header.get("description", ""), f.body) for f in sqlfiles.folder("checks")]
+    for trace_name, trace in registry().items():
+        for table in trace.tables.values():
             mandatory = [c.name for c in table.columns if c.mandatory]
             if not mandatory:
                 continue

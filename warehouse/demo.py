@@ -13,7 +13,7 @@ import shutil
 from warehouse import ingest, sqlfiles
 from warehouse.errors import UsageError
 from warehouse.home import Home
-from warehouse.traces import TRACE_NAMES
+from warehouse.traces import trace_names
 
 MARKER = ".tracewh-demo-home"
 
@@ -37,7 +37,7 @@ def run(home: Home, progress: ingest.Progress | None = None) -> list[ingest.Inge
     home.ensure_writable()
     marker.write_text("made by `tracewh demo`; the next demo deletes this folder\n", encoding="utf-8")
     results = []
-    for trace in TRACE_NAMES:
+    for trace in trace_names():
         src = sample_dir(trace)
         if src.is_dir():
             results.append(ingest.ingest(home, trace, src, progress=progress))

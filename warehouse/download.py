@@ -37,7 +37,7 @@ import google_crc32c
 import httpx
 
 from warehouse.errors import DownloadError, UsageError
-from warehouse.traces import Remote, get_trace, parse_sha256sum
+from warehouse.traces import Remote, TraceSpec, get_trace, parse_sha256sum
 
 DEFAULT_JOBS = 4
 CHUNK = 1 << 20
@@ -360,7 +360,9 @@ def plan(
     not give; files already complete in ``dest`` are not asked about.
     """
     mod = get_trace(trace)
-    remote: Remote = mod.REMOTE
+    if mod.remote is None:
+        raise UsageError(f"{mod.name} publishes no files tracewh knows how to download")
+    remote: Remote = mod.remote
     sel = selection or Selection()
     if Path(dest).exists() and not Path(dest).is_dir():
         raise UsageError(f"{dest} is a file; give a folder to download into")
@@ -383,24 +385,24 @@ def plan(
     return p
 
 
-def _check_selection(mod: Any, remote: Remote, sel: Selection) -> None:
+def _check_selection(mod: TraceSpec, remote: Remote, sel: Selection) -> None:
     for t in sel.tables or []:
-        if t not in mod.TABLES:
-            raise UsageError(f"unknown {mod.NAME} table {t!r} (known: {', '.join(mod.TABLES)})")
+        if t not in mod.tables:
+            raise UsageError(f"unknown {mod.name} table {t!r} (known: {', '.join(mod.tables)})")
     if sel.parts is not None and remote.listing != "checksum-file":
-        raise UsageError(f"{mod.NAME} has no numbered parts; --parts is for google2011")
+        raise UsageError(f"{mod.name} has no numbered parts; --parts is for google2011")
     if sel.shards is not None and remote.listing != "storage-json-api":
-        raise UsageError(f"{mod.NAME} has no shards; --shards is for google2019")
-    if mod.CELLS is None and sel.cells:
-        raise UsageError(f"{mod.NAME} has no cells; --cells is for google2019")
-    if mod.CELLS is not None:
+        raise UsageError(f"{mod.name} has no shards; --shards is for google2019")
+    if mod.cells is None and sel.cells:
+        raise UsageError(f"{mod.name} has no cells; --cells is for google2019")
+    if mod.cells is not None:
         if not sel.cells:
             raise UsageError(
-                f"{mod.NAME}: choose cells with --cells (of {','.join(mod.CELLS)}); each is ~350 GB"
+                f"{mod.name}: choose cells with --cells (of {','.join(mod.cells)}); each is ~350 GB"
             )
         for c in sel.cells:
-            if c not in mod.CELLS:
-                raise UsageError(f"unknown {mod.NAME} cell {c!r} (cells: {', '.join(mod.CELLS)})")
+            if c not in mod.cells:
+                raise UsageError(f"unknown {mod.name} cell {c!r} (cells: {', '.join(mod.cells)})")
 
 
 Planned = tuple[list[RemoteFile], dict[str, bytes]]
@@ -416,7 +418,9 @@ class _Wanted:
     shards: list[tuple[int, int]] | None
 
 
-def _plan_checksum_file(http: _Http, mod: Any, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
+def _plan_checksum_file(
+    http: _Http, mod: TraceSpec, remote: Remote, base: str, sel: _Wanted, jobs: int
+) -> Planned:
     """The checksum file first: it names every file and gives its sha256; then select from it."""
     assert remote.checksum_file is not None
     root = f"{base}/{remote.root}"
@@ -424,7 +428,7 @@ def _plan_checksum_file(http: _Http, mod: Any, remote: Remote, base: str, sel: _
     listed = parse_sha256sum(body.decode("utf-8", errors="replace"))
     if not listed:
         raise DownloadError(f"{root}/{remote.checksum_file}: lists no files")
-    wanted = set(sel.tables or mod.TABLES)
+    wanted = set(sel.tables or mod.tables)
     files = []
     for path, sha in sorted(listed.items()):
         hit = mod.part_of(path)
@@ -432,15 +436,15 @@ def _plan_checksum_file(http: _Http, mod: Any, remote: Remote, base: str, sel: _
             table = hit[0] if hit else None
             files.append(RemoteFile(path, f"{root}/{quote(path)}", None, {"sha256": sha}, table))
     if not any(f.table for f in files):
-        raise DownloadError(f"{root}/{remote.checksum_file} lists no {mod.NAME} parts matching the selection")
+        raise DownloadError(f"{root}/{remote.checksum_file} lists no {mod.name} parts matching the selection")
     return files, {remote.checksum_file: body}
 
 
 def _plan_storage_listing(
-    http: _Http, mod: Any, remote: Remote, base: str, sel: _Wanted, jobs: int
+    http: _Http, mod: TraceSpec, remote: Remote, base: str, sel: _Wanted, jobs: int
 ) -> Planned:
     """One storage JSON API listing per (cell, table), following page tokens."""
-    pairs = [(c, t) for c in sel.cells or [] for t in (sel.tables or list(mod.TABLES))]
+    pairs = [(c, t) for c in sel.cells or [] for t in (sel.tables or list(mod.tables))]
 
     def one(pair: tuple[str, str]) -> list[RemoteFile]:
         cell, table = pair
@@ -497,10 +501,10 @@ def _listing_digests(item: dict) -> dict[str, str]:
     return out
 
 
-def _plan_fixed(http: _Http, mod: Any, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
+def _plan_fixed(http: _Http, mod: TraceSpec, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
     """One archive per table at a fixed address, digests from the trace module."""
     files = []
-    for table in sel.tables or list(mod.TABLES):
+    for table in sel.tables or list(mod.tables):
         name = f"{table}{remote.suffix}"
         sha = remote.sha256.get(name)
         files.append(

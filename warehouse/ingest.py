@@ -38,7 +38,7 @@ import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -51,8 +51,7 @@ from warehouse import __version__, catalog, readers, signals
 from warehouse.errors import CatalogError, InputError, Interrupted, UsageError
 from warehouse.home import Home
 from warehouse.quoting import quote_ident, quote_literal
-from warehouse.readers import MAX_TIME
-from warehouse.traces import SourceFile, Table, get_trace
+from warehouse.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
 DEFAULT_MEMORY_LIMIT = "2GB"
@@ -165,7 +164,7 @@ def ingest(
     if replace and append:
         raise UsageError("--replace and --append contradict each other; choose one")
     trace = get_trace(trace_name)
-    _check_memory_limit(memory_limit)
+    memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)  # issue 13: + the variable
     progress = progress or Progress()
     started = time.monotonic()
     sources = _discover(trace, source, tables, table_for_file, cell, parts)
@@ -217,7 +216,7 @@ def ingest(
                 todo,
                 new_gens,
                 tmp,
-                memory_limit or DEFAULT_MEMORY_LIMIT,
+                memory_limit,
                 workers,
                 progress,
                 ingest_id,
@@ -253,17 +252,8 @@ def ingest(
     return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
 
 
-def _check_memory_limit(limit: str | None) -> None:
-    if limit is None:
-        return
-    try:
-        duckdb.connect(config={"memory_limit": limit}).close()
-    except duckdb.Error as e:
-        raise UsageError(f"--memory-limit {limit!r}: {_first_line(e)} (e.g. 4GB, 500MB)") from e
-
-
 def _discover(
-    trace,
+    trace: TraceSpec,
     source: Path | str | Sequence[Path | str],
     tables: list[str] | None,
     table_for_file: str | None,
@@ -291,11 +281,11 @@ def _discover(
         wanted = parse_parts(parts)
         found = [(root, s) for root, s in found if trace.file_order(s.name) in wanted]
         if not found:
-            raise InputError(f"no {trace.NAME} part numbered {parts} in the sources given")
+            raise InputError(f"no {trace.name} part numbered {parts} in the sources given")
     for _, s in found:
         if not s.path.is_file():
             what = "a folder" if s.path.is_dir() else "a broken link or not a regular file"
-            raise InputError(f"{s.path}: is {what}, not a {trace.NAME} file")
+            raise InputError(f"{s.path}: is {what}, not a {trace.name} file")
     by_part: dict[tuple[str, str | None, str], Path] = {}
     for _, s in found:
         key = part_key(s.table, s.cell, s.name)
@@ -386,7 +376,9 @@ def _hash_and_check(r: FileResult) -> None:
     r.text = text
 
 
-def _verify(trace, sources: list[tuple[Path, SourceFile]], results: list[FileResult], verify: bool) -> None:
+def _verify(
+    trace: TraceSpec, sources: list[tuple[Path, SourceFile]], results: list[FileResult], verify: bool
+) -> None:
     """Compare each file with the digest the trace publishes for it, if any; mismatches are fatal."""
     if not verify:
         return
@@ -472,7 +464,7 @@ def _worker_count(workers: int | None, jobs: int) -> int:
 
 
 def _convert(
-    trace,
+    trace: TraceSpec,
     todo: list[FileResult],
     gens: dict[str, Path],
     tmp: Path,
@@ -507,7 +499,7 @@ def _convert(
             cur = db.cursor()
             cursors.append(cur)
         try:
-            _convert_file(cur, trace, trace.TABLES[r.table], r, gens[r.table], n, tmp, ingest_id)
+            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id)
         finally:
             cur.close()
         with lock:
@@ -517,7 +509,7 @@ def _convert(
         from warehouse import spark as spark_engine
 
         # The same per-file conversion as Spark tasks; the threads below then have nothing left.
-        converted = spark_engine.convert_files(spark, trace.NAME, todo, gens, tmp, memory_limit, ingest_id)
+        converted = spark_engine.convert_files(spark, trace.name, todo, gens, tmp, memory_limit, ingest_id)
         for r, done in zip(todo, converted, strict=True):
             vars(r).update(vars(done))
             progress.file_done(r)
@@ -538,14 +530,14 @@ def _convert(
                 raise
         # The stats scan the whole new generation: every core helps, memory stays under the limit.
         db.execute(f"SET threads = {os.cpu_count() or 1}")
-        return {name: _table_stats(db, trace.NAME, trace.TABLES[name], gen) for name, gen in gens.items()}
+        return {name: _table_stats(db, trace.name, trace.tables[name], gen) for name, gen in gens.items()}
     finally:
         db.close()
 
 
 def _convert_file(
     cur: duckdb.DuckDBPyConnection,
-    trace,
+    trace: TraceSpec,
     table: Table,
     r: FileResult,
     gen: Path,
@@ -557,31 +549,44 @@ def _convert_file(
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
     stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
-    days = trace.UNITS_PER_DAY
-    if trace.FORMAT == "csv":
-        _convert_csv(cur, table, r, out, stem, order, days, n, tmp)
-    else:
-        try:
-            reader = readers.json_reader(table, r.path)
-            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
-            if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
-                r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
-        except InputError:
-            # The fast reader refused the file: find the bad lines, read the good ones alike.
-            for partial in out.rglob("*.parquet"):
-                if partial.name.startswith(stem):  # only this file's output, never a linked one
-                    partial.unlink()
-            clean = tmp / f"{n}-{stem}.json"
-            try:
-                r.rejects = readers.split_json_file(table, r.path, clean)
-            except (OSError, EOFError, zlib.error) as e:
-                raise InputError(f"{r.table}/{r.name}: {e}") from e
-            reader = readers.json_reader(table, clean)
-            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
-            r.rejects += _checked_rejects(cur, table, reader, r, {line for line, *_ in r.rejects}, False)
-            clean.unlink()
+    days = trace.units_per_day
+    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, days, n, tmp)
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
+
+
+def _convert_ndjson(
+    cur: duckdb.DuckDBPyConnection,
+    table: Table,
+    r: FileResult,
+    out: Path,
+    stem: str,
+    order: int,
+    days: int,
+    n: int,
+    tmp: Path,
+) -> None:
+    """A JSON-lines file: one COPY through the fast reader; if it refuses the file, the bad lines
+    are split off first and the good ones read alike."""
+    try:
+        reader = readers.json_reader(table, r.path)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+        if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
+            r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
+    except InputError:
+        # The fast reader refused the file: find the bad lines, read the good ones alike.
+        for partial in out.rglob("*.parquet"):
+            if partial.name.startswith(stem):  # only this file's output, never a linked one
+                partial.unlink()
+        clean = tmp / f"{n}-{stem}.json"
+        try:
+            r.rejects = readers.split_json_file(table, r.path, clean)
+        except (OSError, EOFError, zlib.error) as e:
+            raise InputError(f"{r.table}/{r.name}: {e}") from e
+        reader = readers.json_reader(table, clean)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+        r.rejects += _checked_rejects(cur, table, reader, r, {line for line, *_ in r.rejects}, False)
+        clean.unlink()
 
 
 def _convert_csv(
@@ -629,6 +634,10 @@ def _convert_csv(
             (line, col, kind, reason, by_line.get(line, raw)) for line, col, kind, reason, raw in malformed
         ]
     r.rejects = sorted(malformed + cr_rejects + checked, key=lambda x: x[0])
+
+
+# One converter per reader kind a trace spec may declare (traces.ReaderKind).
+_CONVERTERS: dict[ReaderKind, Callable[..., None]] = {"csv": _convert_csv, "ndjson": _convert_ndjson}
 
 
 def _checked_rejects(
@@ -713,25 +722,30 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     }
     if not files:
         return stats
-    tcol = quote_ident(next(c.name for c in table.columns if c.is_time))
-    in_window = f"{tcol} > 0 AND {tcol} < {MAX_TIME}"
+    # A table without a time column (a plain machine list) has no time range.
+    times = [c.name for c in table.columns if c.is_time]
+    tcol = quote_ident(times[0]) if times else "NULL::BIGINT"
+    in_window = get_trace(trace_name).in_window_sql(tcol) if times else "false"
     # Jobs and machines are few (exact counts, small hash tables); tasks are tens of millions, so
     # an exact count would make the ingest's memory grow with the table: HyperLogLog instead.
-    entity_sql = [
-        "NULL"
-        if k not in table.entities
-        else f"approx_count_distinct(hash{table.entities[k]})"
-        if k == "tasks"
-        else f"count(DISTINCT {table.entities[k]})"
-        for k in ("jobs", "tasks", "machines")
-    ]
+    # Two scans, not one (issue 13): DuckDB runs count(DISTINCT) beside other aggregates with a plan
+    # whose memory grows with the rows (1,046 MB peak at 29 M task events, against 88 MB + 95 MB
+    # for the two queries alone; bench/RESULTS.md, "Whole trace: what the figures say").
     src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, trace_name, table))})"
+    tasks = f"approx_count_distinct(hash{table.entities['tasks']})" if "tasks" in table.entities else "NULL"
     row = db.execute(
-        f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}), "
-        f"{', '.join(entity_sql)} FROM {src}"
+        f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}), {tasks} "
+        f"FROM {src}"
     ).fetchone()
-    assert row is not None
-    stats.update(rows=row[0], min_time=row[1], max_time=row[2], jobs=row[3], tasks=row[4], machines=row[5])
+    distinct = [
+        f"count(DISTINCT {table.entities[k]})" if k in table.entities else "NULL"
+        for k in ("jobs", "machines")
+    ]
+    exact = db.execute(f"SELECT {', '.join(distinct)} FROM {src}").fetchone()
+    assert row is not None and exact is not None
+    stats.update(
+        rows=row[0], min_time=row[1], max_time=row[2], jobs=exact[0], tasks=row[3], machines=exact[1]
+    )
     return stats
 
 
@@ -747,6 +761,7 @@ def _record(
     mode: str,
 ) -> None:
     """The ingest's rows in the staged catalog: superseded files, new files, rejects, table stats, views."""
+    spec = get_trace(trace_name)
     for table_name, rs in work.items():
         params = {"t": trace_name, "n": table_name}
         if mode == "replace":
@@ -793,11 +808,10 @@ def _record(
                 )
         s = stats[table_name]
         con.execute(
-            f"INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
-            f"$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
-            f"         WHERE trace = $t AND table_name = $n AND is_current), "
-            f"$min, $max, {quote_ident(trace_name)}.trace_timestamp($min), "
-            f"{quote_ident(trace_name)}.trace_timestamp($max), $jobs, $tasks, $machines, now()",
+            "INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
+            "$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
+            "         WHERE trace = $t AND table_name = $n AND is_current), "
+            "$min, $max, $first, $last, $jobs, $tasks, $machines, now()",
             {
                 **params,
                 "dir": str(gens[table_name].relative_to(home.root)),
@@ -807,6 +821,8 @@ def _record(
                 "rows": s["rows"],
                 "min": s["min_time"],
                 "max": s["max_time"],
+                "first": spec.timestamp(s["min_time"]),
+                "last": spec.timestamp(s["max_time"]),
                 "jobs": s["jobs"],
                 "tasks": s["tasks"],
                 "machines": s["machines"],

@@ -4,7 +4,7 @@ A trace published in numbered parts (2011 ``part-NNNNN-of-MMMMM``, 2019 shards
 ``<table>-NNNNNNNNNNNN``) is a run of consecutive time slices: a part missing
 inside the run loses every event of its slice, and its artifacts (a task evicted
 straight from pending, a drifting queue) look like trace anomalies. Each trace
-module declares its part rule (``PART_RULE`` = regex, group); this module turns
+spec declares its part rule (the ``part`` group of its layout pattern); this module turns
 it into the SQL macro ``meta.part_number(trace, file)`` over which the catalog
 views ``meta.parts`` / ``meta.missing_parts`` / ``meta.part_gaps``
 (sql/meta/10_parts.sql) are built from the per-file records of ``meta.ingests``.
@@ -17,14 +17,14 @@ from warehouse import query
 from warehouse.home import Home
 from warehouse.quoting import quote_literal
 from warehouse.readers import SEQ_FILE_SHIFT
-from warehouse.traces import TRACE_NAMES, get_trace
+from warehouse.traces import registry
 
 
 def macro_sql() -> str:
     """``meta.part_number(trace, file)``: the part number of a recorded file name, NULL if it has none."""
     cases = []
-    for name in TRACE_NAMES:
-        rule = get_trace(name).PART_RULE
+    for name, spec in registry().items():
+        rule = spec.layout.part_rule
         if rule is not None:
             pattern, group = rule
             cases.append(

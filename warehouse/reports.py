@@ -14,16 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from warehouse import sqlfiles
+from warehouse import headers, sqlfiles
 from warehouse.errors import UsageError
+from warehouse.headers import Param
 from warehouse.home import Home
-from warehouse.traces import TRACE_NAMES
+from warehouse.traces import expand_sql, trace_names
 
 if TYPE_CHECKING:
     from warehouse.query import Rows
 
 # Parameters the runner fills itself; the others come from --param NAME=VALUE or the defaults.
-BUILTIN_PARAMS = ("trace", "cell")
+BUILTIN_PARAMS = headers.BUILTIN_PARAMS
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Report:
     python: str = ""
     caveat: str = ""
     example: str = ""
+    # The typed tunable parameters (warehouse.headers.Param), in header order.
+    param_specs: tuple[Param, ...] = ()
 
     @property
     def needs_trace(self) -> bool:
@@ -63,7 +66,7 @@ def all_reports() -> dict[str, Report]:
     for f in sqlfiles.folder("reports"):
         traces_raw = f.header.get("traces", "any")
         traces = (
-            TRACE_NAMES
+            trace_names()
             if traces_raw == "any"
             else tuple(t.strip() for t in traces_raw.split(",") if t.strip())
         )
@@ -71,14 +74,15 @@ def all_reports() -> dict[str, Report]:
             f.name,
             traces,
             f.header.get("description", ""),
-            f.params(),
+            {**dict.fromkeys(f.meta.builtin_params), **{p.name: p.default for p in f.meta.params}},
             f.header.get("reproduces", ""),
-            f.body,
+            expand_sql(f.body),
             f.header.get("plot", ""),
             f.header.get("note", ""),
             f.header.get("python", ""),
             f.header.get("caveat", ""),
             f.header.get("example", ""),
+            f.meta.params,
         )
     return out
 
@@ -98,16 +102,18 @@ def run(
     options: dict[str, str] | None = None,
     tz: str | None = None,
     spark: Any = None,
+    memory_limit: str | None = None,
 ) -> Rows:
     """Run a report read-only; the library never writes the catalog here.
 
-    Times come back in ``tz``, else in the zone of the report's trace (or cell). ``spark``: a
-    SparkSession the catalog is registered in (warehouse/spark.py) to run the SQL on instead.
+    Times come back in ``tz``, else in the zone of the report's trace (or cell). DuckDB spills
+    what does not fit in ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else query.DEFAULT_MEMORY_LIMIT).
+    ``spark``: a SparkSession the catalog is registered in (warehouse/spark.py) to run the SQL on instead.
     """
     from warehouse import query
 
     get(name)  # an unknown name is a usage error before any catalog is opened
-    with query.read_only(home) as con:
+    with query.read_only(home, memory_limit) as con:
         report, params = resolve(con, name, trace, cell, options)
         only = report.traces[0] if len(report.traces) == 1 else None
         chosen = params.get("trace") if report.needs_trace else (trace or only)
@@ -124,8 +130,9 @@ def run(
             from warehouse import dag
 
             first, _, second = report.sql.partition(STEP_MARKER)
-            # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
-            dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
+            # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
+            with query.stream_arrow(con, first, _used(first, params)) as batches:
+                dag.STEPS[report.python](con, batches)
             rows = query.fetch(con, second, _used(second, params))
     chart = _split_chart_columns(rows)
     rows.context = {
@@ -145,12 +152,15 @@ def resolve(
     """The report and its parameter values (defaults, --param, the trace and cell), checked; every
     engine runs a report with these."""
     report = get(name)
-    params: dict[str, object] = {k: _typed(v) for k, v in report.options.items()}
+    specs = {p.name: p for p in report.param_specs}
+    params: dict[str, object] = {
+        k: None if v is None else specs[k].convert(name, v) for k, v in report.options.items()
+    }
     for key, value in (options or {}).items():
         if key not in report.options:
             known = ", ".join(report.options) or "none"
             raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
-        params[key] = _checked_param(name, key, value, report.options[key])
+        params[key] = specs[key].convert(name, value)
     missing = [k for k, v in params.items() if v is None]
     if missing:
         raise UsageError(f"report {name} needs --param {missing[0]}=...")
@@ -193,38 +203,12 @@ def _trace_start(con, trace: str) -> object:
     """The trace's start instant (sql/<trace>/01_time.sql, in the connection's zone), if it has one."""
     import duckdb
 
-    if trace not in TRACE_NAMES:
+    if trace not in trace_names():
         return None
     try:
         return con.execute(f"SELECT {trace}.trace_start()").fetchone()[0]
     except duckdb.Error:  # a trace without absolute times (alibaba2018)
         return None
-
-
-def _typed(value: str | None) -> object:
-    """A parameter value as a number when it reads as one (DuckDB binds it with that type)."""
-    if value is None:
-        return None
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            pass
-    return value
-
-
-def _checked_param(report: str, key: str, value: str, default: str | None) -> object:
-    """A numeric parameter (its default is a number: a bucket width, a window, a top-N) takes a
-    number > 0; anything else is a usage error naming what is allowed."""
-    typed, want = _typed(value), _typed(default)
-    if isinstance(want, int | float) and want > 0 and not (isinstance(typed, int | float) and typed > 0):
-        kind = "a whole number" if isinstance(want, int) else "a number"
-        raise UsageError(
-            f"report {report}: --param {key} must be {kind} > 0 (default {default}), not {value!r}"
-        )
-    if isinstance(want, int) and isinstance(typed, float):
-        raise UsageError(f"report {report}: --param {key} must be a whole number > 0 (default {default})")
-    return typed
 
 
 def _check_cell(con, report: str, trace: str, cell: str) -> None:

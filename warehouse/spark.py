@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from warehouse import catalog, sqlfiles
 from warehouse.errors import TracewhError, UsageError
 from warehouse.home import Home
-from warehouse.traces import TRACE_NAMES, Table, get_trace
+from warehouse.traces import Table, expand_sql, get_trace, registry, trace_names
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -61,7 +61,14 @@ OWN_SESSION_CONF = {
 }
 # Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
 LOCAL_SHUFFLE_PARTITIONS = 8
-SQL_FOLDERS = (*TRACE_NAMES, *catalog.SHARED_SQL_FOLDERS)
+
+
+def sql_folders() -> tuple[str | Path, ...]:
+    """The SQL folders register() runs, in the catalog's order: each registered trace's own, then
+    the shared ones (catalog.rebuild)."""
+    return (*(spec.sql_folder for spec in registry().values()), *catalog.SHARED_SQL_FOLDERS)
+
+
 # The catalog's metadata tables that Spark sees (a snapshot taken by register); meta.rejects can be
 # large and stays in DuckDB.
 META_TABLES = ("catalog", "tables", "ingests")
@@ -351,9 +358,9 @@ def _aggregate_macros() -> dict[str, tuple[list[str], Any]]:
     from sqlglot import exp
 
     out = {}
-    for folder in ("meta", *SQL_FOLDERS):
+    for folder in ("meta", *sql_folders()):
         for f in sqlfiles.folder(folder):
-            for stmt in sqlglot.parse(rewrite_unpivot(f.body), read="duckdb"):
+            for stmt in sqlglot.parse(rewrite_unpivot(expand_sql(f.body)), read="duckdb"):
                 if (
                     isinstance(stmt, exp.Create)
                     and str(stmt.args.get("kind")).upper() == "MACRO"
@@ -420,6 +427,7 @@ def transpile(text: str) -> list[str]:
     import sqlglot
     from sqlglot import exp
 
+    text = expand_sql(text)  # the registry placeholders of shared SQL ({{union X}}, {{each trace: ...}})
     for rewrite in TEXT_OVERRIDES:
         text = rewrite(text)
     try:
@@ -548,16 +556,15 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
         *(s for f in sqlfiles.folder("meta") for s in transpile(f.body)),
     ]:
         _run(spark, stmt, "meta")
-    for trace_name in TRACE_NAMES:
-        trace = get_trace(trace_name)
+    for trace_name, trace in registry().items():
         for db in (trace_name, catalog.raw_schema(trace_name)):
             _run(spark, f"CREATE DATABASE IF NOT EXISTS {db}", db)
-        for table in trace.TABLES.values():
+        for table in trace.tables.values():
             location = None
             if (trace_name, table.name) in live:
                 location = _table_location(home, trace_name, table.name, live[(trace_name, table.name)], root)
             _run(spark, raw_view_sql(trace_name, table, location), f"{trace_name}_raw.{table.name}")
-    for folder in SQL_FOLDERS:
+    for folder in sql_folders():
         for f in sqlfiles.folder(folder):
             for stmt in transpile(f.body):
                 _run(spark, stmt, f.path.name)
@@ -571,7 +578,7 @@ _REGISTERED = "spark.tracewh.registered"  # which catalog file this session's vi
 def _registered_views(spark: SparkSession) -> list[str]:
     return sorted(
         f"{db}.{t.name}"
-        for db in ("meta", *TRACE_NAMES, *catalog.SHARED_SQL_FOLDERS)
+        for db in ("meta", *trace_names(), *catalog.SHARED_SQL_FOLDERS)
         for t in spark.catalog.listTables(db)
     )
 
@@ -856,7 +863,7 @@ class _ConvertTask:
             }
         )
         try:
-            ingest._convert_file(db.cursor(), trace, trace.TABLES[r.table], r, out, n, stage, self.ingest_id)
+            ingest._convert_file(db.cursor(), trace, trace.tables[r.table], r, out, n, stage, self.ingest_id)
         finally:
             db.close()
         gen = Path(self.gens[r.table])

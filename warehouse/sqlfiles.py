@@ -1,42 +1,36 @@
 """Finding and reading the SQL files that ship with the package (``sql/`` in the repository).
 
-Each file starts with a header of ``-- key: value`` lines (name, purpose,
-grain or traces, params, reproduces); the body is plain DuckDB SQL with
-``$name`` parameters.
+Each file starts with a header of ``-- key: value`` lines, parsed and validated when the file
+is read (warehouse.headers: one key per meaning, typed report parameters, the plot spec); the
+body is plain DuckDB SQL with ``$name`` parameters.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-_HEADER = re.compile(r"^--\s*([a-z_]+):\s*(.*)$")
+from warehouse import headers
+
+# The folders whose files are reports or checks; every other folder holds views and macros.
+_KIND = {"reports": "report", "checks": "check"}
 
 
 @dataclass(frozen=True)
 class SqlFile:
     path: Path
-    header: dict[str, str] = field(default_factory=dict)
+    meta: headers.Header
     body: str = ""
+
+    @property
+    def header(self) -> dict[str, str]:
+        return self.meta.values
 
     @property
     def name(self) -> str:
         return self.header.get("name", self.path.stem)
-
-    def params(self) -> dict[str, str | None]:
-        """Parameters declared in the header, with their defaults (``-- params: trace, bucket_s = 3600``)."""
-        raw = self.header.get("params", "").strip()
-        if not raw or raw == "none":
-            return {}
-        out: dict[str, str | None] = {}
-        for item in raw.split(","):
-            name, _, default = item.partition("=")
-            if name.strip():
-                out[name.split("(")[0].strip()] = default.strip() or None
-        return out
 
 
 @cache
@@ -52,24 +46,14 @@ def data_root() -> Path:
 
 
 def parse(path: Path) -> SqlFile:
+    """One SQL file with its validated header (HeaderError when the header breaks the rules)."""
     text = path.read_text(encoding="utf-8")
-    header: dict[str, str] = {}
-    for line in text.splitlines():
-        m = _HEADER.match(line)
-        if not m:
-            if line.startswith("--"):
-                # continuation of the previous key
-                if header:
-                    last = next(reversed(header))
-                    header[last] += " " + line.lstrip("- ").strip()
-                continue
-            break
-        header[m.group(1)] = m.group(2).strip()
-    return SqlFile(path, header, text)
+    kind = _KIND.get(path.parent.name, "view")
+    return SqlFile(path, headers.parse(f"{path.parent.name}/{path.name}", kind, headers.read(text)), text)
 
 
-def folder(name: str) -> list[SqlFile]:
-    """Every .sql file of one folder (e.g. 'google2011', 'reports'), in name order."""
+def folder(name: str | Path) -> list[SqlFile]:
+    """Every .sql file of one folder (e.g. 'reports', or a trace's folder), in name order."""
     root = sql_root() / name
     if not root.is_dir():
         return []

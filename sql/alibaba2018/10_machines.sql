@@ -1,5 +1,5 @@
 -- name: alibaba2018.machine_meta
--- purpose: machines and their status over time, failure domain 2 typed, time as seconds and as an offset from the trace start.
+-- description: machines and their status over time, failure domain 2 typed, time as seconds and as an offset from the trace start.
 -- grain: one row per (machine_id, time_stamp) status record
 CREATE OR REPLACE VIEW alibaba2018.machine_meta AS
 SELECT
@@ -16,7 +16,7 @@ SELECT
 FROM alibaba2018_raw.machine_meta AS r;
 
 -- name: alibaba2018.machine_usage
--- purpose: machine utilisation samples with invalid percents (-1, 101) as NULL and the raw values kept.
+-- description: machine utilisation samples with invalid percents (-1, 101) as NULL and the raw values kept.
 -- grain: one row per (machine_id, time_stamp) sample
 CREATE OR REPLACE VIEW alibaba2018.machine_usage AS
 SELECT

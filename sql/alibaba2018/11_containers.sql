@@ -1,5 +1,5 @@
 -- name: alibaba2018.container_meta
--- purpose: online containers with requests in cores beside the 100-per-core values.
+-- description: online containers with requests in cores beside the 100-per-core values.
 -- grain: one row per (container_id, time_stamp) record
 CREATE OR REPLACE VIEW alibaba2018.container_meta AS
 SELECT
@@ -19,7 +19,7 @@ SELECT
 FROM alibaba2018_raw.container_meta AS r;
 
 -- name: alibaba2018.container_usage
--- purpose: container utilisation samples, invalid percents NULL with raw values kept.
+-- description: container utilisation samples, invalid percents NULL with raw values kept.
 -- grain: one row per (container_id, time_stamp) sample
 CREATE OR REPLACE VIEW alibaba2018.container_usage AS
 SELECT

@@ -1,5 +1,5 @@
 -- name: alibaba2018.batch_task
--- purpose: batch tasks with the DAG parsed out of the name (task_id, kind, parents, class, odd-form flags), cores, and start/end time classes.
+-- description: batch tasks with the DAG parsed out of the name (task_id, kind, parents, class, odd-form flags), cores, and start/end time classes.
 -- grain: one row per batch_task record (job_name, task_name)
 CREATE OR REPLACE VIEW alibaba2018.batch_task AS
 WITH parsed AS (
@@ -37,7 +37,7 @@ SELECT
 FROM parsed;
 
 -- name: alibaba2018.batch_instance
--- purpose: batch instances with invalid values NULL, cpu in cores, start/end time classes and the DAG class of their task.
+-- description: batch instances with invalid values NULL, cpu in cores, start/end time classes and the DAG class of their task.
 -- grain: one row per instance attempt (job_name, task_name, instance_name, seq_no)
 CREATE OR REPLACE VIEW alibaba2018.batch_instance AS
 SELECT
@@ -68,7 +68,7 @@ SELECT
 FROM alibaba2018_raw.batch_instance AS r;
 
 -- name: alibaba2018.task_edges
--- purpose: the DAG edges of every job: one row per (task, parent) named in a task name, flagged when the parent does not exist in the job or is the task itself.
+-- description: the DAG edges of every job: one row per (task, parent) named in a task name, flagged when the parent does not exist in the job or is the task itself.
 -- grain: one row per (job_name, task_id, parent_task_id)
 CREATE OR REPLACE VIEW alibaba2018.task_edges AS
 -- the task names are parsed once (MATERIALIZED) for both the edges and the ids they point at
@@ -104,7 +104,7 @@ COMMENT ON COLUMN alibaba2018.batch_instance.cpu_avg_cores IS 'cpu_avg in cores 
 COMMENT ON COLUMN alibaba2018.task_edges.parent_exists IS 'false: the name depends on a task id that no task of the job has';
 
 -- name: alibaba2018.dag_tasks
--- purpose: the input of the DAG walks (critical path, cycle detection): per DAG task of a job, its usable parents (existing, not itself) and its run time.
+-- description: the input of the DAG walks (critical path, cycle detection): per DAG task of a job, its usable parents (existing, not itself) and its run time.
 -- grain: one row per (job_name, task_id)
 -- note: a task id named twice in one job is one node (its longest run); edges to missing parents and self-loops are left out here (see task_edges for them).
 CREATE OR REPLACE VIEW alibaba2018.dag_tasks AS

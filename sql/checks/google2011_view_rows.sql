@@ -1,5 +1,5 @@
 -- name: google2011_view_rows
--- purpose: every google2011 view returns exactly the rows recorded in meta.tables (the views read the live Parquet)
+-- description: every google2011 view returns exactly the rows recorded in meta.tables (the views read the live Parquet)
 -- grain: one row per offending table
 WITH counted(table_name, view_rows) AS (
     SELECT 'job_events', count(*) FROM google2011.job_events

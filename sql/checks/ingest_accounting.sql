@@ -1,5 +1,5 @@
 -- name: ingest_accounting
--- purpose: every source file's rows read equal rows written plus rows rejected, and its rejects are all in meta.rejects
+-- description: every source file's rows read equal rows written plus rows rejected, and its rejects are all in meta.rejects
 -- grain: one row per offending (ingest_id, trace, table_name, file)
 SELECT i.ingest_id, i.trace, i.table_name, i.file, i.rows_read, i.rows_written, i.rows_rejected,
        (SELECT count(*) FROM meta.rejects AS r

@@ -1,5 +1,5 @@
 -- name: google2011.codes
--- purpose: every code of the 2011 trace with its name (the one place for them), and the priority tiers.
+-- description: every code of the 2011 trace with its name (the one place for them), and the priority tiers.
 -- grain: codes one row per (code_set, code); priority_tiers one row per tier; priority_tier_of one row per priority
 -- source: the 2011 format document (seeds/google2011_format_ko.txt) and traces.md section 1
 CREATE OR REPLACE TABLE google2011.codes AS

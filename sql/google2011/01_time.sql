@@ -1,5 +1,5 @@
 -- name: google2011.time macros
--- purpose: trace time to real instants; the special values 0 (before the window) and 2^63-1 (after) never become dates.
+-- description: trace time to real instants; the special values 0 (before the window) and 2^63-1 (after) never become dates.
 -- params: t = raw trace time in microseconds since 600 s before the trace start
 -- source: traces.md section 1 "Time": trace start (t = 600 s) is 2011-05-01 19:00 America/New_York = 23:00 UTC
 CREATE OR REPLACE MACRO google2011.trace_start() AS TIMESTAMPTZ '2011-05-01 23:00:00+00';

@@ -1,5 +1,5 @@
 -- name: google2011.job_events
--- purpose: job life-cycle events with every code named and the special times classified.
+-- description: job life-cycle events with every code named and the special times classified.
 -- grain: one row per job event (job_id, time, event_type); synthesized rows kept, flagged by missing_info
 CREATE OR REPLACE VIEW google2011.job_events AS
 SELECT

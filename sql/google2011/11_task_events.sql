@@ -1,5 +1,5 @@
 -- name: google2011.task_events
--- purpose: task life-cycle events with every code named, special times classified, priority tiers and production flag.
+-- description: task life-cycle events with every code named, special times classified, priority tiers and production flag.
 -- grain: one row per task event (job_id, task_index, time, event_type); synthesized rows kept, flagged by missing_info
 CREATE OR REPLACE VIEW google2011.task_events AS
 SELECT

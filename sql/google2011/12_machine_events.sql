@@ -1,5 +1,5 @@
 -- name: google2011.machine_events
--- purpose: machines added, removed and updated, with the event named and the special times classified.
+-- description: machines added, removed and updated, with the event named and the special times classified.
 -- grain: one row per machine event (machine_id, time, event_type)
 CREATE OR REPLACE VIEW google2011.machine_events AS
 SELECT

@@ -1,5 +1,5 @@
 -- name: google2011.machine_attributes
--- purpose: machine attribute values over time, with integer-valued attributes also typed as integers.
+-- description: machine attribute values over time, with integer-valued attributes also typed as integers.
 -- grain: one row per attribute change (machine_id, attribute_name, time)
 CREATE OR REPLACE VIEW google2011.machine_attributes AS
 SELECT

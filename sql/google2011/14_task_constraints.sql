@@ -1,5 +1,5 @@
 -- name: google2011.task_constraints
--- purpose: task placement constraints with the comparison operator named.
+-- description: task placement constraints with the comparison operator named.
 -- grain: one row per constraint record (job_id, task_index, time, attribute_name)
 CREATE OR REPLACE VIEW google2011.task_constraints AS
 SELECT

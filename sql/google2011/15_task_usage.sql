@@ -1,5 +1,5 @@
 -- name: google2011.task_usage
--- purpose: per-task resource usage per measurement window, with the window as real instants.
+-- description: per-task resource usage per measurement window, with the window as real instants.
 -- grain: one row per (job_id, task_index, machine_id, start_time) measurement window
 CREATE OR REPLACE VIEW google2011.task_usage AS
 SELECT

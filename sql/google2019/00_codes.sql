@@ -1,5 +1,5 @@
 -- name: google2019.codes
--- purpose: every code of the 2019 trace with its name (the one place for them), the priority tiers and the cells with their time zones.
+-- description: every code of the 2019 trace with its name (the one place for them), the priority tiers and the cells with their time zones.
 -- grain: codes one row per (code_set, code); priority_tiers one row per tier; cells one row per cell
 -- source: the 2019 format document (seeds/google2019_format_v3.md), traces.md section 2, the 2020 Borg paper (tiers)
 CREATE OR REPLACE TABLE google2019.codes AS

@@ -1,5 +1,5 @@
 -- name: google2019.time macros
--- purpose: trace time to real instants; 0 (before the window) and 2^63-1 (after) never become dates.
+-- description: trace time to real instants; 0 (before the window) and 2^63-1 (after) never become dates.
 -- params: t = raw trace time in microseconds since 600 s before the trace start
 -- source: traces.md section 2 "Time": trace start (t = 600 s) is 2019-05-01 00:00 America/Los_Angeles = 07:00 UTC for every cell
 CREATE OR REPLACE MACRO google2019.trace_start() AS TIMESTAMPTZ '2019-05-01 07:00:00+00';

@@ -1,5 +1,5 @@
 -- name: google2019.machine_events
--- purpose: machine events per cell with the event named, special times classified and capacity flattened.
+-- description: machine events per cell with the event named, special times classified and capacity flattened.
 -- grain: one row per machine event (cell, machine_id, time)
 -- note: the export omits fields holding their default: an absent type is 0 (UNKNOWN); an absent capacity is unknown (NULL), an absent field inside a present capacity is 0.
 CREATE OR REPLACE VIEW google2019.machine_events AS

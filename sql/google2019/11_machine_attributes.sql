@@ -1,5 +1,5 @@
 -- name: google2019.machine_attributes
--- purpose: machine attribute values per cell, integer values also typed as integers.
+-- description: machine attribute values per cell, integer values also typed as integers.
 -- grain: one row per attribute change (cell, machine_id, name, time)
 CREATE OR REPLACE VIEW google2019.machine_attributes AS
 SELECT

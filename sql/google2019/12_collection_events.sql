@@ -1,5 +1,5 @@
 -- name: google2019.collection_events
--- purpose: collection (job and alloc set) events per cell with every enum named, defaults applied, special times classified and priority tiers.
+-- description: collection (job and alloc set) events per cell with every enum named, defaults applied, special times classified and priority tiers.
 -- grain: one row per collection event (cell, collection_id, time, seq)
 -- note: the export omits fields holding their default value: absent type, scheduling_class, missing_type, collection_type, priority, alloc_collection_id, max_per_machine, max_per_switch are 0 here (the raw NULL is in google2019_raw); max_per_machine / max_per_switch 0 = no limit.
 CREATE OR REPLACE VIEW google2019.collection_events AS

@@ -1,5 +1,5 @@
 -- name: google2019.instance_events
--- purpose: instance (task and alloc instance) events per cell with every enum named, defaults applied, machine and alloc flags, requests flattened, special times classified and priority tiers.
+-- description: instance (task and alloc instance) events per cell with every enum named, defaults applied, machine and alloc flags, requests flattened, special times classified and priority tiers.
 -- grain: one row per instance event (cell, collection_id, instance_index, time, seq)
 -- note: absent type, scheduling_class, missing_type, collection_type, priority, instance_index are 0 (the export omits defaults). machine_id: absent/NULL/0 = not on a machine (placed_machine_id NULL), -1 = some dedicated machine. A present resource_request with an absent field has 0 there.
 CREATE OR REPLACE VIEW google2019.instance_events AS

@@ -1,5 +1,5 @@
 -- name: google2019.instance_usage
--- purpose: instance resource usage per measurement window per cell, the usage structs flattened (average_cpus, maximum_memory, ...) beside the structs.
+-- description: instance resource usage per measurement window per cell, the usage structs flattened (average_cpus, maximum_memory, ...) beside the structs.
 -- grain: one row per (cell, collection_id, instance_index, machine_id, start_time) window
 -- note: random_sample_usage is also read from the field name random_sampled_usage (the format document's name). cpu_usage_distribution keeps whatever length the record has.
 CREATE OR REPLACE VIEW google2019.instance_usage AS

@@ -1,5 +1,5 @@
 -- name: google2019.collection_relations
--- purpose: the parent and start-after relations between collections, one row per edge, from every event that declares one.
+-- description: the parent and start-after relations between collections, one row per edge, from every event that declares one.
 -- grain: one row per (cell, collection_id, related_collection_id, relation)
 -- note: events repeat (or omit) these fields; an edge counts once whichever events carry it.
 CREATE OR REPLACE VIEW google2019.collection_relations AS

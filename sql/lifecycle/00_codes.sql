@@ -1,5 +1,5 @@
 -- name: lifecycle.codes
--- purpose: what each life-cycle event means for a task (its kind) and the documented state machine, shared by the Google traces.
+-- description: what each life-cycle event means for a task (its kind) and the documented state machine, shared by the Google traces.
 -- grain: event_kinds one row per event name; documented_transitions one row per allowed (from_event, to_event)
 -- source: the 2011 format document (pending -> running -> dead, resubmission from dead) and the 2019 format document (QUEUE, ENABLE)
 CREATE SCHEMA IF NOT EXISTS lifecycle;

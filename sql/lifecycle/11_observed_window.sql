@@ -1,5 +1,5 @@
 -- name: lifecycle.observed_segments
--- purpose: the time the ingested task events observe: one segment per run of consecutive present parts (a missing part splits the window), so time integrals count only what was observed.
+-- description: the time the ingested task events observe: one segment per run of consecutive present parts (a missing part splits the window), so time integrals count only what was observed.
 -- grain: observed_segments one row per (trace, cell, segment); observed_window one row per Google trace
 -- note: segment = gaps_before of its parts (0 before the first missing part, 1 after it, ...); [t0, t1] = smallest and largest in-window time of its events (0 and 2^63-1 excluded). cum_s = the observed seconds of the earlier segments of the same trace and cell, so an interval across segments adds the segments between without a join per segment. observed_window sums the segments (window_s) and spans them (t0, t1), over the cells.
 CREATE OR REPLACE VIEW lifecycle.observed_segments AS

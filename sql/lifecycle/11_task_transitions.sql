@@ -1,5 +1,5 @@
 -- name: lifecycle.task_transitions
--- purpose: each task's event sequence with UPDATE_* collapsed (the 10-observations paper's method 3-2): every row is one transition from the previous state event into this one.
+-- description: each task's event sequence with UPDATE_* collapsed (the 10-observations paper's method 3-2): every row is one transition from the previous state event into this one.
 -- grain: one row per non-update task event (trace, cell, job_id, task_index, time, seq)
 -- note: events are ordered by (time, seq): seq is the source order, so events sharing a microsecond keep the trace's order.
 CREATE OR REPLACE VIEW lifecycle.task_transitions AS

@@ -1,5 +1,5 @@
 -- name: lifecycle.tasks
--- purpose: one row per task of every Google trace: its first event, its last known priority and tier, how often it was submitted and whether it ever finished.
+-- description: one row per task of every Google trace: its first event, its last known priority and tier, how often it was submitted and whether it ever finished.
 -- grain: one row per (trace, cell, job_id, task_index)
 CREATE OR REPLACE VIEW lifecycle.tasks AS
 SELECT

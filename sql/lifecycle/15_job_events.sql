@@ -1,20 +1,8 @@
 -- name: lifecycle.job_events
--- purpose: job (2011) / job-collection (2019) events of every Google trace in one shape.
+-- description: job (2011) / job-collection (2019) events of every Google trace in one shape.
 -- grain: one row per job event (trace, cell, job_id, time, seq)
 CREATE OR REPLACE VIEW lifecycle.job_events AS
-SELECT
-    'google2011' AS trace,
-    NULL::VARCHAR AS cell,
-    job_id,
-    time,
-    seq,
-    time_class,
-    event_type_name,
-    is_synthesized
-FROM google2011.job_events
-UNION ALL
-SELECT 'google2019', cell, collection_id, time, seq, time_class, type_name, is_synthesized
-FROM google2019.collection_events
-WHERE collection_type = 0;
+SELECT trace, cell, job_id, time, seq, time_class, event_type_name, is_synthesized
+FROM {{union lifecycle_job_events}};
 
 COMMENT ON VIEW lifecycle.job_events IS 'Job events of every Google trace (2019: collections of type JOB)';

@@ -1,20 +1,8 @@
 -- name: lifecycle.machine_events
--- purpose: machine events of every Google trace in one shape: ADD, REMOVE, UPDATE with normalised capacity.
+-- description: machine events of every Google trace in one shape: ADD, REMOVE, UPDATE with normalised capacity.
 -- grain: one row per machine event (trace, cell, machine_id, time, seq)
 CREATE OR REPLACE VIEW lifecycle.machine_events AS
-SELECT
-    'google2011' AS trace,
-    NULL::VARCHAR AS cell,
-    machine_id,
-    time,
-    seq,
-    time_class,
-    event_type_name,
-    cpus,
-    memory
-FROM google2011.machine_events
-UNION ALL
-SELECT 'google2019', cell, machine_id, time, seq, time_class, type_name, capacity_cpus, capacity_memory
-FROM google2019.machine_events;
+SELECT trace, cell, machine_id, time, seq, time_class, event_type_name, cpus, memory
+FROM {{union lifecycle_machine_events}};
 
 COMMENT ON VIEW lifecycle.machine_events IS 'Machine events of every Google trace: event_type_name ADD | REMOVE | UPDATE, cpus and memory normalised';

@@ -1,5 +1,5 @@
 -- name: lifecycle.hourly_job_arrivals
--- purpose: jobs arriving (first SUBMIT of a job) per hour since the trace start, empty hours included, for every Google trace and cell.
+-- description: jobs arriving (first SUBMIT of a job) per hour since the trace start, empty hours included, for every Google trace and cell.
 -- grain: one row per (trace, cell, hour)
 -- note: hours run from the first to the last in-window job event of the trace and cell; a job first submitted at time 0 (before the window) arrives in no hour.
 CREATE OR REPLACE VIEW lifecycle.hourly_job_arrivals AS

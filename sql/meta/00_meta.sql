@@ -1,5 +1,5 @@
 -- name: meta
--- purpose: the metadata tables every ingest writes: what was read from where, what was rejected, what each table holds.
+-- description: the metadata tables every ingest writes: what was read from where, what was rejected, what each table holds.
 -- grain: meta.ingests one row per source file per ingest; meta.rejects one row per rejected line; meta.tables one row per ingested trace table
 CREATE SCHEMA IF NOT EXISTS meta;
 

@@ -1,7 +1,7 @@
 -- name: ali-job
 -- traces: alibaba2018
 -- description: one batch job: its tasks with kind, parents (missing ones named), status, times, instances and waiting time, the Kahn level and critical path of its DAG; --plot draws the DAG (edges labelled with the parent's run time and, in brackets, the interval)
--- params: job
+-- params: job: str
 -- example: job=j_1
 -- python: job_dag
 -- reproduces: Alibaba co-location paper, Figures 2 and 3: the job-task-instance structure of one job (j_87) and the DAG of job j_2041 with its critical path highlighted (edge x -> y labelled with the run time of x)

@@ -1,7 +1,7 @@
 -- name: alloc-usage
 -- traces: google2011, google2019
 -- description: CPU and memory allocation rate (requests of running attempts) and usage rate, both as fractions of the cluster capacity, for production tasks and for all tasks, per time bucket and over the whole window
--- params: trace, cell, bucket_s = 3600
+-- params: trace, cell, bucket_s: int > 0 = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 9: allocation far above usage; production uses about half of what it is allocated yet most of the CPU and memory used
 -- note: allocation, capacity and their rates are time-weighted means over the observed part of each bucket (exact integrals of step functions over lifecycle.observed_segments: the time of a missing part never counts, and a bucket nobody observed has no rate). Allocated = the request of every run attempt that ran (lifecycle.task_episodes) from its SCHEDULE to its end event; one scheduled before the data counts from the first observed instant, one with no end until the next attempt of its task or the last observed instant. Capacity = the machines present (ADD/UPDATE to REMOVE) with their last known capacity; a machine without a capacity value adds none. Used = mean usage x window length of the task usage windows starting in the bucket (over the whole bucket). Production: the attempt's priority (allocation) and the task's last known priority (usage), is_production as in priority-share. Rates above 1 mean over-commitment.
 -- caveat: capacity is that of the machines in machine_events; usage comes from the task usage parts ingested, which may cover less time than the task events

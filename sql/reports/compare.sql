@@ -5,7 +5,8 @@
 -- reproduces: the 2011 vs 2019 comparison of the 2020 Borg paper (median 885 vs 3,309 jobs/hour; resubmitted:new 0.66 vs 2.26)
 -- note: every metric has one definition for all traces, named in the definition column (jobs = distinct ids of the job table, as overview counts them per table). Google: outcome shares are over ended run attempts (lifecycle.task_episodes); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the span of the usage windows). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
 -- caveat: each trace column is computed over what is ingested of that trace: a sample or slice is not the whole trace
-WITH traces(trace) AS (VALUES ('google2011'), ('google2019')),
+-- the traces in the life-cycle layer; a trace outside it brings its own <trace>.headline
+WITH traces AS (SELECT trace FROM {{union lifecycle_task_event_tables}}),
 machines AS (
     SELECT trace, count(DISTINCT (cell, machine_id)) AS n FROM lifecycle.machine_events GROUP BY trace
 ),
@@ -43,28 +44,6 @@ usage AS (
            (max(end_time) - min(start_time)) / 1e6 AS span_s
     FROM lifecycle.task_usage WHERE window_s IS NOT NULL GROUP BY trace
 ),
-alibaba AS (
-    SELECT
-        'alibaba2018' AS trace,
-        (SELECT count(DISTINCT machine_id) FROM alibaba2018.machine_meta) AS machines,
-        count(DISTINCT job_name) AS jobs,
-        count(*) AS tasks,
-        count(*) / nullif(count(DISTINCT job_name), 0) AS tasks_per_job,
-        (SELECT median(jobs) FROM (
-            SELECT h, count(*) AS jobs FROM (
-                SELECT job_name, min(start_time) FILTER (start_time > 0) // 3600 AS h
-                FROM alibaba2018.batch_task GROUP BY job_name
-            ) WHERE h IS NOT NULL GROUP BY h)) AS median_jobs_per_hour,
-        NULL::DOUBLE AS resubmit_ratio,
-        count(*) FILTER (status = 'Terminated') / count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')) AS finish,
-        count(*) FILTER (status IN ('Cancelled', 'Interrupted')) / count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')) AS kill,
-        count(*) FILTER (status = 'Failed') / count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')) AS fail,
-        NULL::DOUBLE AS evict,
-        NULL::DOUBLE AS lost,
-        (SELECT avg(cpu_util_percent) / 100 FROM alibaba2018.machine_usage) AS mean_cpu_utilisation,
-        (SELECT avg(mem_util_percent) / 100 FROM alibaba2018.machine_usage) AS mean_memory_utilisation
-    FROM alibaba2018.batch_task
-),
 wide AS (
     SELECT t.trace, m.n AS machines, k.jobs, k.tasks, k.tasks / nullif(k.jobs, 0) AS tasks_per_job,
            h.median_jobs_per_hour, k.resubmit_ratio,
@@ -75,8 +54,8 @@ wide AS (
     LEFT JOIN machines AS m USING (trace) LEFT JOIN capacity AS c USING (trace)
     LEFT JOIN tasks AS k USING (trace) LEFT JOIN hourly AS h USING (trace)
     LEFT JOIN outcomes AS o USING (trace) LEFT JOIN usage AS u USING (trace)
-    UNION ALL
-    SELECT * FROM alibaba
+    UNION ALL BY NAME
+    SELECT * FROM {{union headline}}
 ),
 present AS (
     SELECT * FROM wide WHERE trace IN (SELECT DISTINCT trace FROM meta.tables)
@@ -101,9 +80,7 @@ definitions(metric, definition) AS (VALUES
 )
 SELECT metric,
        min(d.definition) AS definition,
-       round(max(value) FILTER (trace = 'google2011'), 4) AS google2011,
-       round(max(value) FILTER (trace = 'google2019'), 4) AS google2019,
-       round(max(value) FILTER (trace = 'alibaba2018'), 4) AS alibaba2018,
+       {{each trace: round(max(value) FILTER (trace = '@trace'), 4) AS "@trace"}},
        CASE metric WHEN 'median_jobs_per_hour' THEN '885 / 3,309' WHEN 'resubmit_ratio' THEN '0.66 / 2.26' END
            AS published_2011_2019
 FROM long LEFT JOIN definitions AS d USING (metric)

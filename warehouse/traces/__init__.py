@@ -1,16 +1,26 @@
-"""The registry of traces and the declarative description every trace module fills in.
+"""The trace contract (`TraceSpec`), the registry of traces, and the one generic `discover`.
 
-A trace module declares its raw layout (which files hold which table), its
-columns and types (the one place for each table's column list), and its
-partitioning; the ingest engine and the catalog builder are generic.
+A trace is one module under ``warehouse/traces/`` that builds a `TraceSpec` (its raw
+layout, reader kind, tables and columns, time unit, cells, checksums, download
+remote) plus one SQL folder (``sql/<name>/``) with its views and macros. The
+ingest engine, the catalog builder, the checks and the CLI read only the spec:
+adding a trace adds a module, a folder, and a line to `BUILTIN`.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cache
 from pathlib import Path
+from typing import Literal
 
-from warehouse.errors import UsageError
+from warehouse import sqlfiles
+from warehouse.errors import InputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -85,12 +95,275 @@ def parse_sha256sum(text: str) -> dict[str, str]:
     return out
 
 
-TRACE_NAMES = ("google2011", "google2019", "alibaba2018")
+ReaderKind = Literal["csv", "ndjson"]  # headerless CSV (plain, gzip or tar.gz stream) / JSON lines
 
 
-def get_trace(name: str):  # -> module with the trace protocol
-    if name not in TRACE_NAMES:
-        raise UsageError(f"unknown trace {name!r} (known: {', '.join(TRACE_NAMES)})")
-    import importlib
+@dataclass(frozen=True)
+class Layout:
+    """Where a trace's raw files are and what their names say.
 
-    return importlib.import_module(f"warehouse.traces.{name}")
+    ``pattern`` matches a file name; its named group ``table`` (when the name says
+    the table) and ``part`` (the part number: file order, gaps) are read from it.
+    """
+
+    pattern: re.Pattern[str]
+    expected: str  # the layout in words, for the error when a folder holds none of it
+    table_folders: bool = False  # files live in <table>/ folders
+    cell_folder: re.Pattern[str] | None = None  # folder of one cell (group ``cell``)
+    one_file_per_table: bool = False  # two files of one table in a folder are a usage error
+
+    @property
+    def part_rule(self) -> tuple[str, int] | None:
+        """(regex, group) of the part number, also parsed in SQL (meta.part_number) to find gaps."""
+        if "part" not in self.pattern.groupindex:
+            return None
+        return self.pattern.pattern, self.pattern.groupindex["part"]
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """Everything the shared code needs to know about one trace."""
+
+    name: str
+    title: str
+    tables: dict[str, Table]
+    layout: Layout
+    reader: ReaderKind
+    units_per_day: int  # trace time units in a day (86_400 = seconds, 86_400_000_000 = microseconds)
+    cells: tuple[str, ...] | None = None
+    checksum_file: str | None = None  # sha256sum-format listing at the download's root
+    official_sha256: dict[str, str] = field(default_factory=dict)  # file name -> digest
+    remote: Remote | None = None
+    sql_dir: Path | None = None  # its views, macros and code tables; None = the shipped sql/<name>/
+    demo_reports: tuple[str, ...] = ()  # what `tracewh demo` shows of this trace
+    # Time: the real instant of the trace start (None = not disclosed), the raw time value at
+    # that instant, and the special values: 0 = before the window / unknown, after_window = after it.
+    trace_start: datetime | None = None
+    start_offset: int = 0
+    after_window: int | None = None
+
+    def in_window_sql(self, column: str) -> str:
+        """SQL: the raw time in ``column`` is a time in the window, not a special value."""
+        return f"{column} > 0" + (f" AND {column} < {self.after_window}" if self.after_window else "")
+
+    def timestamp(self, t: int | None) -> datetime | None:
+        """The real instant of a raw in-window time (exact: integer microseconds), else None."""
+        if self.trace_start is None or t is None or t <= 0:
+            return None
+        if self.after_window is not None and t >= self.after_window:
+            return None
+        per_second = self.units_per_day // 86_400
+        return self.trace_start + timedelta(microseconds=(t - self.start_offset) * 1_000_000 // per_second)
+
+    @property
+    def sql_folder(self) -> Path:
+        return self.sql_dir if self.sql_dir is not None else sqlfiles.sql_root() / self.name
+
+    def file_order(self, name: str) -> int:
+        """The position of a file in the trace's time order: its part number (0 without one)."""
+        m = self.layout.pattern.match(name)
+        return int(m.group("part")) if m and "part" in self.layout.pattern.groupindex else 0
+
+    def part_of(self, relpath: str) -> tuple[str, int] | None:
+        """The table and part number of a file in the download layout, else None."""
+        folder, _, name = relpath.rpartition("/")
+        m = self.layout.pattern.match(name)
+        if not m or "part" not in self.layout.pattern.groupindex:
+            return None
+        table = folder.rpartition("/")[2] if self.layout.table_folders else m.group("table")
+        return (table, int(m.group("part"))) if table in self.tables else None
+
+    def expected_sha256(self, source: Path, f: SourceFile) -> str | None:
+        """The published digest of a file: from the official list, or the download's checksum file."""
+        if f.name in self.official_sha256:
+            return self.official_sha256[f.name]
+        if self.checksum_file is None:
+            return None
+        root = source if source.is_dir() else source.parent.parent
+        path = root / self.checksum_file
+        if not path.is_file():
+            return None
+        st = path.stat()
+        rel = f"{f.table}/{f.name}" if self.layout.table_folders else f.name
+        return _sha256sum(path, st.st_mtime_ns, st.st_size).get(rel)
+
+    def discover(
+        self, source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None = None
+    ) -> list[SourceFile]:
+        return discover(self, source, tables, table_for_file, cell)
+
+
+@cache
+def _sha256sum(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
+    """The parsed file, read once per version of it (500 parts would read it 500 times)."""
+    return parse_sha256sum(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def discover(
+    spec: TraceSpec, source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None
+) -> list[SourceFile]:
+    """The raw files of ``spec`` under ``source`` (or ``source`` itself as one file), sorted by
+    table, cell and name. Raises InputError when the folder holds nothing of this trace,
+    naming what it holds instead; UsageError for an unknown table or cell."""
+    lay, name = spec.layout, spec.name
+    for t in tables or []:
+        if t not in spec.tables:
+            raise UsageError(f"unknown {name} table {t!r} (known: {', '.join(spec.tables)})")
+    if cell is not None and spec.cells is None:
+        with_cells = [s.name for s in registry().values() if s.cells]
+        raise UsageError(f"{name} has no cells; --cell is for {', '.join(with_cells) or 'traces with cells'}")
+    if cell is not None and spec.cells is not None and cell not in spec.cells:
+        raise UsageError(f"unknown {name} cell {cell!r} (cells: {', '.join(spec.cells)})")
+    if source.is_file():
+        m = lay.pattern.match(source.name)
+        table = table_for_file
+        if table is None and lay.table_folders:
+            table = source.parent.name
+        elif table is None and m and "table" in lay.pattern.groupindex:
+            table = m.group("table")
+        if table not in spec.tables:
+            if table_for_file is not None:
+                raise UsageError(f"unknown {name} table {table_for_file!r}")
+            raise UsageError(f"{source}: a single file needs --table (one of {', '.join(spec.tables)})")
+        return [SourceFile(table, source, source.name, _cell_of(spec, source.parent, cell, source))]
+    if not source.is_dir():
+        raise InputError(f"{source}: no such file or folder")
+    wanted = list(tables or spec.tables)
+    folders = [source]
+    if lay.cell_folder is not None:
+        if lay.cell_folder.match(source.name):
+            folders = [source]
+        else:
+            cells = sorted(p for p in source.iterdir() if p.is_dir() and lay.cell_folder.match(p.name))
+            if cell is not None:
+                cells = [f for f in cells if _cell_of(spec, f, None, f) == cell]
+            folders = cells or [source]
+    found: list[SourceFile] = []
+    for folder in folders:
+        files = _files_in(spec, folder, wanted)
+        if not files:
+            continue
+        folder_cell = _cell_of(spec, folder, cell, folder)
+        for table, path in files:
+            found.append(SourceFile(table, path, path.name, folder_cell))
+    if lay.one_file_per_table:
+        first: dict[tuple[str, str | None], SourceFile] = {}
+        for s in found:
+            if (s.table, s.cell) in first:
+                other = first[(s.table, s.cell)].name
+                raise UsageError(f"{source}: {other} and {s.name} hold the same table; keep one")
+            first[(s.table, s.cell)] = s
+    if not found:
+        present = sorted(p.name for p in source.iterdir())[:8]
+        raise InputError(
+            f"{source}: no {name} files found (expected {lay.expected} "
+            f"for tables {', '.join(wanted)}; the folder holds: {', '.join(present) or 'nothing'})"
+        )
+    return sorted(found, key=lambda s: (s.table, s.cell or "", s.name))
+
+
+def _files_in(spec: TraceSpec, folder: Path, wanted: Iterable[str]) -> list[tuple[str, Path]]:
+    """(table, path) of the trace's files directly in ``folder`` (or its <table>/ folders)."""
+    lay = spec.layout
+    out = []
+    if lay.table_folders:
+        for table in wanted:
+            sub = folder / table
+            if sub.is_dir():
+                out += [(table, p) for p in sorted(sub.iterdir()) if lay.pattern.match(p.name)]
+        return out
+    keep = set(wanted)
+    for p in sorted(folder.iterdir()):
+        m = lay.pattern.match(p.name)
+        if m and m.group("table") in keep:
+            out.append((m.group("table"), p))
+    return out
+
+
+def _cell_of(spec: TraceSpec, folder: Path, cell: str | None, where: Path) -> str | None:
+    """The cell of the files in ``folder``: its cell-folder name, else ``--cell`` (required)."""
+    if spec.cells is None:
+        return None
+    m = spec.layout.cell_folder.match(folder.name) if spec.layout.cell_folder else None
+    if m:
+        if cell is not None and cell != m.group("cell"):
+            raise UsageError(f"{where} is in the folder of cell {m.group('cell')}, not --cell {cell}")
+        return m.group("cell")
+    if cell is None:
+        raise UsageError(f"{where}: which cell? put the files in a cell folder or pass --cell")
+    return cell
+
+
+# The traces that ship with tracewh: each is warehouse.traces.<name> with a SPEC.
+BUILTIN = ("google2011", "google2019", "alibaba2018")
+# Traces kept outside tracewh: importable module names (each with a SPEC), comma-separated.
+MODULES_ENV = "TRACEWH_TRACE_MODULES"
+
+
+def registry() -> dict[str, TraceSpec]:
+    """name -> spec of every known trace: the built-in ones, then those of $TRACEWH_TRACE_MODULES."""
+    return _registry(os.environ.get(MODULES_ENV, ""))
+
+
+@cache
+def _registry(extra: str) -> dict[str, TraceSpec]:
+    modules = [f"warehouse.traces.{n}" for n in BUILTIN]
+    modules += [m.strip() for m in extra.split(",") if m.strip()]
+    out: dict[str, TraceSpec] = {}
+    for name in modules:
+        try:
+            spec = importlib.import_module(name).SPEC
+        except (ImportError, AttributeError) as e:
+            raise UsageError(f"{MODULES_ENV}: {name} is no trace module ({e})") from e
+        if not isinstance(spec, TraceSpec) or spec.name in out:
+            raise UsageError(f"{MODULES_ENV}: {name}.SPEC is no TraceSpec or repeats a trace name")
+        out[spec.name] = spec
+    return out
+
+
+def trace_names() -> tuple[str, ...]:
+    return tuple(registry())
+
+
+# Shared SQL is written once for every trace; two placeholders are filled from the registry:
+#   {{union X}}          the UNION ALL BY NAME of <trace>.X over every trace whose folder creates X
+#                        (the trace's adapter view for the shared view);
+#   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name.
+_UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
+_EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
+_CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+)\.(\w+)", re.I)
+
+
+def provides(spec: TraceSpec, view: str) -> bool:
+    """Whether the trace's SQL folder creates ``<trace>.<view>`` (an adapter for a shared view)."""
+    return view in _created(spec.sql_folder, spec.name)
+
+
+@cache
+def _created(folder: Path, schema: str) -> frozenset[str]:
+    return frozenset(
+        name for f in sqlfiles.folder(folder) for s, name in _CREATES.findall(f.body) if s == schema
+    )
+
+
+def expand_sql(body: str) -> str:
+    """Shared SQL with its registry placeholders filled in (see above)."""
+
+    def union(m: re.Match[str]) -> str:
+        view = m.group(1)
+        parts = [f"SELECT * FROM {s.name}.{view}" for s in registry().values() if provides(s, view)]
+        if not parts:
+            raise UsageError(f"no trace provides the adapter view {view!r} a shared view needs")
+        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+    def each(m: re.Match[str]) -> str:
+        return ", ".join(m.group(1).replace("@trace", name) for name in registry())
+
+    return _EACH.sub(each, _UNION.sub(union, body))
+
+
+def get_trace(name: str) -> TraceSpec:
+    specs = registry()
+    if name not in specs:
+        raise UsageError(f"unknown trace {name!r} (known: {', '.join(specs)})")
+    return specs[name]

@@ -11,18 +11,10 @@ values, DAG task names) live in ``sql/alibaba2018/``.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, Remote, SourceFile, Table
+from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
 
 NAME = "alibaba2018"
-TITLE = "Alibaba cluster-trace-v2018"
-FORMAT = "csv"
-CELLS = None
-UNITS_PER_DAY = 86_400  # times are seconds
-FILE_PATTERN = re.compile(r"^(?P<table>[a-z_]+)\.(?P<ext>tar\.gz|csv\.gz|csv)$")
-PART_RULE: tuple[str, int] | None = None  # one file per table: no parts, no gaps
 
 # sha256 of the official archives (traces.md section 3)
 OFFICIAL_SHA256 = {
@@ -174,46 +166,19 @@ TABLES: dict[str, Table] = {
 }
 
 
-def discover(
-    source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None = None
-) -> list[SourceFile]:
-    """``<table>.tar.gz``, ``<table>.csv`` or ``<table>.csv.gz`` in ``source`` (or ``source`` itself)."""
-    if cell is not None:
-        raise UsageError(f"{NAME} has no cells; --cell is for google2019")
-    for name in tables or []:
-        if name not in TABLES:
-            raise UsageError(f"unknown {NAME} table {name!r} (known: {', '.join(TABLES)})")
-    if source.is_file():
-        m = FILE_PATTERN.match(source.name)
-        table = table_for_file or (m.group("table") if m else None)
-        if table not in TABLES:
-            raise UsageError(f"{source}: a single file needs --table (one of {', '.join(TABLES)})")
-        return [SourceFile(table, source, source.name)]
-    if not source.is_dir():
-        raise InputError(f"{source}: no such file or folder")
-    wanted = set(tables or TABLES)
-    found: dict[str, SourceFile] = {}
-    for path in sorted(source.iterdir()):
-        m = FILE_PATTERN.match(path.name)
-        if not m or m.group("table") not in TABLES or m.group("table") not in wanted:
-            continue
-        table = m.group("table")
-        if table in found:
-            raise UsageError(f"{source}: {found[table].name} and {path.name} hold the same table; keep one")
-        found[table] = SourceFile(table, path, path.name)
-    if not found:
-        present = sorted(p.name for p in source.iterdir())[:8]
-        raise InputError(
-            f"{source}: no {NAME} files found (expected <table>.tar.gz, <table>.csv or <table>.csv.gz "
-            f"for tables {', '.join(TABLES)}; the folder holds: {', '.join(present) or 'nothing'})"
-        )
-    return sorted(found.values(), key=lambda s: s.table)
-
-
-def expected_sha256(source: Path, f: SourceFile) -> str | None:
-    """The official digest of an archive; extracted or re-compressed files have none."""
-    return OFFICIAL_SHA256.get(f.name)
-
-
-def file_order(name: str) -> int:
-    return 0  # one file per table
+SPEC = TraceSpec(
+    name=NAME,
+    title="Alibaba cluster-trace-v2018",
+    tables=TABLES,
+    layout=Layout(
+        # one file per table: no parts, no gaps
+        pattern=re.compile(r"^(?P<table>[a-z_]+)\.(?P<ext>tar\.gz|csv\.gz|csv)$"),
+        expected="<table>.tar.gz, <table>.csv or <table>.csv.gz",
+        one_file_per_table=True,
+    ),
+    reader="csv",  # the official archives are read as a stream
+    units_per_day=86_400,  # times are seconds
+    official_sha256=OFFICIAL_SHA256,  # extracted or re-compressed files have none
+    remote=REMOTE,
+    demo_reports=("ali-dag-timing",),
+)

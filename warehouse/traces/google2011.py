@@ -9,21 +9,12 @@ live in ``sql/google2011/``.
 from __future__ import annotations
 
 import re
-from functools import cache
-from pathlib import Path
+from datetime import datetime, timezone
 
-from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, Remote, SourceFile, Table, parse_sha256sum
+from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
 
 NAME = "google2011"
-TITLE = "Google clusterdata-2011-2"
-FORMAT = "csv"
-UNITS_PER_DAY = 86_400_000_000  # times are microseconds
-CELLS = None  # one cell
 CHECKSUM_FILE = "SHA256SUM"
-PART_PATTERN = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv(\.gz)?$")
-# The part number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
-PART_RULE: tuple[str, int] | None = (PART_PATTERN.pattern, 1)
 # The public bucket over plain HTTPS (no account): SHA256SUM names every part with its digest.
 REMOTE = Remote(
     base="https://storage.googleapis.com",
@@ -177,72 +168,22 @@ TABLES: dict[str, Table] = {
 }
 
 
-def discover(
-    source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None = None
-) -> list[SourceFile]:
-    """The raw files under ``source`` in the original layout, or ``source`` itself as one part.
-
-    Returns them sorted by table and part name. Raises InputError when the
-    folder holds nothing of this trace, naming what it holds instead.
-    """
-    if cell is not None:
-        raise UsageError(f"{NAME} has a single cell; --cell is for google2019")
-    for name in tables or []:
-        if name not in TABLES:
-            raise UsageError(f"unknown {NAME} table {name!r} (known: {', '.join(TABLES)})")
-    if source.is_file():
-        if table_for_file is None:
-            parent = source.parent.name
-            if parent not in TABLES:
-                raise UsageError(f"{source}: a single file needs --table (one of {', '.join(TABLES)})")
-            table_for_file = parent
-        if table_for_file not in TABLES:
-            raise UsageError(f"unknown {NAME} table {table_for_file!r}")
-        return [SourceFile(table_for_file, source, source.name)]
-    if not source.is_dir():
-        raise InputError(f"{source}: no such file or folder")
-    wanted = tables or list(TABLES)
-    found: list[SourceFile] = []
-    for table in wanted:
-        folder = source / table
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.iterdir()):
-            if PART_PATTERN.match(path.name):
-                found.append(SourceFile(table, path, path.name))
-    if not found:
-        present = sorted(p.name for p in source.iterdir())[:8]
-        raise InputError(
-            f"{source}: no {NAME} files found (expected <table>/part-NNNNN-of-MMMMM.csv.gz "
-            f"for tables {', '.join(wanted)}; the folder holds: {', '.join(present) or 'nothing'})"
-        )
-    return found
-
-
-def expected_sha256(source: Path, f: SourceFile) -> str | None:
-    """The digest of a part in the download's SHA256SUM (``<sha>  <table>/<part>`` lines), if listed."""
-    root = source if source.is_dir() else source.parent.parent
-    path = root / CHECKSUM_FILE
-    if not path.is_file():
-        return None
-    st = path.stat()
-    return _sha256sum(path, st.st_mtime_ns, st.st_size).get(f"{f.table}/{f.name}")
-
-
-@cache
-def _sha256sum(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
-    """The parsed file, read once per version of it (500 parts would read it 500 times)."""
-    return parse_sha256sum(path.read_text(encoding="utf-8", errors="replace"))
-
-
-def file_order(name: str) -> int:
-    """The position of a file in the trace's time order: the part number (0 for a loose file)."""
-    m = PART_PATTERN.match(name)
-    return int(m.group(1)) if m else 0
-
-
-def part_of(relpath: str) -> tuple[str, int] | None:
-    """The table and part number of a file in the download layout (``<table>/part-...``), else None."""
-    table, _, name = relpath.partition("/")
-    m = PART_PATTERN.match(name)
-    return (table, int(m.group(1))) if table in TABLES and m else None
+SPEC = TraceSpec(
+    name=NAME,
+    title="Google clusterdata-2011-2",
+    tables=TABLES,
+    layout=Layout(
+        pattern=re.compile(r"^part-(?P<part>\d{5})-of-\d{5}\.csv(\.gz)?$"),
+        expected="<table>/part-NNNNN-of-MMMMM.csv.gz",
+        table_folders=True,
+    ),
+    reader="csv",
+    units_per_day=86_400_000_000,  # times are microseconds
+    # traces.md "Time": t = 600 s is the trace start; 0 = before the window, 2^63-1 = after it
+    trace_start=datetime(2011, 5, 1, 23, 0, tzinfo=timezone.utc),  # 19:00 America/New_York
+    start_offset=600_000_000,
+    after_window=2**63 - 1,
+    checksum_file=CHECKSUM_FILE,
+    remote=REMOTE,
+    demo_reports=("lifecycle-counts",),
+)

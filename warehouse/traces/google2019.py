@@ -11,22 +11,14 @@ repeated fields LISTs; the views in ``sql/google2019/`` flatten what users query
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from datetime import datetime, timezone
 
-from warehouse.errors import InputError, UsageError
-from warehouse.traces import Column, Remote, SourceFile, Table
+from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
 
 NAME = "google2019"
-TITLE = "Google clusterdata 2019 (v3)"
-FORMAT = "json"
-UNITS_PER_DAY = 86_400_000_000  # times are microseconds
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")
-SHARD_PATTERN = re.compile(r"^(?P<table>[a-z_]+)-(?P<shard>\d{12})\.json(\.gz)?$")
-# The shard number of a file name (regex, group): also parsed in SQL (meta.part_number) to find gaps.
-PART_RULE: tuple[str, int] | None = (SHARD_PATTERN.pattern, 2)
-CELL_FOLDER = re.compile(r"^clusterdata_2019_(?P<cell>[a-h])$")
 # One public bucket per cell, listed with the Cloud Storage JSON API (names, sizes, md5, crc32c);
-# a download keeps the bucket name as the cell folder, which CELL_FOLDER recognises.
+# a download keeps the bucket name as the cell folder, which the layout's cell_folder recognises.
 REMOTE = Remote(
     base="https://storage.googleapis.com",
     root="clusterdata_2019_{cell}",
@@ -183,71 +175,25 @@ TABLES: dict[str, Table] = {
 }
 
 
-def discover(
-    source: Path, tables: list[str] | None, table_for_file: str | None, cell: str | None
-) -> list[SourceFile]:
-    """The shards under ``source``: cell folders ``clusterdata_2019_<c>/`` or a flat folder with --cell."""
-    for name in tables or []:
-        if name not in TABLES:
-            raise UsageError(f"unknown {NAME} table {name!r} (known: {', '.join(TABLES)})")
-    if cell is not None and cell not in CELLS:
-        raise UsageError(f"unknown {NAME} cell {cell!r} (cells: {', '.join(CELLS)})")
-    if source.is_file():
-        m = SHARD_PATTERN.match(source.name)
-        table = table_for_file or (m.group("table") if m else None)
-        if table not in TABLES:
-            raise UsageError(f"{source}: a single file needs --table (one of {', '.join(TABLES)})")
-        return [SourceFile(table, source, source.name, _cell_of(source.parent, cell, source))]
-    if not source.is_dir():
-        raise InputError(f"{source}: no such file or folder")
-    wanted = set(tables or TABLES)
-    folders = sorted(p for p in source.iterdir() if p.is_dir() and CELL_FOLDER.match(p.name))
-    if CELL_FOLDER.match(source.name):
-        folders = [source]
-    if cell is not None and folders:
-        folders = [f for f in folders if CELL_FOLDER.match(f.name).group("cell") == cell]  # type: ignore[union-attr]
-    found: list[SourceFile] = []
-    for folder in folders or [source]:
-        shards = [p for p in sorted(folder.iterdir()) if SHARD_PATTERN.match(p.name)]
-        if not shards:
-            continue
-        folder_cell = _cell_of(folder, cell, folder)
-        for path in shards:
-            table = SHARD_PATTERN.match(path.name).group("table")  # type: ignore[union-attr]
-            if table in wanted and table in TABLES:
-                found.append(SourceFile(table, path, path.name, folder_cell))
-    if not found:
-        present = sorted(p.name for p in source.iterdir())[:8]
-        raise InputError(
-            f"{source}: no {NAME} files found (expected <table>-NNNNNNNNNNNN.json.gz, in "
-            f"clusterdata_2019_<cell>/ folders or a flat folder with --cell; the folder holds: "
-            f"{', '.join(present) or 'nothing'})"
-        )
-    return sorted(found, key=lambda s: (s.table, s.cell or "", s.name))
-
-
-def _cell_of(folder: Path, cell: str | None, where: Path) -> str:
-    m = CELL_FOLDER.match(folder.name)
-    if m:
-        if cell is not None and cell != m.group("cell"):
-            raise UsageError(f"{where} is in the folder of cell {m.group('cell')}, not --cell {cell}")
-        return m.group("cell")
-    if cell is None:
-        raise UsageError(f"{where}: which cell? put the shards in clusterdata_2019_<cell>/ or pass --cell")
-    return cell
-
-
-def expected_sha256(source: Path, f: SourceFile) -> str | None:
-    return None  # the buckets publish no digests
-
-
-def file_order(name: str) -> int:
-    """The shard number: shards of a table are consecutive slices of it."""
-    m = SHARD_PATTERN.match(name)
-    return int(m.group("shard")) if m else 0
-
-
-def part_of(relpath: str) -> tuple[str, int] | None:
-    """The table and shard number of a shard (``<table>-NNNNNNNNNNNN.json.gz``), else None."""
-    m = SHARD_PATTERN.match(relpath.rpartition("/")[2])
-    return (m.group("table"), int(m.group("shard"))) if m and m.group("table") in TABLES else None
+SPEC = TraceSpec(
+    name=NAME,
+    title="Google clusterdata 2019 (v3)",
+    tables=TABLES,
+    layout=Layout(
+        # the shard number: shards of a table are consecutive slices of it
+        pattern=re.compile(r"^(?P<table>[a-z_]+)-(?P<part>\d{12})\.json(\.gz)?$"),
+        expected=(
+            "<table>-NNNNNNNNNNNN.json.gz, in clusterdata_2019_<cell>/ folders or a flat folder with --cell,"
+        ),
+        cell_folder=re.compile(r"^clusterdata_2019_(?P<cell>[a-h])$"),
+    ),
+    reader="ndjson",
+    units_per_day=86_400_000_000,  # times are microseconds
+    # traces.md "Time": t = 600 s is the trace start; 0 = before the window, 2^63-1 = after it
+    trace_start=datetime(2019, 5, 1, 7, 0, tzinfo=timezone.utc),  # 00:00 America/Los_Angeles
+    start_offset=600_000_000,
+    after_window=2**63 - 1,
+    cells=CELLS,
+    remote=REMOTE,  # the buckets publish no digests
+    demo_reports=("lifecycle-counts",),
+)

@@ -1,0 +1,205 @@
+"""The typed header of every shipped SQL file, parsed and validated when the file is loaded.
+
+A SQL file starts with ``-- key: value`` lines (a line ``--`` without a key continues the
+previous value). Each key has one meaning, listed in `KEYS`; a key the folder does not allow, a
+missing required key, a parameter with a bad type or default, or a plot with an unknown option
+is a `HeaderError` when the file is loaded (and so a failing test, never a silent guess).
+
+Report parameters: ``-- params: trace, cell, bucket_s: int > 0 = 3600, mode: str = a in a|b``.
+``trace`` and ``cell`` are filled by the runner; every other parameter names its type (int,
+float, str), may require ``> 0``, may have a default and a list of allowed values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from warehouse.errors import TracewhError, UsageError
+
+
+class HeaderError(TracewhError):
+    """A SQL file's header does not follow the rules above."""
+
+
+# key -> what it means (one key per meaning)
+KEYS = {
+    "name": "the view, report or check name",
+    "description": "what it shows or checks, one sentence",
+    "traces": "the traces a report covers: a comma list or 'any'",
+    "grain": "what one row is",
+    "params": "parameters (reports: typed, see module doc; macros: free text)",
+    "reproduces": "the published figure or number a report reproduces",
+    "note": "definitions and details",
+    "caveat": "what to keep in mind when comparing with the paper",
+    "example": "parameter values that fit the bundled sample (job=j_1)",
+    "plot": "the report's chart (warehouse/plots.py)",
+    "python": "the Python step between the report's two statements (warehouse.dag.STEPS)",
+    "source": "the documents the semantics come from",
+}
+# folder kind -> (required keys, allowed keys)
+RULES = {
+    "report": (
+        {"name", "traces", "description", "params"},
+        {
+            "name",
+            "traces",
+            "description",
+            "params",
+            "reproduces",
+            "note",
+            "caveat",
+            "example",
+            "plot",
+            "python",
+        },
+    ),
+    "check": ({"name", "description"}, {"name", "description", "grain", "note", "source"}),
+    "view": ({"name", "description"}, {"name", "description", "grain", "params", "note", "source"}),
+}
+BUILTIN_PARAMS = ("trace", "cell")
+TYPES = {"int": int, "float": float, "str": str}
+PLOT_KEYS = {
+    "x", "y", "kind", "title", "xlabel", "ylabel", "where", "logx", "logy", "panels", "dashed",
+    "panel_by", "xtime", "ref", "group",
+}  # fmt: skip
+PLOT_KINDS = {"line", "step", "points", "quantiles", "bar", "dag"}
+
+_LINE = re.compile(r"^--\s*([a-z_]+):\s*(.*)$")
+_PARAM = re.compile(
+    r"^(?P<name>[a-z_][a-z0-9_]*)"
+    r"(?:\s*:\s*(?P<type>[a-z]+)(?P<positive>\s*>\s*0)?)?"
+    r"(?:\s*=\s*(?P<default>[^ ]+?))?"
+    r"(?:\s+in\s+(?P<allowed>\S+))?$"
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str = "str"  # int | float | str
+    default: str | None = None
+    positive: bool = False  # numbers must be > 0
+    allowed: tuple[str, ...] = ()
+
+    def convert(self, report: str, value: str) -> object:
+        """The value typed for DuckDB; a bad value is a usage error naming what is allowed."""
+        kind = TYPES[self.type]
+        what = {"int": "a whole number", "float": "a number", "str": "text"}[self.type]
+        what += " > 0" if self.positive else ""
+        try:
+            typed = kind(value)
+        except ValueError:
+            typed = None
+        if typed is None or (self.positive and typed <= 0):
+            default = f" (default {self.default})" if self.default is not None else ""
+            raise UsageError(f"report {report}: --param {self.name} must be {what}{default}, not {value!r}")
+        if self.allowed and value not in self.allowed:
+            allowed = ", ".join(self.allowed)
+            raise UsageError(f"report {report}: --param {self.name} must be one of {allowed}, not {value!r}")
+        return typed
+
+    def describe(self) -> str:
+        """One line for a report's --help."""
+        text = f"{self.name} ({self.type}{' > 0' if self.positive else ''})"
+        if self.allowed:
+            text += f", one of {', '.join(self.allowed)}"
+        return text + (f", default {self.default}" if self.default is not None else ", required")
+
+
+@dataclass(frozen=True)
+class Header:
+    kind: str  # report | check | view
+    values: dict[str, str]
+    params: tuple[Param, ...] = ()
+    builtin_params: tuple[str, ...] = ()  # trace / cell, filled by the runner
+    plot: dict[str, str] = field(default_factory=dict)
+
+    def get(self, key: str, default: str = "") -> str:
+        return self.values.get(key, default)
+
+
+def read(text: str) -> dict[str, str]:
+    """The raw ``-- key: value`` lines at the top of a SQL file."""
+    header: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if not m:
+            if line.startswith("--"):
+                if header:  # continuation of the previous key
+                    last = next(reversed(header))
+                    header[last] += " " + line.lstrip("- ").strip()
+                continue
+            break
+        header[m.group(1)] = m.group(2).strip()
+    return header
+
+
+def parse(where: str, kind: str, values: dict[str, str]) -> Header:
+    """The validated header of one file; ``where`` names it in errors."""
+    required, allowed = RULES[kind]
+    unknown = set(values) - allowed
+    if unknown:
+        raise HeaderError(f"{where}: header key(s) {', '.join(sorted(unknown))} not allowed in a {kind}")
+    missing = required - set(values)
+    if missing:
+        raise HeaderError(f"{where}: header lacks {', '.join(sorted(missing))}")
+    params: tuple[Param, ...] = ()
+    builtin: tuple[str, ...] = ()
+    plot: dict[str, str] = {}
+    if kind == "report":
+        builtin, params = _params(where, values["params"])
+        plot = _plot(where, values.get("plot", ""))
+    return Header(kind, dict(values), params, builtin, plot)
+
+
+def _params(where: str, raw: str) -> tuple[tuple[str, ...], tuple[Param, ...]]:
+    if raw.strip() in ("", "none"):
+        return (), ()
+    builtin, out = [], []
+    for item in (i.strip() for i in raw.split(",")):
+        if item in BUILTIN_PARAMS:
+            builtin.append(item)
+            continue
+        m = _PARAM.match(item)
+        if not m or m.group("type") is None:
+            raise HeaderError(
+                f"{where}: parameter {item!r} needs a type: name: int|float|str [> 0] [= default]"
+            )
+        p = Param(
+            m.group("name"),
+            m.group("type"),
+            m.group("default"),
+            bool(m.group("positive")),
+            tuple(m.group("allowed").split("|")) if m.group("allowed") else (),
+        )
+        if p.type not in TYPES:
+            raise HeaderError(f"{where}: parameter {p.name}: unknown type {p.type!r} (int, float, str)")
+        if p.positive and p.type == "str":
+            raise HeaderError(f"{where}: parameter {p.name}: '> 0' is for numbers")
+        if p.default is not None:
+            try:
+                p.convert(where, p.default)
+            except UsageError as e:
+                raise HeaderError(
+                    f"{where}: parameter {p.name}: its default {p.default!r} is invalid ({e})"
+                ) from e
+        out.append(p)
+    return tuple(builtin), tuple(out)
+
+
+def _plot(where: str, raw: str) -> dict[str, str]:
+    if not raw:
+        return {}
+    out: dict[str, str] = {}
+    for part in raw.split(";"):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in PLOT_KEYS:
+            raise HeaderError(
+                f"{where}: plot option {part.strip()!r} unknown (known: {', '.join(sorted(PLOT_KEYS))})"
+            )
+        out[key] = value.strip()
+    if out.get("kind", "line") not in PLOT_KINDS:
+        raise HeaderError(f"{where}: plot kind {out['kind']!r} unknown ({', '.join(sorted(PLOT_KINDS))})")
+    return out
