@@ -21,7 +21,7 @@ from test_cli import run
 
 from warehouse import catalog, ingest, query, reports, sqlfiles
 from warehouse.home import Home
-from warehouse.traces import trace_names
+from warehouse.traces import expand_sql, trace_names
 
 pyspark = pytest.importorskip("pyspark")
 pytest.importorskip("sqlglot")
@@ -56,7 +56,7 @@ def _views_in_sql_files() -> list[str]:
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
     for folder in ("meta", *ws.sql_folders()):
         for f in sqlfiles.folder(folder):
-            for stmt in sqlglot.parse(ws.rewrite_unpivot(f.body), read="duckdb"):
+            for stmt in sqlglot.parse(ws.rewrite_unpivot(expand_sql(f.body)), read="duckdb"):
                 # views, and tables made from a query (code tables); not meta's storage tables
                 kind = str(stmt.args.get("kind")).upper() if isinstance(stmt, exp.Create) else ""
                 if kind == "VIEW" or (kind == "TABLE" and stmt.expression is not None):

@@ -112,9 +112,30 @@ def run(
     """
     from warehouse import query
 
-    get(name)  # an unknown name is a usage error before any catalog is opened
+    report = get(name)
+    specs = {p.name: p for p in report.param_specs}
+    params: dict[str, object] = {
+        k: None if v is None else specs[k].convert(name, v) for k, v in report.options.items()
+    }
+    for key, value in (options or {}).items():
+        if key not in report.options:
+            known = ", ".join(report.options) or "none"
+            raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
+        params[key] = specs[key].convert(name, value)
+    missing = [k for k, v in params.items() if v is None]
+    if missing:
+        raise UsageError(f"report {name} needs --param {missing[0]}=...")
     with query.read_only(home, memory_limit) as con:
-        report, params = resolve(con, name, trace, cell, options)
+        if report.needs_trace:
+            params["trace"] = _choose_trace(con, report, trace)
+        elif trace is not None and trace not in report.traces:
+            raise UsageError(f"report {name} does not take --trace {trace}")
+        if "cell" in report.params:
+            if cell is not None:
+                _check_cell(con, name, str(params["trace"]), cell)
+            params["cell"] = cell
+        elif cell is not None:
+            raise UsageError(f"report {name} has no --cell")
         only = report.traces[0] if len(report.traces) == 1 else None
         chosen = params.get("trace") if report.needs_trace else (trace or only)
         zone = tz or query.zone_for(con, str(chosen) if chosen else None, cell)
@@ -144,37 +165,6 @@ def run(
         "params": {k: v for k, v in params.items() if k not in BUILTIN_PARAMS},
     }
     return rows
-
-
-def resolve(
-    con, name: str, trace: str | None, cell: str | None, options: dict[str, str] | None
-) -> tuple[Report, dict[str, object]]:
-    """The report and its parameter values (defaults, --param, the trace and cell), checked; every
-    engine runs a report with these."""
-    report = get(name)
-    specs = {p.name: p for p in report.param_specs}
-    params: dict[str, object] = {
-        k: None if v is None else specs[k].convert(name, v) for k, v in report.options.items()
-    }
-    for key, value in (options or {}).items():
-        if key not in report.options:
-            known = ", ".join(report.options) or "none"
-            raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
-        params[key] = specs[key].convert(name, value)
-    missing = [k for k, v in params.items() if v is None]
-    if missing:
-        raise UsageError(f"report {name} needs --param {missing[0]}=...")
-    if report.needs_trace:
-        params["trace"] = _choose_trace(con, report, trace)
-    elif trace is not None and trace not in report.traces:
-        raise UsageError(f"report {name} does not take --trace {trace}")
-    if "cell" in report.params:
-        if cell is not None:
-            _check_cell(con, name, str(params["trace"]), cell)
-        params["cell"] = cell
-    elif cell is not None:
-        raise UsageError(f"report {name} has no --cell")
-    return report, params
 
 
 STEP_MARKER = "-- then:"
