@@ -4,6 +4,8 @@ the one generic discover() reads each trace's layout from its spec alone."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +140,19 @@ def test_the_after_window_value_is_written_only_in_the_trace_folders():
     ]
     trace_places = {f"sql/{n}/" for n in BUILTIN} | {f"warehouse/traces/{n}.py" for n in BUILTIN}
     assert [h for h in hits if not any(h.startswith(t) for t in trace_places)] == []
+
+
+def test_import_boundaries():
+    """The library never imports the CLI's typer/rich; the registry, the headers and the result
+    types are light (no duckdb), and the CLI starts without duckdb or httpx."""
+    code = (
+        "import sys, warehouse.traces, warehouse.headers, warehouse.results\n"
+        "light = {m for m in ('duckdb', 'typer', 'rich') if m in sys.modules}\n"
+        "import cli.main\n"
+        "print(sorted(light), sorted(m for m in ('duckdb', 'httpx') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[0] == "[] []"
+    for path in WAREHOUSE.rglob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"^\s*(import|from) (typer|rich)\b", text, re.M), path

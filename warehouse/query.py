@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -13,20 +12,12 @@ import duckdb
 from warehouse import catalog, signals
 from warehouse.errors import CatalogError, TracewhError, UsageError
 from warehouse.home import Home
+from warehouse.results import Rows
+
+__all__ = ["Rows"]  # the result type lives in warehouse.results (light); re-exported here
 
 BATCH_ROWS = 10_000
 DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; TRACEWH_MEMORY_LIMIT overrides
-
-
-@dataclass
-class Rows:
-    """A result set: column names and types, and the rows (a list, or a stream of batches)."""
-
-    columns: list[str]
-    types: list[str]
-    rows: list[tuple]
-    # What produced them, for a caller that shows it (a report's trace, cell, zone, parameters).
-    context: dict[str, object] = field(default_factory=dict)
 
 
 @contextlib.contextmanager
