@@ -55,7 +55,10 @@ def ingest(
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the SHA256SUM check.")] = False,
     memory_limit: Annotated[
         str | None,
-        typer.Option("--memory-limit", help="DuckDB memory limit, e.g. 4GB (default 2GB)."),
+        typer.Option(
+            "--memory-limit",
+            help="DuckDB memory limit, e.g. 4GB (default $TRACEWH_MEMORY_LIMIT, else 2GB).",
+        ),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Files converted in parallel (default: cores).")

@@ -23,6 +23,14 @@ app = typer.Typer(
 PlotOpt = Annotated[
     Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
 ]
+MemoryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help="DuckDB memory limit, e.g. 2GB; beyond it the report spills to tmp/ "
+        "(default $TRACEWH_MEMORY_LIMIT, else 4GB).",
+    ),
+]
 ParamOpt = Annotated[
     list[str] | None,
     typer.Option("--param", "-p", help="Report parameter NAME=VALUE (see the report's help)."),
@@ -74,12 +82,21 @@ def _make_command(report: reports.Report):
         plot: PlotOpt = None,
         param: ParamOpt = None,
         tz: TzOpt = None,
+        memory_limit: MemoryOpt = None,
         home: HomeOpt = None,
     ) -> None:
         from cli.render import render
         from warehouse import api
 
-        result = api.report(report.name, trace, cell, home=home_of(home), tz=tz, **parse_params(param))
+        result = api.report(
+            report.name,
+            trace,
+            cell,
+            home=home_of(home),
+            tz=tz,
+            memory_limit=memory_limit,
+            **parse_params(param),
+        )
         render(result.rows, fmt, title=report.name, output=output)
         # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
         for line in result.footer:

@@ -138,16 +138,24 @@ def report(
     *,
     home: PathLike | Home | None = None,
     tz: str | None = None,
+    memory_limit: str | None = None,
     **params: object,
 ) -> ReportResult:
     """Run the report ``name`` (``list_reports()`` lists them); ``params`` are its parameters
-    (e.g. ``bucket_s=600``), given as Python values."""
+    (e.g. ``bucket_s=600``), given as Python values. ``memory_limit`` (e.g. ``"2GB"``; else
+    $TRACEWH_MEMORY_LIMIT, else 4GB) bounds DuckDB's memory; beyond it the report spills to disk."""
     from warehouse import reports
 
     meta = reports.get(name)
     where = _home(home)
     rows = reports.run(
-        where, name, trace=trace, cell=cell, options={k: str(v) for k, v in params.items()}, tz=tz
+        where,
+        name,
+        trace=trace,
+        cell=cell,
+        options={k: str(v) for k, v in params.items()},
+        tz=tz,
+        memory_limit=memory_limit,
     )
     ctx = rows.context
     chosen = str(ctx["trace"]) if ctx.get("trace") else None

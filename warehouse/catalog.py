@@ -30,7 +30,7 @@ from typing import Any
 import duckdb
 
 from warehouse import __version__, parts, sqlfiles
-from warehouse.errors import CatalogError
+from warehouse.errors import CatalogError, UsageError
 from warehouse.home import Home
 from warehouse.quoting import glob_escape, quote_ident, quote_literal
 from warehouse.traces import Table, expand_sql, get_trace, registry, trace_names
@@ -43,6 +43,29 @@ _LOCK_WAIT_S = 10.0
 # A retired catalog younger than this is kept even when no lock is seen: a reader may have opened
 # the file just before the rename and not taken its lock yet.
 RETIRED_GRACE_S = 5.0
+
+
+# One rule for every command's DuckDB memory limit: its --memory-limit, else this variable, else
+# the command's own default (ingest and reads differ: see their DEFAULT_MEMORY_LIMIT).
+MEMORY_LIMIT_ENV = "TRACEWH_MEMORY_LIMIT"
+
+
+def memory_limit(explicit: str | None, default: str) -> str:
+    """The memory limit a command runs under, checked: a value DuckDB refuses is a usage error
+    naming where it came from (the option or the variable)."""
+    env = os.environ.get(MEMORY_LIMIT_ENV) or None
+    if explicit:
+        limit, source = explicit, "--memory-limit"
+    elif env:
+        limit, source = env, MEMORY_LIMIT_ENV
+    else:
+        limit, source = default, "default"
+    try:
+        duckdb.connect(config={"memory_limit": limit}).close()
+    except duckdb.Error as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"{source} {limit!r}: {first} (e.g. 4GB, 500MB)") from e
+    return limit
 
 
 def connect(

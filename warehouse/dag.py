@@ -9,6 +9,7 @@ cycles instead of hanging. Input: the rows of ``alibaba2018.dag_tasks`` ordered 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 
 import duckdb
 import pyarrow as pa
@@ -46,21 +47,53 @@ def walk_job(tasks: list[tuple[int, list[int], float | None, bool]]) -> tuple[st
     return "ok", max(longest.values(), default=0.0), []
 
 
-def register_dag_paths(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
-    """Walk every job of the ``alibaba2018.dag_tasks`` rows (ordered by job) and register the view
-    ``dag_paths`` (job_name, status, critical_path_s, tasks, cycle_task_ids) on the connection."""
-    jobs = tasks.column("job_name").to_pylist()
-    ids = tasks.column("task_id").to_pylist()
-    parents = tasks.column("parent_task_ids").to_pylist()
-    runs = tasks.column("run_s").to_pylist()
-    known = tasks.column("times_known").to_pylist()
-    out: dict[str, list] = {
-        "job_name": [],
-        "status": [],
-        "critical_path_s": [],
-        "tasks": [],
-        "cycle_task_ids": [],
-    }
+# Rows of dag_tasks walked at a time: Python holds one batch's tasks (plus the job it ends inside),
+# never the whole table (the full trace has 14.3 M tasks; as Python lists ~830 MB at 2.8 M).
+BATCH_ROWS = 100_000
+
+PATHS_SCHEMA = pa.schema(
+    [
+        ("job_name", pa.string()),
+        ("status", pa.string()),
+        ("critical_path_s", pa.float64()),
+        ("tasks", pa.int64()),
+        ("cycle_task_ids", pa.list_(pa.int64())),
+    ]
+)
+
+
+def _batches(tasks: pa.Table | pa.RecordBatchReader, rows: int) -> Iterator[pa.Table]:
+    """The rows in pieces cut at job boundaries: a job never spans two pieces (the job a batch
+    ends inside is carried into the next piece, so one piece holds at most a batch plus one job)."""
+    source = tasks.to_batches(rows) if isinstance(tasks, pa.Table) else tasks
+    carry: pa.Table | None = None
+    for batch in source:
+        if batch.num_rows == 0:
+            continue
+        piece = pa.Table.from_batches([batch])
+        if carry is not None:
+            piece = pa.concat_tables([carry, piece])
+        jobs = piece.column("job_name")
+        last = jobs[piece.num_rows - 1]
+        # the first row of the last job: rows of one job are adjacent (the input is ordered by job)
+        cut = piece.num_rows - 1
+        while cut > 0 and jobs[cut - 1] == last:
+            cut -= 1
+        if cut:
+            yield piece.slice(0, cut)
+        carry = piece.slice(cut)
+    if carry is not None and carry.num_rows:
+        yield carry
+
+
+def _walk_piece(piece: pa.Table) -> pa.Table:
+    """dag_paths rows of the whole jobs in ``piece`` (ordered by job)."""
+    jobs = piece.column("job_name").to_pylist()
+    ids = piece.column("task_id").to_pylist()
+    parents = piece.column("parent_task_ids").to_pylist()
+    runs = piece.column("run_s").to_pylist()
+    known = piece.column("times_known").to_pylist()
+    out: dict[str, list] = {name: [] for name in PATHS_SCHEMA.names}
     start = 0
     for end in range(1, len(jobs) + 1):
         if end < len(jobs) and jobs[end] == jobs[start]:
@@ -73,19 +106,18 @@ def register_dag_paths(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
         out["tasks"].append(end - start)
         out["cycle_task_ids"].append(stuck)
         start = end
-    table = pa.table(
-        out,
-        schema=pa.schema(
-            [
-                ("job_name", pa.string()),
-                ("status", pa.string()),
-                ("critical_path_s", pa.float64()),
-                ("tasks", pa.int64()),
-                ("cycle_task_ids", pa.list_(pa.int64())),
-            ]
-        ),
-    )
-    con.register("dag_paths", table)
+    return pa.table(out, schema=PATHS_SCHEMA)
+
+
+def register_dag_paths(
+    con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.RecordBatchReader, batch_rows: int = BATCH_ROWS
+) -> None:
+    """Walk every job of the ``alibaba2018.dag_tasks`` rows (ordered by job; a table or a stream of
+    batches) and register the view ``dag_paths`` (job_name, status, critical_path_s, tasks,
+    cycle_task_ids) on the connection. Jobs are walked a batch at a time (see BATCH_ROWS); the
+    result is one small row per job, kept as Arrow."""
+    pieces = [_walk_piece(piece) for piece in _batches(tasks, batch_rows)]
+    con.register("dag_paths", pa.concat_tables(pieces) if pieces else PATHS_SCHEMA.empty_table())
 
 
 def layout_job(
@@ -128,13 +160,15 @@ def layout_job(
     return level, path[::-1], sorted(t for t in run if t not in level)
 
 
-def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table) -> None:
+def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.RecordBatchReader) -> None:
     """Lay out the one job of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s)
     and register the view ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle).
 
     Rows without a task_id (task_<base64>, MergeTask, unparsed names) belong to the job but not to its DAG."""
     from warehouse.errors import UsageError
 
+    if isinstance(tasks, pa.RecordBatchReader):
+        tasks = tasks.read_all()  # one job's tasks: small
     if tasks.num_rows == 0:
         raise UsageError("no batch task of that job is in the warehouse (job_name of alibaba2018.batch_task)")
     nodes: dict[int, tuple[list[int], float | None]] = {}

@@ -6,6 +6,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -16,18 +17,24 @@ from warehouse.results import Rows
 
 __all__ = ["Rows"]  # the result type lives in warehouse.results (light); re-exported here
 
+if TYPE_CHECKING:
+    # Not imported at run time here: importing pyarrow starts threads that do not block SIGINT, and
+    # a Ctrl-C delivered to one of them bypasses signals.interrupting (exit 1, not 130).
+    import pyarrow as pa
+
 BATCH_ROWS = 10_000
-DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; TRACEWH_MEMORY_LIMIT overrides
+DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; --memory-limit or TRACEWH_MEMORY_LIMIT overrides
 
 
 @contextlib.contextmanager
-def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
+def read_only(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the catalog, checked to be in the place its views point at;
-    an interrupt (SIGINT/SIGTERM) cancels its running query."""
+    an interrupt (SIGINT/SIGTERM) cancels its running query. DuckDB spills what does not fit in
+    ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else DEFAULT_MEMORY_LIMIT)."""
     holder: list[duckdb.DuckDBPyConnection] = []
     # The signal block starts before the connection, so DuckDB's threads inherit it.
     with signals.interrupting(lambda: holder[0].interrupt() if holder else None):
-        con = open_read_only(home)
+        con = open_read_only(home, memory_limit)
         holder.append(con)
         # DuckDB draws its progress bar on stdout, which carries data only.
         con.execute("SET enable_progress_bar = false")
@@ -37,10 +44,10 @@ def read_only(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
             con.close()
 
 
-def open_read_only(home: Home) -> duckdb.DuckDBPyConnection:
+def open_read_only(home: Home, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """The connection of read_only(), left open for the caller (the Python API hands it out)."""
     # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
-    limit = os.environ.get("TRACEWH_MEMORY_LIMIT", DEFAULT_MEMORY_LIMIT)
+    limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
     con = catalog.connect(home, read_only=True, memory_limit=limit)
     try:
         catalog.check_location(con, home)
@@ -124,6 +131,23 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = 
         return cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_table()
     except duckdb.Error as e:
         raise TracewhError(f"SQL error: {_one_line(e)}") from e
+    finally:
+        cur.close()
+
+
+@contextlib.contextmanager
+def stream_arrow(
+    con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None, rows: int = 100_000
+) -> Iterator[pa.RecordBatchReader]:
+    """A result as a stream of Arrow batches (for Python steps that walk millions of rows: only a
+    batch at a time crosses into Python; DuckDB spills what does not fit in its limit)."""
+    cur = con.cursor()  # its own result: the connection stays free for the step's own statements
+    try:
+        try:
+            reader = cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_reader(rows)
+        except duckdb.Error as e:
+            raise TracewhError(f"SQL error: {_one_line(e)}") from e
+        yield reader
     finally:
         cur.close()
 

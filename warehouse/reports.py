@@ -101,10 +101,12 @@ def run(
     cell: str | None = None,
     options: dict[str, str] | None = None,
     tz: str | None = None,
+    memory_limit: str | None = None,
 ) -> Rows:
     """Run a report read-only; the library never writes the catalog here.
 
-    Times come back in ``tz``, else in the zone of the report's trace (or cell).
+    Times come back in ``tz``, else in the zone of the report's trace (or cell). DuckDB spills
+    what does not fit in ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else query.DEFAULT_MEMORY_LIMIT).
     """
     from warehouse import query
 
@@ -121,7 +123,7 @@ def run(
     missing = [k for k, v in params.items() if v is None]
     if missing:
         raise UsageError(f"report {name} needs --param {missing[0]}=...")
-    with query.read_only(home) as con:
+    with query.read_only(home, memory_limit) as con:
         if report.needs_trace:
             params["trace"] = _choose_trace(con, report, trace)
         elif trace is not None and trace not in report.traces:
@@ -143,8 +145,9 @@ def run(
             from warehouse import dag
 
             first, _, second = report.sql.partition(STEP_MARKER)
-            # Arrow columns, not Python rows: millions of DAG tasks cross into the step.
-            dag.STEPS[report.python](con, query.fetch_arrow(con, first, _used(first, params)))
+            # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
+            with query.stream_arrow(con, first, _used(first, params)) as batches:
+                dag.STEPS[report.python](con, batches)
             rows = query.fetch(con, second, _used(second, params))
     chart = _split_chart_columns(rows)
     rows.context = {

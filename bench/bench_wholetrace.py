@@ -1,0 +1,287 @@
+"""Whole-trace scale: google2011 ingested in stages of its parts (e.g. 0.1, 0.4 and 1.0 of the 500),
+every google2011 report run at each stage, peak RSS against the memory limit.
+
+Inputs come from ``tracewh synth google2011 --scale 1.0`` (made before, they take half an hour
+on 2 cores): ``--src`` folders, each with task_events/, job_events/, machine_events/ (or some of
+them). Each stage ingests only the parts it adds (``tracewh ingest --parts A-B``, part-scoped:
+the parts of the earlier stages stay), so one home grows 0.1 -> 0.4 -> 1.0 and the ingest of
+every part is measured once. Next to each stage's ingest, in the same run and on the same
+task_events files: the ``gzip -dc`` floor (2 processes, which also counts the uncompressed bytes)
+and a bare DuckDB ``COPY (SELECT * FROM read_csv(files)) TO ... (FORMAT parquet)``.
+
+Each measurement is one fresh subprocess under /usr/bin/time (harness.measure); the machine is
+shared, so the cores other processes used during each run are recorded beside it. Results
+accumulate in ``--state`` (JSON), so a stage can be run when its parts exist; ``--write``
+renders the RESULTS.md section from it.
+
+    .venv/bin/python bench/bench_wholetrace.py --src /work/bigdata/g2011 --src /work/bigdata/g2011je \
+        --home /work/bigdata/home --stage 0-49
+    ... --stage 50-199, --stage 200-499, then --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import harness as h
+
+SECTION = "## Whole trace: google2011 synth at scale 1.0, ingest and every report by input size"
+PART_FILE = "part-{:05d}-of-00500.csv.gz"
+
+COPY_CODE = r"""
+import duckdb, sys, json
+files, out = json.loads(sys.argv[1]), sys.argv[2]
+con = duckdb.connect(config={"memory_limit": sys.argv[3]})
+n = con.execute(
+    f"COPY (SELECT * FROM read_csv({files!r}, header=false, auto_detect=true)) TO '{out}' "
+    "(FORMAT parquet, COMPRESSION zstd)"
+).fetchone()[0]
+print("@@JSON " + json.dumps({"rows": n}))
+"""
+
+REPORTS_CODE = r"""
+import json
+from warehouse import reports
+listed = reports.all_reports().values()
+print(json.dumps([[r.name, r.needs_trace] for r in listed if "google2011" in r.traces]))
+"""
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi or lo)
+
+
+def files_of(srcs: list[Path], table: str, lo: int, hi: int) -> list[Path]:
+    out = []
+    for k in range(lo, hi + 1):
+        for s in srcs:
+            f = s / table / PART_FILE.format(k)
+            if f.is_file():
+                out.append(f)
+    return out
+
+
+def google_reports() -> list[tuple[str, bool]]:
+    p = subprocess.run([str(h.VENV_PY), "-c", REPORTS_CODE], capture_output=True, text=True, cwd=h.ROOT)
+    return [tuple(x) for x in json.loads(p.stdout.strip().splitlines()[-1])]
+
+
+def measure_ingest(a: argparse.Namespace) -> dict:
+    """The stage's ingest beside the gzip floor and a bare COPY of the same task_events files."""
+    lo, hi = parse_range(a.stage)
+    events = files_of(a.src, "task_events", lo, hi)
+    if len(events) != hi - lo + 1:
+        sys.exit(f"stage {a.stage}: only {len(events)} task_events parts exist")
+    stage: dict = {
+        "home": str(a.home),
+        "parts": a.stage,
+        "files": len(events),
+        "gz_mb": sum(f.stat().st_size for f in events) / 1e6,
+    }
+    # the gzip floor: 2 processes (decompress | count), which also gives the uncompressed size
+    listing = " ".join(str(f) for f in events)
+    floor, out, _ = h.measure("gzip floor", ["sh", "-c", f"gzip -dc {listing} | wc -c"])
+    stage["csv_mb"] = int(out.strip()) / 1e6
+    stage["floor"] = floor.__dict__
+    with tempfile.TemporaryDirectory(dir=a.home.parent) as tmp:
+        bare, out, _ = h.measure(
+            "bare COPY",
+            [
+                str(h.VENV_PY),
+                "-c",
+                COPY_CODE,
+                json.dumps([str(f) for f in events]),
+                f"{tmp}/t.parquet",
+                a.ingest_limit,
+            ],
+        )
+        stage["bare"] = bare.__dict__
+        stage["bare_rows"] = (h.last_json(out) or {}).get("rows")
+    cmd = [
+        str(h.TRACEWH),
+        "--home",
+        str(a.home),
+        "ingest",
+        "google2011",
+        *map(str, a.src),
+        "--parts",
+        a.stage,
+        "-q",
+    ]
+    cmd += ["--tables", "task_events,job_events,machine_events", "--memory-limit", a.ingest_limit]
+    ing, _, err = h.measure("tracewh ingest", cmd)
+    if not ing.ok:
+        sys.exit(f"ingest failed: {err[-2000:]}")
+    stage["ingest"] = ing.__dict__
+    stage["catalog"] = catalog_figures(a.home)
+    return stage
+
+
+def run_stage(a: argparse.Namespace, state: dict) -> None:
+    stage = state.get("stages", {}).get(a.stage) if a.reports_only else None
+    if stage is None:
+        stage = measure_ingest(a)
+        stage["reports"] = {}
+    for name, needs_trace in google_reports():
+        if a.only and name not in a.only:
+            continue
+        rcmd = [str(h.TRACEWH), "--home", str(a.home), "report", name, "--format", "csv"]
+        rcmd += (["--trace", "google2011"] if needs_trace else []) + ["--memory-limit", a.limit]
+        run, _, err = h.measure(name, rcmd, stdout_devnull=True)
+        if not run.ok:
+            run.note = err.strip().splitlines()[-1] if err.strip() else run.note
+        stage["reports"][name] = run.__dict__
+        state.setdefault("stages", {})[a.stage] = stage
+        save(a.state, state)
+    state.setdefault("stages", {})[a.stage] = stage
+    save(a.state, state)
+
+
+def catalog_figures(home: Path) -> dict:
+    code = (
+        "import duckdb, json, sys; c = duckdb.connect(sys.argv[1], read_only=True); "
+        'print(json.dumps(c.execute("SELECT table_name, rows, files, bytes FROM meta.tables '
+        "WHERE trace = 'google2011'\").fetchall()))"
+    )
+    p = subprocess.run(
+        [str(h.VENV_PY), "-c", code, str(home / "tracewh.duckdb")], capture_output=True, text=True
+    )
+    try:
+        return {t: {"rows": r, "files": f, "bytes": b} for t, r, f, b in json.loads(p.stdout)}
+    except ValueError:
+        return {}
+
+
+def save(path: Path, state: dict) -> None:
+    path.write_text(json.dumps(state, indent=1))
+
+
+def write(a: argparse.Namespace, state: dict) -> None:
+    stages = list(state.get("stages", {}).values())
+    for s in stages:
+        if not s.get("catalog") and s.get("home"):
+            s["catalog"] = catalog_figures(Path(s["home"]))
+    mi = h.machine_info()
+    lines = [
+        SECTION,
+        "",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/bench_wholetrace.py`.",
+        "",
+        h.machine_text(mi) + " Shared: other engineers' test suites and `tracewh synth` ran beside it "
+        "(load average 10-17); the last column of each table gives the cores other processes used.",
+        "",
+        "**Command**: " + "; ".join(f"`{c}`" for c in state.get("commands", [])),
+        "",
+        "**Input**: `tracewh synth google2011 --scale 1.0 --tables task_events,job_events,machine_events` "
+        "(500 parts each; task_events and job_events at the published row counts).",
+        "",
+        "### Ingest per stage (only the parts the stage adds), baselines on the same task_events files",
+        "",
+        "| parts | task_events files | gz MB | CSV MB | gzip floor s | bare COPY s | tracewh ingest s | "
+        "ingest / bare COPY | ingest / floor | ingest CPU s | ingest peak RSS MB | MB/s (CSV) | "
+        "others during (floor / COPY / ingest) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in stages:
+        f, b, i = s["floor"], s["bare"], s["ingest"]
+        lines.append(
+            f"| {s['parts']} | {s['files']} | {s['gz_mb']:,.0f} | {s['csv_mb']:,.0f} | {f['wall']:.1f} | "
+            f"{b['wall']:.1f} | {i['wall']:.1f} | {i['wall'] / b['wall']:.2f} | "
+            f"{i['wall'] / f['wall']:.2f} | "
+            f"{h.fmt(i['cpu_s'], '.1f')} | {h.fmt(i['rss_mb'], '.0f')} | {s['csv_mb'] / i['wall']:.0f} | "
+            f"{f['others']:.2f} / {b['others']:.2f} / {i['others']:.2f} |"
+        )
+    lines += [
+        "",
+        "Note: the tracewh ingest also converts the stage's job_events parts (about 2% of the bytes).",
+    ]
+    lines += [
+        "",
+        f"### Every google2011 report at each size (memory limit {state.get('limit', '4GB')}; one run each)",
+        "",
+    ]
+    names = list(dict.fromkeys(n for s in stages for n in s["reports"]))
+    sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in stages]
+    head = "| report | " + " | ".join(f"wall s @ {n / 1e6:.1f} M" for n in sizes)
+    head += " | " + " | ".join(f"CPU s @ {n / 1e6:.1f} M" for n in sizes)
+    head += (
+        " | "
+        + " | ".join(f"peak RSS MB @ {n / 1e6:.1f} M" for n in sizes)
+        + " | wall s per 10 M (largest) | CPU s per 10 M (largest) | others (largest) |"
+    )
+    lines += [head, "|---" * (3 * len(stages) + 4) + "|"]
+    for name in names:
+        runs = [s["reports"].get(name) for s in stages]
+        walls = [("FAIL" if not r["ok"] else f"{r['wall']:.1f}") if r else "-" for r in runs]
+        rss = [h.fmt(r["rss_mb"], ".0f") if r else "-" for r in runs]
+        last = next(
+            ((r, n) for r, n in zip(reversed(runs), reversed(sizes), strict=True) if r and r["ok"]), None
+        )
+        cpus = [h.fmt(r["cpu_s"], ".1f") if r else "-" for r in runs]
+        per = f"{last[0]['wall'] / (last[1] / 1e7):.1f}" if last and last[1] else "-"
+        per_cpu = f"{last[0]['cpu_s'] / (last[1] / 1e7):.1f}" if last and last[1] else "-"
+        oth = f"{last[0]['others']:.2f}" if last else "-"
+        cells = " | ".join(walls + cpus + rss)
+        lines.append(f"| {name} | {cells} | {per} | {per_cpu} | {oth} |")
+    failures = [(s["parts"], n, r["note"]) for s in stages for n, r in s["reports"].items() if not r["ok"]]
+    if failures:
+        lines += ["", "Failures:"] + [f"- parts {p}, {n}: {note}" for p, n, note in failures]
+    lines += ["", "Catalog after each stage (rows / Parquet files / MB):", ""]
+    for s in stages:
+        cat = s["catalog"]
+        lines.append(
+            f"- parts {s['parts']}: "
+            + "; ".join(
+                f"{t} {c['rows']:,} / {c['files']} / {c['bytes'] / 1e6:,.0f}" for t, c in sorted(cat.items())
+            )
+        )
+    h.write_section(h.RESULTS, "\n".join(lines) + "\n" + state.get("reading", ""), SECTION)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--src", type=Path, action="append", default=[])
+    p.add_argument("--home", type=Path, default=Path("/work/bigdata/home"))
+    p.add_argument("--stage", help="part range this stage adds, e.g. 0-49")
+    p.add_argument(
+        "--state",
+        type=Path,
+        action="append",
+        help="JSON the stage adds to (default /work/bigdata/wholetrace.json); --write merges all given",
+    )
+    p.add_argument("--limit", default="4GB", help="reports' --memory-limit (the default limit)")
+    p.add_argument("--ingest-limit", default="2GB")
+    p.add_argument("--only", nargs="*", help="only these reports")
+    p.add_argument("--quiet-wait", type=float, default=5.0, help="max seconds to wait for a quiet machine")
+    p.add_argument(
+        "--reports-only", action="store_true", help="rerun --only reports of a stage already measured"
+    )
+    p.add_argument("--write", action="store_true", help="write the RESULTS.md section from --state")
+    a = p.parse_args(argv)
+    h.QUIET_WAIT_S = a.quiet_wait
+    a.states = a.state or [Path("/work/bigdata/wholetrace.json")]
+    a.state = a.states[0]
+    state = json.loads(a.state.read_text()) if a.state.is_file() else {}
+    if a.stage:
+        state["limit"] = a.limit
+        state.setdefault("commands", []).append(h.command_line("bench_wholetrace.py", argv))
+        a.home.parent.mkdir(parents=True, exist_ok=True)
+        run_stage(a, state)
+    if a.write:
+        for more in a.states[1:]:
+            other = json.loads(more.read_text())
+            state.setdefault("stages", {}).update(other.get("stages", {}))
+            state.setdefault("commands", []).extend(other.get("commands", []))
+        write(a, state)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

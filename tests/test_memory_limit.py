@@ -1,0 +1,74 @@
+"""Reports and ingest run under one memory-limit rule: --memory-limit, else $TRACEWH_MEMORY_LIMIT,
+else the command's default; a small limit changes how DuckDB works (it spills), never the answer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import SAMPLE
+
+from warehouse import catalog, ingest, query, reports
+from warehouse.errors import UsageError
+from warehouse.home import Home
+
+TRACEWH = [sys.executable, "-c", "from cli.main import main; main()"]
+
+# Reports over the widest windows and joins of the google2011 sample.
+HEAVY = ("task-times", "queue", "transitions", "priority-share")
+
+
+def _limit_bytes(con) -> str:
+    return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+
+def test_the_option_beats_the_variable_which_beats_the_default(sample_home, monkeypatch):
+    # DuckDB shows a limit in MiB: 64 MB = 64e6 / 2**20 = 61.0 MiB; 96 MB = 91.5 MiB;
+    # the read default 4GB = 4e9 / 2**30 = 3.7 GiB.
+    monkeypatch.delenv(catalog.MEMORY_LIMIT_ENV, raising=False)
+    with query.read_only(sample_home) as con:
+        assert _limit_bytes(con) == "3.7 GiB"
+    monkeypatch.setenv(catalog.MEMORY_LIMIT_ENV, "96MB")
+    with query.read_only(sample_home) as con:
+        assert _limit_bytes(con) == "91.5 MiB"
+    with query.read_only(sample_home, "64MB") as con:
+        assert _limit_bytes(con) == "61.0 MiB"
+
+
+@pytest.mark.parametrize("name", HEAVY)
+def test_a_small_limit_gives_the_same_answer_as_a_large_one(sample_home, monkeypatch, name):
+    monkeypatch.delenv(catalog.MEMORY_LIMIT_ENV, raising=False)
+    # 128MB: the smallest round limit under which all of them run (priority-share's windows and
+    # joins need ~64 MB of fixed buffers even on the sample; at 64MB it is out of memory).
+    small = reports.run(sample_home, name, trace="google2011", memory_limit="128MB")
+    large = reports.run(sample_home, name, trace="google2011", memory_limit="8GB")
+    assert small.rows and small.columns == large.columns
+    assert small.rows == large.rows
+
+
+def test_a_bad_variable_is_named_in_one_usage_line(sample_home, tmp_path, monkeypatch):
+    monkeypatch.setenv(catalog.MEMORY_LIMIT_ENV, "banana")
+    with pytest.raises(UsageError, match="TRACEWH_MEMORY_LIMIT 'banana'"):
+        reports.run(sample_home, "task-times", trace="google2011")
+    # ingest reads the same variable, and refuses it before it touches the home
+    home = Home.resolve(tmp_path / "home")
+    with pytest.raises(UsageError, match="TRACEWH_MEMORY_LIMIT 'banana'"):
+        ingest.ingest(home, "google2011", SAMPLE)
+    assert not home.catalog.exists()
+    # the option wins over a bad variable
+    assert reports.run(sample_home, "task-times", trace="google2011", memory_limit="1GB").rows
+
+
+def test_report_takes_memory_limit_on_the_command_line(sample_home, monkeypatch):
+    monkeypatch.delenv(catalog.MEMORY_LIMIT_ENV, raising=False)
+    args = ["--home", str(sample_home.root), "report", "task-times", "--trace", "google2011"]
+    good = subprocess.run(
+        [*TRACEWH, *args, "--memory-limit", "64MB", "-f", "csv"], capture_output=True, text=True
+    )
+    want = reports.run(sample_home, "task-times", trace="google2011")
+    assert good.returncode == 0, good.stderr
+    assert len(good.stdout.strip().splitlines()) == len(want.rows) + 1  # a header and the same rows
+    bad = subprocess.run([*TRACEWH, *args, "--memory-limit", "banana"], capture_output=True, text=True)
+    lines = bad.stderr.strip().splitlines()
+    assert bad.returncode == 2 and len(lines) == 1 and "--memory-limit 'banana'" in lines[0], bad.stderr
