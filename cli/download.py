@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from cli.common import TRACES_HELP, FormatOpt, err_console, examples
+
+if TYPE_CHECKING:  # typed without importing httpx at startup
+    from warehouse.download import Plan
 
 HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
@@ -75,7 +78,7 @@ def download(
         )
 
 
-def _print_plan(plan: Any, fmt: str | None) -> None:
+def _print_plan(plan: Plan, fmt: str | None) -> None:
     """The files on stdout (data); the totals and the room check on stderr."""
     from cli.render import render
     from warehouse import download as dl

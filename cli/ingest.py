@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -18,6 +18,9 @@ from cli.common import (
     home_of,
     spark_session,
 )
+
+if TYPE_CHECKING:  # typed without importing duckdb at startup
+    from warehouse.ingest import FileResult, IngestResult
 
 HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
@@ -149,7 +152,7 @@ def make_progress(quiet: bool) -> Any:
             else:
                 self.bar.update(self.task, description=text)
 
-        def file_done(self, result: Any) -> None:
+        def file_done(self, result: FileResult) -> None:
             self.done += 1
             self.rows += result.rows_read
             elapsed = self.bar.tasks[0].elapsed or 1e-9
@@ -165,7 +168,7 @@ def make_progress(quiet: bool) -> Any:
     return Bar()
 
 
-def print_summary(result: Any) -> None:
+def print_summary(result: IngestResult) -> None:
     """The end-of-ingest table on stderr: per table files, rows read/written/rejected."""
     from warehouse.ingest import summarize
 

@@ -26,7 +26,7 @@ import tempfile
 import textwrap
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Literal
 
 from rich import box
 from rich.console import Console
@@ -35,6 +35,7 @@ from rich.table import Table
 from cli.common import PIPE_WIDTH, StdoutClosed, err_console
 from warehouse import display
 from warehouse.errors import TracewhError, UsageError
+from warehouse.results import Rows
 
 FORMATS = ("table", "csv", "json", "jsonl", "markdown", "parquet")
 # --output FILE without --format: the format from the file's suffix.
@@ -67,7 +68,7 @@ def check_format(fmt: str | None, output: Path | None = None) -> str:
     return fmt
 
 
-def render(rows: Any, fmt: str | None, title: str | None = None, output: Path | None = None) -> None:
+def render(rows: Rows, fmt: str | None, title: str | None = None, output: Path | None = None) -> None:
     """Render a warehouse.query.Rows."""
     render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, title=title, output=output)
 

@@ -139,9 +139,13 @@ def test_sql_reads_the_query_from_stdin(capsys, monkeypatch, sample_home):
 
 
 def test_table_stops_reading_at_max_rows_instead_of_counting(capsys, monkeypatch, sample_home):
-    # The query fails only if rows past the first batches are computed: the old renderer
-    # read every row to count them and died here.
-    sql = "SELECT CASE WHEN i < 900000 THEN i ELSE error('read too far') END AS i FROM range(1000000) t(i)"
+    # The query fails only if rows far past the first batches are computed: the old renderer
+    # read every row to count them and died here. The failing rows start 50 M rows in: DuckDB's
+    # parallel scan works ahead of the consumer by a few morsels (~122 k rows each), so a limit
+    # close to the first rows (900 k of 1 M) made this test fail now and then under load.
+    sql = (
+        "SELECT CASE WHEN i < 50000000 THEN i ELSE error('read too far') END AS i FROM range(100000000) t(i)"
+    )
     code, out, err = run(capsys, monkeypatch, "--home", str(sample_home.root), "sql", sql, "--max-rows", "3")
     assert code == 0, err
     assert "showed the first 3 rows" in err and "read too far" not in err

@@ -4,6 +4,8 @@ the one generic discover() reads each trace's layout from its spec alone."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,3 +115,44 @@ def test_a_spec_is_frozen_and_typed():
     with pytest.raises(AttributeError):
         spec.name = "other"  # type: ignore[misc]
     assert isinstance(spec.layout, Layout)
+
+
+def test_the_time_vocabulary_comes_from_the_specs(sample_con):
+    # 2011: t = 600 s (600_000_000 us) is the trace start, so 600 s + 2 h is hour 2; 599 s is -1e6 us,
+    # which DuckDB's integer division truncates to hour 0 (as the hourly view always did);
+    # Alibaba: seconds from the start, 7200 s is hour 2
+    got = sample_con.execute(
+        "SELECT meta.trace_hour('google2011', 600000000 + 2 * 3600000000), "
+        "meta.trace_hour('google2011', 599000000), meta.trace_hour('alibaba2018', 7200), "
+        "meta.after_window('google2019') = (2::HUGEINT ** 63 - 1)"
+    ).fetchone()
+    assert got == (2, 0, 2, True)
+
+
+def test_the_after_window_value_is_written_only_in_the_trace_folders():
+    """No shared SQL or module names 2^63-1: it is a special value of some traces (their spec and folder)."""
+    root = WAREHOUSE.parent
+    hits = [
+        p.relative_to(root).as_posix()
+        for folder in (root / "sql", WAREHOUSE)
+        for p in folder.rglob("*")
+        if p.suffix in (".sql", ".py") and "9223372036854775807" in p.read_text()
+    ]
+    trace_places = {f"sql/{n}/" for n in BUILTIN} | {f"warehouse/traces/{n}.py" for n in BUILTIN}
+    assert [h for h in hits if not any(h.startswith(t) for t in trace_places)] == []
+
+
+def test_import_boundaries():
+    """The library never imports the CLI's typer/rich; the registry, the headers and the result
+    types are light (no duckdb), and the CLI starts without duckdb or httpx."""
+    code = (
+        "import sys, warehouse.traces, warehouse.headers, warehouse.results\n"
+        "light = {m for m in ('duckdb', 'typer', 'rich') if m in sys.modules}\n"
+        "import cli.main\n"
+        "print(sorted(light), sorted(m for m in ('duckdb', 'httpx') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[0] == "[] []"
+    for path in WAREHOUSE.rglob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"^\s*(import|from) (typer|rich)\b", text, re.M), path

@@ -778,8 +778,12 @@ def _record(
                     )
         for r in rs:
             con.execute(
-                "INSERT INTO meta.ingests VALUES ($id, $t, $n, $cell, $file, $path, $size, $sha, $ver, "
-                "$read, $written, $rejected, $started, $finished, $mode, true, $version)",
+                # by column name: the table's column order is sql/meta/00_meta.sql's business
+                "INSERT INTO meta.ingests BY NAME SELECT $id AS ingest_id, $t AS trace, $n AS table_name, "
+                "$cell AS cell, $file AS file, $path AS source_path, $size AS size_bytes, $sha AS sha256, "
+                "$ver AS sha256_verified, $read AS rows_read, $written AS rows_written, "
+                "$rejected AS rows_rejected, $started AS started, $finished AS finished, $mode AS mode, "
+                "true AS is_current, $version AS tracewh_version",
                 {
                     **params,
                     "id": ingest_id,
@@ -800,7 +804,9 @@ def _record(
             )
             if r.rejects:
                 con.executemany(
-                    "INSERT INTO meta.rejects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO meta.rejects BY NAME SELECT ? AS ingest_id, ? AS trace, "
+                    "? AS table_name, ? AS cell, ? AS file, ? AS line, ? AS column_name, "
+                    "? AS error_type, ? AS reason, ? AS raw",
                     [
                         (ingest_id, trace_name, table_name, r.cell, r.name, line, col, etype, reason, raw)
                         for line, col, etype, reason, raw in r.rejects
@@ -808,10 +814,13 @@ def _record(
                 )
         s = stats[table_name]
         con.execute(
-            "INSERT OR REPLACE INTO meta.tables SELECT $t, $n, $dir, $files, $parts, $bytes, "
-            "$rows, (SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
-            "         WHERE trace = $t AND table_name = $n AND is_current), "
-            "$min, $max, $first, $last, $jobs, $tasks, $machines, now()",
+            "INSERT OR REPLACE INTO meta.tables BY NAME SELECT $t AS trace, $n AS table_name, "
+            "$dir AS data_dir, $files AS files, $parts AS partitions, $bytes AS bytes, $rows AS rows, "
+            "(SELECT coalesce(sum(rows_rejected), 0) FROM meta.ingests "
+            "  WHERE trace = $t AND table_name = $n AND is_current) AS rows_rejected, "
+            "$min AS min_time, $max AS max_time, $first AS first_time, $last AS last_time, "
+            "$jobs AS distinct_jobs, $tasks AS approx_distinct_tasks, $machines AS distinct_machines, "
+            "now() AS updated",
             {
                 **params,
                 "dir": str(gens[table_name].relative_to(home.root)),

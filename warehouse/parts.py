@@ -17,7 +17,7 @@ from warehouse import query
 from warehouse.home import Home
 from warehouse.quoting import quote_literal
 from warehouse.readers import SEQ_FILE_SHIFT
-from warehouse.traces import registry
+from warehouse.traces import registry, time_macros_sql
 
 
 def macro_sql() -> str:
@@ -36,7 +36,7 @@ def macro_sql() -> str:
         "CREATE SCHEMA IF NOT EXISTS meta;\n"
         f"CREATE OR REPLACE MACRO meta.part_number(trace, file) AS {body};\n"
         # the part a data row came from: seq = file order (the part number) * 2^32 + line
-        f"CREATE OR REPLACE MACRO meta.seq_part(seq) AS seq // {SEQ_FILE_SHIFT};"
+        f"CREATE OR REPLACE MACRO meta.seq_part(seq) AS seq // {SEQ_FILE_SHIFT};\n" + time_macros_sql()
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +13,9 @@ import duckdb
 from warehouse import catalog, signals
 from warehouse.errors import CatalogError, TracewhError, UsageError
 from warehouse.home import Home
+from warehouse.results import Rows
+
+__all__ = ["Rows"]  # the result type lives in warehouse.results (light); re-exported here
 
 if TYPE_CHECKING:
     # Not imported at run time here: importing pyarrow starts threads that do not block SIGINT, and
@@ -22,17 +24,6 @@ if TYPE_CHECKING:
 
 BATCH_ROWS = 10_000
 DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; --memory-limit or TRACEWH_MEMORY_LIMIT overrides
-
-
-@dataclass
-class Rows:
-    """A result set: column names and types, and the rows (a list, or a stream of batches)."""
-
-    columns: list[str]
-    types: list[str]
-    rows: list[tuple]
-    # What produced them, for a caller that shows it (a report's trace, cell, zone, parameters).
-    context: dict[str, object] = field(default_factory=dict)
 
 
 @contextlib.contextmanager

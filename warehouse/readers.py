@@ -28,7 +28,7 @@ from typing import Any
 from warehouse.quoting import quote_ident, quote_literal
 from warehouse.traces import Column, Table
 
-MAX_TIME = 9223372036854775807  # 2^63-1: "after the window"; larger raw times are clamped to it
+MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clamped to it
 # seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
 # events at the same microsecond (a part holds far fewer than 2^32 lines).
 SEQ_FILE_SHIFT = 2**32

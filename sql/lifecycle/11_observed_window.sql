@@ -5,8 +5,8 @@
 CREATE OR REPLACE VIEW lifecycle.observed_segments AS
 WITH seg AS (
     SELECT trace, cell, gaps_before AS segment,
-           min(time) FILTER (time > 0 AND time < 9223372036854775807) AS t0,
-           max(time) FILTER (time > 0 AND time < 9223372036854775807) AS t1
+           min(time) FILTER (time > 0 AND time < meta.after_window(trace)) AS t0,
+           max(time) FILTER (time > 0 AND time < meta.after_window(trace)) AS t1
     FROM lifecycle.task_events
     GROUP BY ALL
 )

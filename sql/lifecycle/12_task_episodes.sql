@@ -69,15 +69,15 @@ SELECT
     END AS state_at_end,
     -- A time of 0 is "before the window": the real instant is unknown, so the duration is censored.
     submit_time IS NULL OR submit_time = 0 AS start_censored,
-    end_time IS NULL OR end_time >= 9223372036854775807 AS end_censored,
-    CASE WHEN submit_time > 0 AND schedule_time > 0 AND schedule_time < 9223372036854775807
+    end_time IS NULL OR end_time >= meta.after_window(c.trace) AS end_censored,
+    CASE WHEN submit_time > 0 AND schedule_time > 0 AND schedule_time < meta.after_window(c.trace)
               AND schedule_time >= submit_time
          THEN (schedule_time - submit_time) / 1e6 END AS wait_s,
-    CASE WHEN schedule_time > 0 AND end_time < 9223372036854775807 AND end_time >= schedule_time
+    CASE WHEN schedule_time > 0 AND end_time < meta.after_window(c.trace) AND end_time >= schedule_time
          THEN (end_time - schedule_time) / 1e6 END AS run_s,
     ran,
     ran AND coalesce(schedule_time, 0) = 0 AS run_start_censored,
-    ran AND (end_time IS NULL OR end_time >= 9223372036854775807) AS run_end_censored,
+    ran AND (end_time IS NULL OR end_time >= meta.after_window(c.trace)) AS run_end_censored,
     -- run interval [lo, hi] (an unknown start: the start of the segment of its first event; an
     -- unknown end: the next attempt, else the end of the segment of its last event), clipped to
     -- the observed segments from the first one to the last one it touches: partial first and
@@ -97,8 +97,8 @@ SELECT
 FROM (
     SELECT *,
            CASE WHEN schedule_time > 0 THEN schedule_time ELSE 0 END AS lo,
-           CASE WHEN end_time < 9223372036854775807 THEN end_time
-                ELSE coalesce(next_time, 9223372036854775807) END AS hi,
+           CASE WHEN end_time < meta.after_window(trace) THEN end_time
+                ELSE coalesce(next_time, meta.after_window(trace)) END AS hi,
            CASE WHEN end_reason IS NOT NULL THEN end_gaps ELSE last_gaps END AS run_last_gaps
     FROM chained
 ) AS c

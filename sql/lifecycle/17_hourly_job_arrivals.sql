@@ -10,16 +10,16 @@ WITH first_submit AS (
 ),
 span AS (
     SELECT trace, cell,
-           (min(time) FILTER (time > 0) - 600000000) // 3600000000 AS h0,
-           (max(time) FILTER (time < 9223372036854775807) - 600000000) // 3600000000 AS h1
-    FROM lifecycle.job_events GROUP BY ALL
+           meta.trace_hour(trace, min(time) FILTER (time > 0)) AS h0,
+           meta.trace_hour(trace, max(time) FILTER (time < meta.after_window(trace))) AS h1
+    FROM lifecycle.job_events GROUP BY trace, cell
 ),
 hours AS (
     SELECT trace, cell, unnest(range(h0, h1 + 1)) AS hour FROM span WHERE h0 IS NOT NULL
 ),
 arrived AS (
-    SELECT trace, cell, (t - 600000000) // 3600000000 AS hour, count(*) AS jobs
-    FROM first_submit WHERE t > 0 AND t < 9223372036854775807
+    SELECT trace, cell, meta.trace_hour(trace, t) AS hour, count(*) AS jobs
+    FROM first_submit WHERE t > 0 AND t < meta.after_window(trace)
     GROUP BY ALL
 )
 SELECT h.trace, h.cell, h.hour, coalesce(a.jobs, 0) AS jobs

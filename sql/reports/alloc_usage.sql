@@ -15,8 +15,7 @@ attempts AS MATERIALIZED (
     -- the run interval: an unknown start (time 0, before the data) from the first observed instant,
     -- an unknown end (no end event, 2^63-1) until the next attempt of the task or the last observed instant
     SELECT e.cell, greatest(coalesce(nullif(e.schedule_time, 0), 0), b.t0) AS s,
-           least(CASE WHEN e.end_time < 9223372036854775807 THEN e.end_time ELSE 9223372036854775807 END,
-                 coalesce(e.next_start, 9223372036854775807), b.t1) AS e,
+           least(e.end_time, coalesce(e.next_start, meta.after_window($trace)), b.t1) AS e,
            coalesce(e.cpu_request, 0) AS cpu, coalesce(e.memory_request, 0) AS mem,
            coalesce(e.is_production, false) AS prod
     FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
@@ -33,7 +32,7 @@ machine_levels AS (
            CASE WHEN m.event_type_name = 'REMOVE' THEN 0
                 ELSE coalesce(last_value(m.memory IGNORE NULLS) OVER w, 0) END AS mem
     FROM lifecycle.machine_events AS m JOIN bounds AS b ON b.cell IS NOT DISTINCT FROM m.cell
-    WHERE m.trace = $trace AND ($cell IS NULL OR m.cell = $cell) AND m.time < 9223372036854775807
+    WHERE m.trace = $trace AND ($cell IS NULL OR m.cell = $cell) AND m.time < meta.after_window($trace)
     WINDOW w AS (PARTITION BY m.cell, m.machine_id ORDER BY m.time, m.seq ROWS UNBOUNDED PRECEDING)
 ),
 buckets AS (

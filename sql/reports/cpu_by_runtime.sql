@@ -14,7 +14,7 @@ attempts AS (
     -- the attempts that ran; a usage window belongs to the one running when it starts: from its SCHEDULE
     -- (or, scheduled before the data, from the start) to its end event, or with none to the next attempt
     SELECT cell, job_id, task_index, episode_no, coalesce(schedule_time, 0) AS schedule_time,
-           least(coalesce(end_time, 9223372036854775807), coalesce(next_start, 9223372036854775807)) AS end_time,
+           least(coalesce(end_time, meta.after_window($trace)), coalesce(next_start, meta.after_window($trace))) AS end_time,
            run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
     FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
                         PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start

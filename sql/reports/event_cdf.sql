@@ -11,7 +11,7 @@ WITH ev AS (
            to_event = 'SUBMIT' AND row_number() OVER (
                PARTITION BY cell, job_id, task_index, to_event = 'SUBMIT' ORDER BY time, seq) = 1 AS is_new
     FROM lifecycle.task_transitions
-    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
 ),
 per_bucket AS (
     SELECT

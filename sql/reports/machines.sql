@@ -7,7 +7,7 @@
 -- caveat: machines added before the window appear at time 0; capacity is the last known value
 -- plot: x=x; y=machines; kind=step; where=section:present per day; title=Machines present at the end of each day; xlabel=trace day; ylabel=machines
 WITH ev AS (
-    SELECT * FROM lifecycle.machine_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
+    SELECT * FROM lifecycle.machine_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
 ),
 state AS (
     SELECT cell, machine_id, time // 86400000000 AS day,

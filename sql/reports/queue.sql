@@ -27,7 +27,7 @@ WITH changes AS (
         spans_gap,
         gaps_before
     FROM lifecycle.task_transitions
-    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < 9223372036854775807
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
 ),
 per_bucket AS (
     SELECT

@@ -26,7 +26,7 @@ per_bucket AS (
         count(*) FILTER (NOT is_new AND from_event NOT IN ('EVICT', 'FAIL', 'KILL', 'LOST', 'FINISH')) AS after_other,
         count(*) FILTER (spans_gap) AS across_gap
     FROM subs
-    WHERE time < 9223372036854775807
+    WHERE time < meta.after_window($trace)
     GROUP BY bucket
 ),
 all_buckets AS (

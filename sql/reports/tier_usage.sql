@@ -7,7 +7,7 @@
 -- caveat: usage windows are observed by construction; allocation is each instance's last known request over its usage windows, not over its whole life
 -- plot: x=hour; y=cpu_used; group=tier; kind=line; title=CPU usage by priority tier; xlabel=hours since the trace start; ylabel=mean normalised CPU; xtime=hours
 WITH usage AS (
-    SELECT u.cell, u.job_id, u.task_index, (u.start_time - 600000000) // 3600000000 AS hour, u.window_s, u.cpu, u.memory
+    SELECT u.cell, u.job_id, u.task_index, meta.trace_hour($trace, u.start_time) AS hour, u.window_s, u.cpu, u.memory
     FROM lifecycle.task_usage AS u
     WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell) AND u.window_s IS NOT NULL
 ),

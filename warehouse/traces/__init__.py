@@ -21,6 +21,7 @@ from typing import Literal
 
 from warehouse import sqlfiles
 from warehouse.errors import InputError, UsageError
+from warehouse.quoting import quote_literal
 
 
 @dataclass(frozen=True)
@@ -323,6 +324,25 @@ def _registry(extra: str) -> dict[str, TraceSpec]:
 
 def trace_names() -> tuple[str, ...]:
     return tuple(registry())
+
+
+# The largest BIGINT: "never" for a trace that has no after-window value.
+_BIGINT_MAX = 2**63 - 1
+
+
+def time_macros_sql() -> str:
+    """The time vocabulary of shared SQL, per trace, from the specs: ``meta.after_window(trace)``
+    (the raw value meaning "after the window"; a time below it is a real time) and
+    ``meta.trace_hour(trace, t)`` (whole hours since the trace start)."""
+    after, hour = [], []
+    for s in registry().values():
+        name = quote_literal(s.name)
+        after.append(f"WHEN {name} THEN {s.after_window if s.after_window is not None else _BIGINT_MAX}")
+        hour.append(f"WHEN {name} THEN (t - {s.start_offset}) // {s.units_per_day // 24}")
+    return (
+        f"CREATE OR REPLACE MACRO meta.after_window(trace) AS CASE trace {' '.join(after)} END;\n"
+        f"CREATE OR REPLACE MACRO meta.trace_hour(trace, t) AS CASE trace {' '.join(hour)} END;"
+    )
 
 
 # Shared SQL is written once for every trace; two placeholders are filled from the registry:
