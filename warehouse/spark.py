@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from sqlglot import exp
 
-    from warehouse.query import Rows
+    from warehouse.results import Rows
 
 # What the views and reports need of a session; register() sets them on the session it is given.
 SESSION_CONF = {
@@ -705,7 +705,7 @@ def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = 
 
 def fetch(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> Rows:
     """Run DuckDB SQL on Spark: its rows, in the query's order, as query.Rows."""
-    from warehouse.query import Rows
+    from warehouse.results import Rows
 
     df = query_df(spark, text, params)
     try:
