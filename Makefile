@@ -11,7 +11,7 @@ DEMO_HOME ?= tracewh-home
 install: $(STAMP)
 
 # Quiet: `make demo` starts with tracewh's own lines. The editable install of a mapped layout
-# (sql/ -> warehouse.sql) always adds setuptools' informational "Editable installation" note;
+# (warehouse/ -> tracewh) always adds setuptools' informational "Editable installation" note;
 # only that one message is filtered, every other warning still shows.
 $(STAMP): pyproject.toml
 	@echo "installing tracewh and its dependencies into $(VENV) (once)"
@@ -23,9 +23,14 @@ $(STAMP): pyproject.toml
 demo: install
 	@$(BIN)/tracewh --home $(DEMO_HOME) demo
 
+# mypy reads the package `tracewh` from a tree of links made afresh each time (see pyproject.toml):
+# folders are linked whole, so files added since still count.
+TYPECHECK := build/typecheck
 lint: install
 	$(BIN)/ruff check warehouse cli tests bench
 	$(BIN)/ruff format --check warehouse cli tests bench
+	@rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/tracewh
+	@ln -s $(CURDIR)/warehouse/* $(TYPECHECK)/tracewh/ && ln -s $(CURDIR)/cli $(TYPECHECK)/tracewh/cli
 	$(BIN)/mypy
 
 format: install

@@ -20,7 +20,7 @@ What it does, in one run:
    max critical path are compared with tracewh's report (loud MISMATCH otherwise), and the
    anomaly / hierarchy reports are compared with the generator's own counts.
 5. An instrumented in-process run of the report's three steps (input SQL, Python walk of
-   ``warehouse.dag``, final SQL) shows where the time goes.
+   ``tracewh.dag``, final SQL) shows where the time goes.
 6. Writes the ``## Reports: Alibaba DAG timing ...`` section of bench/RESULTS.md (appended, or
    replaced when it exists; every other section stays as it is).
 
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import harness as h
 
-from warehouse.synth import alibaba2018 as synth_ali
+from tracewh.synth import alibaba2018 as synth_ali
 
 ROOT = h.ROOT
 log = h.log
@@ -272,8 +272,8 @@ PHASES = r"""
 import inspect, json, resource, sys, time
 t_import = time.perf_counter()
 sys.path.insert(0, sys.argv[2])
-from warehouse import dag, query, reports
-from warehouse.home import Home
+from tracewh import dag, query, reports
+from tracewh.home import Home
 
 def rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -281,7 +281,7 @@ def rss():
 out = {"import_s": time.perf_counter() - t_import}
 rep = reports.get(sys.argv[3])
 first, _, second = rep.sql.partition(reports.STEP_MARKER)
-# The step takes an Arrow table (newer warehouse.dag) or (columns, rows) (older): call it as reports.run does.
+# The step takes an Arrow table (newer tracewh.dag) or (columns, rows) (older): call it as reports.run does.
 arrow_step = len(inspect.signature(dag.register_dag_paths).parameters) == 2 and hasattr(query, "fetch_arrow")
 out["mode"] = "query.fetch_arrow (Arrow table)" if arrow_step else "query.fetch (Python tuples)"
 COLS = ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")
@@ -354,8 +354,8 @@ def phases(home: Path, name: str) -> tuple[h.Run, dict]:
 SQL_PARTS = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[2])
-from warehouse import query
-from warehouse.home import Home
+from tracewh import query
+from tracewh.home import Home
 EDGE_JOIN = (" AS e JOIN {bt} AS c ON c.job_name = e.job_name AND c.task_id = e.task_id"
              " JOIN {bt} AS p ON p.job_name = e.job_name AND p.task_id = e.parent_task_id"
              " WHERE e.parent_exists AND NOT e.is_self_loop"
@@ -797,9 +797,9 @@ def main(argv: list[str] | None = None) -> int:
 def _check_columns() -> None:
     try:
         sys.path.insert(0, str(ROOT))
-        from warehouse.traces import alibaba2018
+        from tracewh.traces import alibaba2018
     except Exception as e:  # the bench still runs if the package is broken mid-edit
-        log(f"warning: cannot import warehouse.traces.alibaba2018 to check columns: {e}")
+        log(f"warning: cannot import tracewh.traces.alibaba2018 to check columns: {e}")
         return
     finally:
         sys.path.pop(0)

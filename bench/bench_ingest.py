@@ -278,8 +278,8 @@ import json, resource, sys, time
 t_start = time.perf_counter()
 sys.path.insert(0, sys.argv[3])
 from pathlib import Path
-import warehouse.ingest as ing
-from warehouse.home import Home
+import tracewh.ingestion as ing
+from tracewh.home import Home
 out = {"import_s": time.perf_counter() - t_start, "stats": {}}
 marks = {}
 def maxrss():
@@ -461,7 +461,7 @@ def phases_table(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> lis
         return []
     return [
         "",
-        "Instrumented run (a separate `warehouse.ingest.ingest` call in a fresh process, "
+        "Instrumented run (a separate `tracewh.ingestion.ingest` call in a fresh process, "
         "timing wrappers around the engine's phases; seconds):",
         "",
         "| input | wall | python + imports | sha256 | convert (all COPYs) | table stats "
@@ -681,9 +681,9 @@ def _check_columns() -> None:
     """The duplicated column lists must match the trace module (read-only import)."""
     try:
         sys.path.insert(0, str(ROOT))
-        from warehouse.traces import google2011
+        from tracewh.traces import google2011
     except Exception as e:  # the bench still runs if the package is broken mid-edit
-        log(f"warning: cannot import warehouse.traces.google2011 to check columns: {e}")
+        log(f"warning: cannot import tracewh.traces.google2011 to check columns: {e}")
         return
     finally:
         sys.path.pop(0)

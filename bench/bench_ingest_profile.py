@@ -30,9 +30,9 @@ from pathlib import Path
 import duckdb
 import harness as h
 
-from warehouse import readers
-from warehouse.quoting import quote_literal
-from warehouse.traces import get_trace
+from tracewh import readers
+from tracewh.quoting import quote_literal
+from tracewh.traces import get_trace
 
 SECTION = "## Ingest profile: one task_events part, step by step (CPU seconds)"
 

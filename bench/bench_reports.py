@@ -49,7 +49,7 @@ from pathlib import Path
 import bench_ingest as bi
 import harness as h
 
-from warehouse.synth import google2011 as synth_g2011
+from tracewh.synth import google2011 as synth_g2011
 
 ROOT = bi.ROOT
 GEN_VERSION = 1  # bump when the generated inputs change, to invalidate the cache
@@ -210,7 +210,7 @@ def _banner(msg: str) -> None:
 REPORTS_CODE = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from warehouse import reports
+from tracewh import reports
 print(json.dumps([[r.name, list(r.traces), r.needs_trace] for r in reports.all_reports().values()]))
 """
 NO_TRACE: set[str] = {"overview"}  # reports run without --trace (filled by report_names)
@@ -409,8 +409,8 @@ PROFILE = r"""
 import json, re, sys, time
 sys.path.insert(0, sys.argv[1])
 import duckdb
-from warehouse import catalog, reports
-from warehouse.home import Home
+from tracewh import catalog, reports
+from tracewh.home import Home
 job = json.loads(sys.argv[2])
 home = Home.resolve(job["home"])
 out = {"reports": {}, "views": {}}
@@ -757,9 +757,9 @@ def write_section(path: Path, text: str) -> None:
 def _check_columns() -> None:
     try:
         sys.path.insert(0, str(ROOT))
-        from warehouse.traces import google2011
+        from tracewh.traces import google2011
     except Exception as e:  # the bench still runs if the package is broken mid-edit
-        log(f"warning: cannot import warehouse.traces.google2011 to check columns: {e}")
+        log(f"warning: cannot import tracewh.traces.google2011 to check columns: {e}")
         return
     finally:
         sys.path.pop(0)

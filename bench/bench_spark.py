@@ -45,8 +45,8 @@ CLUSTER_CORES = (16, 64, 256)
 PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from warehouse import spark as ws
-from warehouse.home import Home
+from tracewh import spark as ws
+from tracewh.home import Home
 s = ws.session("local[2]")
 t1 = time.perf_counter()
 home = Home.resolve(sys.argv[1])

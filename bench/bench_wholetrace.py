@@ -47,7 +47,7 @@ print("@@JSON " + json.dumps({"rows": n}))
 
 REPORTS_CODE = r"""
 import json
-from warehouse import reports
+from tracewh import reports
 listed = reports.all_reports().values()
 print(json.dumps([[r.name, r.needs_trace] for r in listed if "google2011" in r.traces]))
 """

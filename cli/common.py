@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from warehouse.traces import registry
+from tracewh.traces import registry
 
 if TYPE_CHECKING:
-    from warehouse.home import Home
+    from tracewh.home import Home
 
 # Wide enough that tables are never folded when the output goes to a file or a pipe.
 PIPE_WIDTH = 400
@@ -66,7 +66,7 @@ TzOpt = Annotated[
         show_default=False,
     ),
 ]
-# Trace names and cells in help texts come from the registry (warehouse.traces).
+# Trace names and cells in help texts come from the registry (tracewh.traces).
 TRACES_HELP = ", ".join(registry())
 CELLS_HELP = "; ".join(f"{s.name}: {','.join(s.cells)}" for s in registry().values() if s.cells)
 TraceOpt = Annotated[str | None, typer.Option("--trace", "-t", help=f"Trace: {TRACES_HELP}.")]
@@ -80,7 +80,7 @@ def examples(text: str, *lines: str) -> str:
 
 def home_of(home: Path | None) -> Home:
     """The home from the command's --home, else the global --home, else the environment."""
-    from warehouse.home import Home
+    from tracewh.home import Home
 
     return Home.resolve(home or state.home)
 
@@ -97,7 +97,7 @@ MasterOpt = Annotated[
 
 def spark_session(engine: str, master: str | None) -> Any:
     """The SparkSession for --engine spark (None for duckdb); a usage error for other engines."""
-    from warehouse.errors import UsageError
+    from tracewh.errors import UsageError
 
     if engine == "duckdb":
         if master is not None:
@@ -105,7 +105,7 @@ def spark_session(engine: str, master: str | None) -> Any:
         return None
     if engine != "spark":
         raise UsageError(f"--engine {engine!r}: choose duckdb or spark")
-    from warehouse import spark
+    from tracewh import spark
 
     err_console.print(f"starting Spark ({master or 'default master'})...")
     return spark.session(master)

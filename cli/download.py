@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cli.common import TRACES_HELP, FormatOpt, err_console, examples
+from tracewh.cli.common import TRACES_HELP, FormatOpt, err_console, examples
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
-    from warehouse.download import Plan
+    from tracewh.download import Plan
 
 HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
@@ -53,7 +53,7 @@ def download(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
     fmt: FormatOpt = "table",
 ) -> None:
-    from warehouse import download as dl
+    from tracewh import download as dl
 
     selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
     if not quiet and err_console.is_terminal:  # listing thousands of files takes a while
@@ -80,9 +80,9 @@ def download(
 
 def _print_plan(plan: Plan, fmt: str | None) -> None:
     """The files on stdout (data); the totals and the room check on stderr."""
-    from cli.render import render
-    from warehouse import download as dl
-    from warehouse.query import Rows
+    from tracewh import download as dl
+    from tracewh.cli.render import render
+    from tracewh.query import Rows
 
     rows = plan.rows()
     render(
@@ -106,8 +106,8 @@ def _print_plan(plan: Plan, fmt: str | None) -> None:
 
 
 def make_progress(quiet: bool) -> Any:
-    """A warehouse.download.Progress: a rich bar on a terminal, one line per file otherwise."""
-    from warehouse.download import Progress
+    """A tracewh.download.Progress: a rich bar on a terminal, one line per file otherwise."""
+    from tracewh.download import Progress
 
     if quiet:
         return Progress()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import (
+from tracewh.cli.common import (
     TRACES_HELP,
     EngineOpt,
     HomeOpt,
@@ -20,7 +20,7 @@ from cli.common import (
 )
 
 if TYPE_CHECKING:  # typed without importing duckdb at startup
-    from warehouse.ingest import FileResult, IngestResult
+    from tracewh.ingestion import FileResult, IngestResult
 
 HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
@@ -77,7 +77,7 @@ def ingest(
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
-    from warehouse import api
+    from tracewh import api
 
     wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
     result = api.ingest(
@@ -101,15 +101,15 @@ def ingest(
     if not quiet:
         print_summary(result)
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
-    from warehouse import parts as part_gaps  # `parts` is the --parts option here
+    from tracewh import parts as part_gaps  # `parts` is the --parts option here
 
     for line in part_gaps.warnings(home_of(home), trace):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
 def make_progress(quiet: bool) -> Any:
-    """A warehouse.ingest.Progress drawing a rich bar on stderr, or a silent one."""
-    from warehouse.ingest import Progress
+    """A tracewh.ingestion.Progress drawing a rich bar on stderr, or a silent one."""
+    from tracewh.ingestion import Progress
 
     if quiet or not err_console.is_terminal:
         return Progress()
@@ -170,7 +170,7 @@ def make_progress(quiet: bool) -> Any:
 
 def print_summary(result: IngestResult) -> None:
     """The end-of-ingest table on stderr: per table files, rows read/written/rejected."""
-    from warehouse.ingest import summarize
+    from tracewh.ingestion import summarize
 
     t = Table(
         title=f"{result.trace}: ingest {result.ingest_id} ({result.mode}) in {result.seconds:.1f} s",

@@ -15,11 +15,12 @@ from typing import Annotated
 import typer
 from typer._click import exceptions as click
 
-from cli import download as download_cmd
-from cli import ingest as ingest_cmd
-from cli import report as report_cmd
-from cli import synth as synth_cmd
-from cli.common import (
+from tracewh import __version__
+from tracewh.cli import download as download_cmd
+from tracewh.cli import ingest as ingest_cmd
+from tracewh.cli import report as report_cmd
+from tracewh.cli import synth as synth_cmd
+from tracewh.cli.common import (
     EngineOpt,
     FormatOpt,
     HomeOpt,
@@ -33,9 +34,8 @@ from cli.common import (
     spark_session,
     state,
 )
-from warehouse import __version__
-from warehouse.errors import Interrupted, TracewhError, UsageError
-from warehouse.traces import registry
+from tracewh.errors import Interrupted, TracewhError, UsageError
+from tracewh.traces import registry
 
 app = typer.Typer(
     name="tracewh",
@@ -80,15 +80,15 @@ def root(
     )
 )
 def demo(home: HomeOpt = None) -> None:
-    from warehouse import demo as demo_lib
+    from tracewh import demo as demo_lib
 
     h = home_of(home)
     err_console.print(f"tracewh demo: ingesting the bundled sample into {h.root}")
     results = demo_lib.run(h, progress=ingest_cmd.make_progress(quiet=False))
     for result in results:
         ingest_cmd.print_summary(result)
-    from cli.render import render
-    from warehouse import reports
+    from tracewh import reports
+    from tracewh.cli.render import render
 
     err_console.print("\nreport overview:")
     render(reports.run(h, "overview"), "table", title="overview")
@@ -110,11 +110,11 @@ def demo(home: HomeOpt = None) -> None:
     )
 )
 def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, tz: TzOpt = None) -> None:
-    from cli.render import render
-    from warehouse import holdings
+    from tracewh import holdings
+    from tracewh.cli.render import render
 
     render(holdings.tables(home_of(home), tz=tz), fmt, title="ingested tables", output=output)
-    from warehouse import parts  # issue 9: missing parts named on stderr too
+    from tracewh import parts  # issue 9: missing parts named on stderr too
 
     for line in parts.warnings(home_of(home)):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
@@ -139,9 +139,9 @@ def sql(
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
-    from cli.render import check_format, render_stream
-    from warehouse import query as query_lib
-    from warehouse.errors import UsageError
+    from tracewh import query as query_lib
+    from tracewh.cli.render import check_format, render_stream
+    from tracewh.errors import UsageError
 
     if query == "-":
         query = sys.stdin.read()
@@ -151,7 +151,7 @@ def sql(
     spark = spark_session(engine, master)
     if spark is not None:
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
-        from warehouse import spark as spark_engine
+        from tracewh import spark as spark_engine
 
         if fmt == "parquet":
             raise UsageError("--engine spark writes table, csv or json; use Spark's own writer for Parquet")
@@ -183,8 +183,8 @@ def summary(
     home: HomeOpt = None,
     tz: TzOpt = None,
 ) -> None:
-    from cli.render import atomic_file
-    from warehouse import summary as summary_lib
+    from tracewh import summary as summary_lib
+    from tracewh.cli.render import atomic_file
 
     def progress(name: str) -> None:
         err_console.print(f"report {name}", markup=False, highlight=False)
@@ -208,7 +208,7 @@ def shell(
     home: HomeOpt = None,
     write: Annotated[bool, typer.Option("--write", help="Open read-write (blocks ingests).")] = False,
 ) -> None:
-    from warehouse import shell as shell_lib
+    from tracewh import shell as shell_lib
 
     h = home_of(home)
     argv = shell_lib.command(h, write=write)
@@ -223,8 +223,8 @@ def shell(
     )
 )
 def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
-    from cli.render import render
-    from warehouse import checks
+    from tracewh import checks
+    from tracewh.cli.render import render
 
     results = checks.run_all(home_of(home))
     render(checks.summary(results), fmt, title="checks")
@@ -242,7 +242,7 @@ def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
     )
 )
 def repair(home: HomeOpt = None) -> None:
-    from warehouse import catalog
+    from tracewh import catalog
 
     h = home_of(home)
     before = catalog.repair(h)
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: the one error boundary. Exit 0 ok, 1 failed, 2 usage error."""
     args = sys.argv[1:] if argv is None else argv
     state.debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
-    from warehouse import signals
+    from tracewh import signals
 
     signals.terminate_as_interrupt()
     try:

@@ -1,6 +1,6 @@
 """Putting result rows on stdout or into a file: table, csv, json, jsonl, markdown, parquet.
 
-How each value reads lives in warehouse.display (shared with the HTML summary); this module
+How each value reads lives in tracewh.display (shared with the HTML summary); this module
 owns the layouts:
 - table: a box table that fits the width (``$COLUMNS``, else the terminal, else PIPE_WIDTH
   for a pipe or file). Numbers and times never wrap. Too wide: text columns wrap at words;
@@ -32,10 +32,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from cli.common import PIPE_WIDTH, StdoutClosed, err_console
-from warehouse import display
-from warehouse.errors import TracewhError, UsageError
-from warehouse.results import Rows
+from tracewh import display
+from tracewh.cli.common import PIPE_WIDTH, StdoutClosed, err_console
+from tracewh.errors import TracewhError, UsageError
+from tracewh.results import Rows
 
 FORMATS = ("table", "csv", "json", "jsonl", "markdown", "parquet")
 # --output FILE without --format: the format from the file's suffix.
@@ -69,7 +69,7 @@ def check_format(fmt: str | None, output: Path | None = None) -> str:
 
 
 def render(rows: Rows, fmt: str | None, title: str | None = None, output: Path | None = None) -> None:
-    """Render a warehouse.query.Rows."""
+    """Render a tracewh.query.Rows."""
     render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, title=title, output=output)
 
 

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from cli.common import (
+from tracewh import reports
+from tracewh.cli.common import (
     CellOpt,
     EngineOpt,
     FormatOpt,
@@ -21,7 +22,6 @@ from cli.common import (
     home_of,
     spark_session,
 )
-from warehouse import reports
 
 app = typer.Typer(
     help=examples(
@@ -59,7 +59,7 @@ ParamOpt = Annotated[
     ),
 )
 def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
-    from cli.render import render_stream
+    from tracewh.cli.render import render_stream
 
     rows = [
         (r.name, ", ".join(r.traces), r.description, r.reproduces) for r in reports.all_reports().values()
@@ -75,7 +75,7 @@ def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
 
 
 def parse_params(items: list[str] | None) -> dict[str, str]:
-    from warehouse.errors import UsageError
+    from tracewh.errors import UsageError
 
     options = {}
     for item in items or []:
@@ -100,12 +100,12 @@ def _make_command(report: reports.Report):
         engine: EngineOpt = "duckdb",
         master: MasterOpt = None,
     ) -> None:
-        from cli.render import render
-        from warehouse import api
+        from tracewh import api
+        from tracewh.cli.render import render
 
         spark = spark_session(engine, master)
         if spark is not None:
-            from warehouse import spark as spark_engine
+            from tracewh import spark as spark_engine
 
             spark_engine.register(spark, home_of(home))
         result = api.report(
@@ -125,7 +125,7 @@ def _make_command(report: reports.Report):
         if output is not None:
             err_console.print(f"wrote {output}", markup=False, highlight=False)
         if plot is not None:
-            from warehouse import plots
+            from tracewh import plots
 
             written = plots.write(report.name, result.rows, plot)
             err_console.print(f"plot written to {written}", markup=False, highlight=False)

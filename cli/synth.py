@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from cli.common import err_console, examples
+from tracewh.cli.common import err_console, examples
 
 HELP = examples(
     "Write a synthetic trace in the original download layout (google2011 gzip CSV parts with "
@@ -49,7 +49,7 @@ def synth(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
 ) -> None:
-    from warehouse import synth as synth_lib
+    from tracewh import synth as synth_lib
 
     manifest = synth_lib.synth(
         trace,
@@ -69,7 +69,7 @@ def synth(
 
 
 def _progress(quiet: bool) -> Any:
-    from warehouse.synth import Progress
+    from tracewh.synth import Progress
 
     if quiet or not err_console.is_terminal:
         return Progress()

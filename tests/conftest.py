@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import ingest
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample" / "google2011"

@@ -14,9 +14,10 @@ from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warehouse import dag, ingest, reports
-from warehouse.errors import InputError
-from warehouse.home import Home
+from tracewh import dag, reports
+from tracewh import ingestion as ingest
+from tracewh.errors import InputError
+from tracewh.home import Home
 
 SAMPLE = REPO / "data" / "sample" / "alibaba2018"
 
@@ -346,7 +347,7 @@ def test_start_delay_by_hand(home):
 
 
 def test_dag_timing_plot(home, tmp_path):
-    from warehouse import plots
+    from tracewh import plots
 
     out = tmp_path / "dag.png"
     plots.write("ali-dag-timing", reports.run(home, "ali-dag-timing"), out)

@@ -15,11 +15,12 @@ import duckdb
 import pytest
 from conftest import SAMPLE, write_gz
 
-from warehouse import checks, ingest
-from warehouse.home import Home
+from tracewh import checks
+from tracewh import ingestion as ingest
+from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
-TRACEWH = [sys.executable, "-c", "from cli.main import main; main()"]
+TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 JOB_COLS = "time,missing_info,job_id,event_type,user,scheduling_class,job_name,logical_job_name"
 
 

@@ -14,8 +14,8 @@ import pytest
 import typer.main
 from conftest import SAMPLE, awk
 
-from cli.main import app, main
-from warehouse.home import Home
+from tracewh.cli.main import app, main
+from tracewh.home import Home
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -47,7 +47,7 @@ def test_every_command_has_help(capsys):
 
 def test_help_does_not_import_the_engine():
     code = (
-        "import sys; from cli.main import main\n"
+        "import sys; from tracewh.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('duckdb', 'polars', 'pyarrow') if m in sys.modules), file=sys.stderr)"
     )
@@ -57,9 +57,9 @@ def test_help_does_not_import_the_engine():
 
 def test_the_library_never_imports_the_cli_toolkit():
     code = (
-        "import sys, warehouse.ingest, warehouse.reports, warehouse.catalog, warehouse.checks, "
-        "warehouse.demo, warehouse.holdings, warehouse.query, warehouse.plots\n"
-        "print(sorted(m for m in ('typer', 'rich', 'click', 'cli') if m in sys.modules))"
+        "import sys, tracewh.ingestion, tracewh.reports, tracewh.catalog, tracewh.checks, "
+        "tracewh.demo, tracewh.holdings, tracewh.query, tracewh.plots\n"
+        "print(sorted(m for m in ('typer', 'rich', 'click', 'tracewh.cli') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import REPO
 
-from warehouse import reports
+from tracewh import reports
 
 TABLE = REPO / "sql" / "reports" / "COVERAGE.md"
 SEEDS = REPO.parent / "shared" / "seeds"

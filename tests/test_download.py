@@ -25,12 +25,12 @@ import pytest
 from conftest import REPO, SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA
 from trace_server import Fault, TraceServer
 
-from cli.main import main
-from warehouse import download as dl
-from warehouse import ingest
-from warehouse.errors import DownloadError
-from warehouse.home import Home
-from warehouse.traces import alibaba2018
+from tracewh import download as dl
+from tracewh import ingestion as ingest
+from tracewh.cli.main import main
+from tracewh.errors import DownloadError
+from tracewh.home import Home
+from tracewh.traces import alibaba2018
 
 FAST = dl.Retry(tries=4, backoff=0.01, max_wait=0.05)
 SCHEMA_SHA = hashlib.sha256((SAMPLE / "schema.csv").read_bytes()).hexdigest()
@@ -580,7 +580,7 @@ def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, ca
     args = ["download", "google2011", str(tmp_path), "--tables", "task_events", "--parts", "1"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", *args, "--mirror", server.url, "--quiet"],
+        [sys.executable, "-m", "tracewh.cli.main", *args, "--mirror", server.url, "--quiet"],
         env=env, stderr=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     part = tmp_path / f"{BIG}.part"
@@ -603,8 +603,8 @@ def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, ca
 
 def test_the_download_library_never_imports_the_cli_toolkit():
     code = (
-        "import sys, warehouse.download\n"
-        "print(sorted(m for m in ('typer', 'rich', 'click', 'cli') if m in sys.modules))"
+        "import sys, tracewh.download\n"
+        "print(sorted(m for m in ('typer', 'rich', 'click', 'tracewh.cli') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.render import render
-from warehouse import reports
+from tracewh import reports
+from tracewh.cli.render import render
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

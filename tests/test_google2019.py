@@ -13,9 +13,10 @@ import duckdb
 import pytest
 from conftest import SAMPLE_2019
 
-from warehouse import ingest, reports
-from warehouse.errors import UsageError
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh import reports
+from tracewh.errors import UsageError
+from tracewh.home import Home
 
 MAX = 2**63 - 1
 

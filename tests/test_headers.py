@@ -7,10 +7,10 @@ import contextlib
 
 import pytest
 
-from cli.main import main
-from warehouse import headers, reports, sqlfiles
-from warehouse.errors import UsageError
-from warehouse.headers import HeaderError
+from tracewh import headers, reports, sqlfiles
+from tracewh.cli.main import main
+from tracewh.errors import UsageError
+from tracewh.headers import HeaderError
 
 GOOD = {"name": "r", "traces": "any", "description": "d", "params": "trace, cell, bucket_s: int > 0 = 3600"}
 

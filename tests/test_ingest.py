@@ -12,9 +12,9 @@ import duckdb
 import pytest
 from conftest import SAMPLE, awk, task_row, write_gz
 
-from warehouse import ingest
-from warehouse.errors import CatalogError, InputError, UsageError
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh.errors import CatalogError, InputError, UsageError
+from tracewh.home import Home
 
 JOB_ROW = "5000000,,42,0,user,1,name,logical"
 

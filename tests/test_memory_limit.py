@@ -9,11 +9,12 @@ import sys
 import pytest
 from conftest import SAMPLE
 
-from warehouse import catalog, ingest, query, reports
-from warehouse.errors import UsageError
-from warehouse.home import Home
+from tracewh import catalog, query, reports
+from tracewh import ingestion as ingest
+from tracewh.errors import UsageError
+from tracewh.home import Home
 
-TRACEWH = [sys.executable, "-c", "from cli.main import main; main()"]
+TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 
 # Reports over the widest windows and joins of the google2011 sample.
 HEAVY = ("task-times", "queue", "transitions", "priority-share")

@@ -12,8 +12,8 @@ import math
 import pyarrow.parquet as pq
 import pytest
 
-from cli.main import main
-from warehouse import display
+from tracewh import display
+from tracewh.cli.main import main
 
 
 def run(capsys, monkeypatch, *args: str, width: int = 80, stdin: str | None = None) -> tuple[int, str, str]:
@@ -232,7 +232,7 @@ def test_parquet_needs_a_file_and_unknown_format_is_a_usage_error(capsys, monkey
 def test_report_times_default_to_the_traces_zone_and_tz_changes_it(capsys, monkeypatch, sample_home):
     home = str(sample_home.root)
     # google2011.time_zone() is America/New_York; the trace starts 2011-05-01 23:00 UTC = 19:00 EDT
-    from warehouse import query
+    from tracewh import query
 
     with query.read_only(sample_home) as con:
         assert query.zone_for(con, "google2011") == "America/New_York"
@@ -262,7 +262,7 @@ def test_durations_stay_raw_in_csv(capsys, monkeypatch, sample_home):
 
 
 def test_lines_break_at_missing_data_instead_of_bridging_it():
-    from warehouse.plots import with_gaps
+    from tracewh.plots import with_gaps
 
     # hourly points 0,1,2 then 6,7: the usual step is 1, the jump 2 -> 6 gets a NaN at 4
     xs, ys = with_gaps([(0, 5), (1, 6), (2, None), (6, 7), (7, 8)])
@@ -271,7 +271,7 @@ def test_lines_break_at_missing_data_instead_of_bridging_it():
 
 
 def test_cdf_charts_use_101_quantiles_that_never_reach_the_table(capsys, monkeypatch, sample_home, tmp_path):
-    from warehouse import api
+    from tracewh import api
 
     r = api.report("task-times", trace="google2011", home=sample_home)
     assert "_cdf" not in r.rows.columns and "_cdf" not in r.df.columns
@@ -305,7 +305,17 @@ def test_an_interrupted_export_keeps_the_earlier_file_and_leaves_no_temporary(sa
     # far more rows than can be written before the interrupt
     sql = "SELECT i, i * 2 AS j, md5(i::VARCHAR) AS h FROM range(3000000000) t(i)"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "--home", str(sample_home.root), "sql", sql, "-o", str(target)],
+        [
+            sys.executable,
+            "-m",
+            "tracewh.cli.main",
+            "--home",
+            str(sample_home.root),
+            "sql",
+            sql,
+            "-o",
+            str(target),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -322,7 +332,7 @@ def test_an_interrupted_export_keeps_the_earlier_file_and_leaves_no_temporary(sa
 
 
 def test_log_spaced_x_is_not_a_grid_with_gaps():
-    from warehouse.plots import with_gaps
+    from tracewh.plots import with_gaps
 
     # steps 0.009, 0.09, 0.9: no step size holds half of them, so no NaN is inserted
     assert with_gaps([(0.001, 1), (0.01, 2), (0.1, 3), (1.0, 4)]) == (
@@ -332,8 +342,8 @@ def test_log_spaced_x_is_not_a_grid_with_gaps():
 
 
 def test_buckets_inside_missing_parts_are_drawn_as_gaps():
-    from warehouse.plots import figure
-    from warehouse.query import Rows
+    from tracewh.plots import figure
+    from tracewh.query import Rows
 
     # queue's chart (x=hours; y=pending,running): hour 1 lies inside missing parts
     rows = Rows(

@@ -34,13 +34,20 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
     assert "Warning" not in log, [line for line in log.splitlines() if "Warning" in line]
     (wheel,) = (tmp_path / "dist").glob("tracewh-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    # The import names the wheel adds (one, `tracewh`, after the package rename of issue 14)
+    # The import names the wheel adds to an environment: exactly one, `tracewh` (no `cli`, no
+    # `warehouse`): its top-level entries and the names its metadata declares.
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
-    assert tops == {"warehouse", "cli"}
-    assert "warehouse/sql/google2011/11_task_events.sql" in names
-    assert "warehouse/sql/reports/lifecycle_counts.sql" in names
-    assert "warehouse/data/sample/google2011/task_events/part-00001-of-00500.csv.gz" in names
-    assert "warehouse/data/sample/google2011/SHA256SUM" in names
+    assert tops == {"tracewh"}
+    (top_level,) = (n for n in names if n.endswith(".dist-info/top_level.txt"))
+    assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["tracewh"]
+    assert "tracewh/api.py" in names and "tracewh/cli/main.py" in names
+    assert "tracewh/ingestion.py" in names and "tracewh/traces/google2011.py" in names
+    assert "tracewh/sql/google2011/11_task_events.sql" in names
+    assert "tracewh/sql/reports/lifecycle_counts.sql" in names
+    assert "tracewh/data/sample/google2011/task_events/part-00001-of-00500.csv.gz" in names
+    assert "tracewh/data/sample/google2011/SHA256SUM" in names
+    (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "tracewh = tracewh.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
@@ -48,9 +55,10 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
         capture_output=True,
     )
     code = (
-        "from warehouse import sqlfiles, reports; "
+        "import tracewh; from tracewh import sqlfiles, reports; "
         "print(sqlfiles.sql_root()); print(sorted(reports.all_reports())[:1]); "
-        "print(sqlfiles.data_root())"
+        "print(sqlfiles.data_root()); "
+        "print(*(callable(getattr(tracewh, f)) for f in ('connect', 'report', 'plot', 'ingest', 'info')))"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     out = subprocess.run(
@@ -59,17 +67,28 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
     assert Path(out[0]).is_relative_to(target) and (Path(out[0]) / "meta" / "00_meta.sql").is_file()
     assert out[1] == "['ali-app-zipf']"  # the alphabetically first report
     assert (Path(out[2]) / "sample" / "google2011" / "schema.csv").is_file()
+    assert out[3] == "True True True True True"  # the Python API is the package's
+    # The command line runs from the installed wheel too (the one import name holds it).
+    help_out = subprocess.run(
+        [sys.executable, "-m", "tracewh.cli.main", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert help_out.returncode == 0 and "Usage" in help_out.stdout, help_out.stderr
 
 
 def test_editable_install_reads_sql_from_the_repository():
-    from warehouse import sqlfiles
+    from tracewh import sqlfiles
 
     assert sqlfiles.sql_root().resolve() == (REPO / "sql").resolve()
 
 
 def test_every_folder_of_shipped_files_is_a_listed_package():
-    """setuptools warns about data in a folder that is not a package: the list in
-    pyproject.toml must name every folder under sql/ and data/."""
+    """setuptools warns about data in a folder that is not a package, and leaves a Python
+    sub-package that is not listed out of the wheel: the list in pyproject.toml must name every
+    folder under warehouse/, cli/, sql/ and data/ (by its import name, tracewh...)."""
     import tomllib
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
@@ -77,7 +96,7 @@ def test_every_folder_of_shipped_files_is_a_listed_package():
     mapped = {folder: package for package, folder in config["package-dir"].items()}
     folders = {
         mapped[top] + "".join("." + part for part in path.relative_to(REPO / top).parts)
-        for top in ("sql", "data")
+        for top in ("warehouse", "cli", "sql", "data")
         for path in [REPO / top, *(p for p in (REPO / top).rglob("*") if p.is_dir())]
         if "__pycache__" not in path.parts
     }

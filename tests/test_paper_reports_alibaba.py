@@ -12,8 +12,8 @@ import pytest
 from handbuilt import PAPER_ALIBABA_INSTANCES as INSTANCES
 from handbuilt import PAPER_ALIBABA_TASKS as TASKS
 
-from warehouse import dag, plots, reports
-from warehouse.home import Home
+from tracewh import dag, plots, reports
+from tracewh.home import Home
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +159,7 @@ def test_job_with_unknown_end_has_no_critical_path_and_no_dag_job_has_none(home)
 
 
 def test_unknown_job_and_missing_parameter_are_usage_errors(home):
-    from warehouse.errors import UsageError
+    from tracewh.errors import UsageError
 
     with pytest.raises(UsageError, match="no batch task of that job"):
         reports.run(home, "ali-job", options={"job": "j_404"})

@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 from test_reports_google2011 import by, home, run  # noqa: F401 (home is the module's fixture)
 
-from warehouse import plots, reports
+from tracewh import plots, reports
 
 
 def test_task_times_trend_places_values_when_they_become_known(home):  # noqa: F811

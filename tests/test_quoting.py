@@ -1,7 +1,7 @@
 import duckdb
 import pytest
 
-from warehouse.quoting import glob_escape, quote_ident, quote_literal
+from tracewh.quoting import glob_escape, quote_ident, quote_literal
 
 
 @pytest.mark.parametrize("name", ["plain", 'we"ird', "with space", "user", "day=1", "ü"])

@@ -8,7 +8,7 @@ import re
 import typer.main
 from conftest import REPO
 
-from cli.main import app, main
+from tracewh.cli.main import app, main
 
 
 def test_readme_command_table_matches_the_code():

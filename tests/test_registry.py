@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import write_gz
 
-from warehouse import sqlfiles
-from warehouse.errors import InputError, UsageError
-from warehouse.traces import BUILTIN, Layout, SourceFile, TraceSpec, get_trace, registry, trace_names
+from tracewh import sqlfiles
+from tracewh.errors import InputError, UsageError
+from tracewh.traces import BUILTIN, Layout, SourceFile, TraceSpec, get_trace, registry, trace_names
 
 WAREHOUSE = Path(__file__).resolve().parent.parent / "warehouse"
 
@@ -46,7 +46,7 @@ def test_each_trace_provides_what_the_shared_layers_need(name):
 
 def test_shared_code_never_branches_on_a_trace_or_format_name():
     """ingest, catalog, checks, parts and the CLI read the spec, not a trace's name."""
-    shared = [WAREHOUSE / f for f in ("ingest.py", "catalog.py", "checks.py", "parts.py", "demo.py")]
+    shared = [WAREHOUSE / f for f in ("ingestion.py", "catalog.py", "checks.py", "parts.py", "demo.py")]
     shared += sorted((WAREHOUSE.parent / "cli").glob("*.py"))
     pattern = re.compile(r"""==\s*["'](google2011|google2019|alibaba2018)["']|(FORMAT|reader)\s*==""")
     for path in shared:
@@ -146,9 +146,9 @@ def test_import_boundaries():
     """The library never imports the CLI's typer/rich; the registry, the headers and the result
     types are light (no duckdb), and the CLI starts without duckdb or httpx."""
     code = (
-        "import sys, warehouse.traces, warehouse.headers, warehouse.results\n"
+        "import sys, tracewh.traces, tracewh.headers, tracewh.results\n"
         "light = {m for m in ('duckdb', 'typer', 'rich') if m in sys.modules}\n"
-        "import cli.main\n"
+        "import tracewh.cli.main\n"
         "print(sorted(light), sorted(m for m in ('duckdb', 'httpx') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

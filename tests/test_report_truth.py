@@ -14,9 +14,10 @@ import duckdb
 import pytest
 from handbuilt import EVICT, FAIL, FINISH, KILL, LOST, SCHEDULE, SUBMIT, UPD_RUNNING, gapped_google2011
 
-from cli.main import main
-from warehouse import ingest, parts, reports
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh import parts, reports
+from tracewh.cli.main import main
+from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_PART = REPO.parent / "shared" / "realdata" / "google2011" / "task_events" / "part-00001-of-00500.csv.gz"

@@ -18,8 +18,9 @@ import math
 import pytest
 from conftest import MAX_TIME, task_row, write_gz
 
-from warehouse import ingest, reports
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh import reports
+from tracewh.home import Home
 
 US = 1_000_000
 
@@ -289,7 +290,7 @@ def test_episodes_view_keeps_open_and_censored_attempts(home):
     "name", ["queue", "event-cdf", "task-times", "utilization-change", "job-size", "machines"]
 )
 def test_plots_are_written_as_png(home, tmp_path, name):
-    from warehouse import plots
+    from tracewh import plots
 
     rows = reports.run(home, name, trace="google2011")
     out = tmp_path / f"{name}.png"

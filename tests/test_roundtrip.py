@@ -11,8 +11,8 @@ from conftest import MAX_TIME, write_gz
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from warehouse import ingest
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh.home import Home
 
 i64 = st.integers(min_value=0, max_value=MAX_TIME)
 times = st.one_of(st.just(0), st.just(MAX_TIME), st.integers(min_value=1, max_value=3_000_000_000_000))

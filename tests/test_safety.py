@@ -19,12 +19,13 @@ import duckdb
 import pytest
 from conftest import SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 
-from warehouse import catalog, checks, demo, ingest
-from warehouse.errors import InputError, UsageError
-from warehouse.home import Home
+from tracewh import catalog, checks, demo
+from tracewh import ingestion as ingest
+from tracewh.errors import InputError, UsageError
+from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
-TRACEWH = [sys.executable, "-c", "from cli.main import main; main()"]
+TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 JOB = "{t},,{job},0,user,1,name,logical"  # a job_events line: time, job id
 
 
@@ -265,7 +266,7 @@ def test_a_session_holding_the_catalog_open_neither_blocks_an_ingest_nor_loses_i
 
 
 def test_the_duckdb_cli_shell_open_read_only_does_not_block_an_ingest(home, tmp_path):
-    from warehouse import shell
+    from tracewh import shell
 
     ingest.ingest(home, "google2011", job_parts(tmp_path / "a", {0: [1, 2]}))
     proc = subprocess.Popen(

@@ -9,8 +9,8 @@ import duckdb
 import pytest
 from conftest import MAX_TIME, SAMPLE, awk, task_row, write_gz
 
-from warehouse import ingest
-from warehouse.home import Home
+from tracewh import ingestion as ingest
+from tracewh.home import Home
 
 START = 600_000_000  # trace start: 2011-05-01 19:00 EDT = 23:00 UTC
 DAY = 86_400_000_000
@@ -255,7 +255,7 @@ def test_an_empty_time_is_a_reject_with_its_line_not_a_row(tmp_path):
         (1, "time", "EMPTY MANDATORY")
     ]
     con.close()
-    from warehouse import checks
+    from tracewh import checks
 
     assert not {r.name for r in checks.run_all(home) if r.failed}
 

@@ -9,7 +9,7 @@ import subprocess
 import duckdb
 import pytest
 
-from warehouse import catalog, shell
+from tracewh import catalog, shell
 
 
 def run_shell(catalog_path, sql: str, cwd) -> subprocess.CompletedProcess:
@@ -73,8 +73,8 @@ def test_the_shell_still_opens_the_catalog_after_the_python_client_rewrote_it(tm
     """Later writes by a newer duckdb must keep the file in the format the 1.5 shell reads."""
     from conftest import SAMPLE
 
-    from warehouse import ingest
-    from warehouse.home import Home
+    from tracewh import ingestion as ingest
+    from tracewh.home import Home
 
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])

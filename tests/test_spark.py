@@ -19,14 +19,15 @@ import pytest
 from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 from test_cli import run
 
-from warehouse import catalog, ingest, query, reports, sqlfiles
-from warehouse.home import Home
-from warehouse.traces import expand_sql, trace_names
+from tracewh import catalog, query, reports, sqlfiles
+from tracewh import ingestion as ingest
+from tracewh.home import Home
+from tracewh.traces import expand_sql, trace_names
 
 pyspark = pytest.importorskip("pyspark")
 pytest.importorskip("sqlglot")
 
-from warehouse import spark as ws  # noqa: E402
+from tracewh import spark as ws  # noqa: E402
 
 # Not in `make test` (-m "not spark": a JVM and minutes of Spark); `make test-spark` runs them.
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
@@ -51,7 +52,7 @@ def _views_in_sql_files() -> list[str]:
     import sqlglot
     from sqlglot import exp
 
-    from warehouse.traces import get_trace
+    from tracewh.traces import get_trace
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
     for folder in ("meta", *ws.sql_folders()):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse import checks, reports, sqlfiles
+from tracewh import checks, reports, sqlfiles
 
 ALL_FILES = [
     f

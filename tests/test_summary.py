@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 from conftest import REPO
 
-from cli.main import main
+from tracewh.cli.main import main
 
 
 class Page(HTMLParser):

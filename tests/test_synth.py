@@ -23,11 +23,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from cli.main import main as cli_main
-from warehouse import ingest, reports
-from warehouse.errors import UsageError
-from warehouse.home import Home
-from warehouse.synth import crc32_combine, synth
+from tracewh import ingestion as ingest
+from tracewh import reports
+from tracewh.cli.main import main as cli_main
+from tracewh.errors import UsageError
+from tracewh.home import Home
+from tracewh.synth import crc32_combine, synth
 
 SCALE_2011 = 0.0001  # ~5k task events, 2 machines (the minimum), ~0.16 M usage windows
 SCALE_2019 = 0.000006  # ~10-20k instance events per cell
@@ -452,7 +453,7 @@ def test_same_seed_same_bytes_whatever_the_workers(tmp_path):
 def test_memory_does_not_grow_with_the_number_of_parts(tmp_path):
     """A worker keeps at most the two blocks a part needs (the cache once kept every block, so a
     worker's memory grew with the scale)."""
-    from warehouse.synth import google2011 as g
+    from tracewh.synth import google2011 as g
 
     g._block.cache_clear()
     synth("google2011", tmp_path / "o", scale=SCALE_2011, parts=6, tables=["task_events"], workers=1)
@@ -476,7 +477,7 @@ def test_refuses_a_folder_that_is_not_empty_and_touches_nothing(tmp_path):
 
 
 def test_a_failure_midway_leaves_no_manifest_and_no_temporary_file(tmp_path, monkeypatch):
-    from warehouse.synth import google2011 as g
+    from tracewh.synth import google2011 as g
 
     real = g.MAKERS["job_events"]
 

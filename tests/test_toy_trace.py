@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from warehouse import checks, ingest, reports
-from warehouse.holdings import tables as info_tables
-from warehouse.home import Home
-from warehouse.traces import MODULES_ENV, registry
+from tracewh import checks, reports
+from tracewh import ingestion as ingest
+from tracewh.holdings import tables as info_tables
+from tracewh.home import Home
+from tracewh.traces import MODULES_ENV, registry
 
 TOY = Path(__file__).resolve().parent / "fixtures" / "toytrace"
 REPO = Path(__file__).resolve().parent.parent
@@ -69,7 +70,7 @@ def test_the_toy_trace_is_ingested_listed_compared_and_checked(toy, tmp_path):
 def test_the_cli_offers_the_toy_trace():
     env = {**os.environ, MODULES_ENV: "toy2024", "PYTHONPATH": str(TOY)}
     out = subprocess.run(
-        [sys.executable, "-c", "from cli.main import main; main()", "ingest", "--help"],
+        [sys.executable, "-c", "from tracewh.cli.main import main; main()", "ingest", "--help"],
         capture_output=True,
         text=True,
         env=env,

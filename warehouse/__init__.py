@@ -1,21 +1,23 @@
 """tracewh: a local warehouse for public cluster traces.
 
 The library owns all the work (ingest, catalog, queries, reports) and returns
-plain data; the command line in ``cli/`` only parses arguments and renders.
-The Python API (warehouse/api.py) is re-exported here. ``ingest`` is not: the
-name is the module warehouse/ingest.py until the package rename moves it (use
-``warehouse.api.ingest`` meanwhile); an API name must never be a submodule's.
+plain data; the command line in ``cli/`` (``tracewh.cli``) only parses arguments
+and renders. The Python API (warehouse/api.py) is re-exported here, so a notebook
+needs only ``import tracewh``. An API name must never be a submodule's: importing
+a submodule sets the package attribute of its name (hence the ingest module is
+``tracewh.ingestion``, the holdings module ``tracewh.holdings``).
 """
 
 __version__ = "0.1.0"
 
-from warehouse.api import (
+from tracewh.api import (
     ReportResult,
     connect,
     info,
+    ingest,
     list_reports,
     plot,
     report,
 )
 
-__all__ = ["ReportResult", "__version__", "connect", "info", "list_reports", "plot", "report"]
+__all__ = ["ReportResult", "__version__", "connect", "info", "ingest", "list_reports", "plot", "report"]

@@ -1,6 +1,6 @@
 """The Python API for notebooks and scripts; the command line is built on the same functions.
 
-    import warehouse as tracewh          # `import tracewh` once the package is renamed
+    import tracewh
     con = tracewh.connect()              # read-only DuckDB connection on the catalog
     con.sql("SELECT ...").pl()           # any query as a polars DataFrame
     r = tracewh.report("task-times", trace="google2011")
@@ -9,7 +9,7 @@
     fig = tracewh.plot("queue", trace="google2011")
 
 Every function takes ``home=`` (a path; default $TRACEWH_HOME, else ./tracewh-home) and
-raises warehouse.errors.TracewhError (UsageError for a wrong argument) on failure.
+raises tracewh.errors.TracewhError (UsageError for a wrong argument) on failure.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from warehouse.home import Home
+from tracewh.home import Home
 
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
     from matplotlib.figure import Figure
 
-    from warehouse.ingest import IngestResult, Progress
-    from warehouse.query import Rows
+    from tracewh.ingestion import IngestResult, Progress
+    from tracewh.query import Rows
 
 PathLike = str | Path
 
@@ -43,7 +43,7 @@ def connect(home: PathLike | None = None, *, tz: str | None = None) -> duckdb.Du
 
     Times (TIMESTAMPTZ) come back in ``tz``, else in the zone the ingested traces share (else UTC).
     """
-    from warehouse import query
+    from tracewh import query
 
     con = query.open_read_only(_home(home))
     try:
@@ -145,7 +145,7 @@ def report(
     """Run the report ``name`` (``list_reports()`` lists them); ``params`` are its parameters
     (e.g. ``bucket_s=600``), given as Python values. ``memory_limit`` (e.g. ``"2GB"``; else
     $TRACEWH_MEMORY_LIMIT, else 4GB) bounds DuckDB's memory; beyond it the report spills to disk."""
-    from warehouse import reports
+    from tracewh import reports
 
     meta = reports.get(name)
     where = _home(home)
@@ -184,7 +184,7 @@ def plot(
     **params: object,
 ) -> Figure:
     """The report's chart as a matplotlib Figure (pass a ReportResult to draw rows you already have)."""
-    from warehouse import plots
+    from tracewh import plots
 
     result = name if isinstance(name, ReportResult) else report(name, trace, cell, home=home, **params)  # type: ignore[arg-type]
     return plots.figure(result.name, result.rows)
@@ -194,7 +194,7 @@ def list_reports() -> pl.DataFrame:
     """Every report: name, traces, description, what it reproduces, its parameters."""
     import polars as pl
 
-    from warehouse import reports as reports_lib
+    from tracewh import reports as reports_lib
 
     return pl.DataFrame(
         [
@@ -231,7 +231,7 @@ def ingest(
     """Ingest raw trace files (download folders, or single files with ``table=``) into the home:
     the parts given are written, every other part is kept (``replace=True``: only these).
     ``spark``: a SparkSession to convert the files on, one task per file (warehouse/spark.py)."""
-    from warehouse import ingest as ingest_lib
+    from tracewh import ingestion as ingest_lib
 
     sources = [Path(source)] if isinstance(source, str | Path) else [Path(s) for s in source]
     return ingest_lib.ingest(
@@ -255,7 +255,7 @@ def ingest(
 
 def info(home: PathLike | Home | None = None) -> pl.DataFrame:
     """What is ingested: per table rows, rejects, time range, files, size, last update."""
-    from warehouse import holdings
+    from tracewh import holdings
 
     return to_polars(holdings.tables(_home(home)))
 

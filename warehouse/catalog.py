@@ -29,11 +29,11 @@ from typing import Any
 
 import duckdb
 
-from warehouse import __version__, parts, sqlfiles
-from warehouse.errors import CatalogError, UsageError
-from warehouse.home import Home
-from warehouse.quoting import glob_escape, quote_ident, quote_literal
-from warehouse.traces import Table, expand_sql, get_trace, registry, trace_names
+from tracewh import __version__, parts, sqlfiles
+from tracewh.errors import CatalogError, UsageError
+from tracewh.home import Home
+from tracewh.quoting import glob_escape, quote_ident, quote_literal
+from tracewh.traces import Table, expand_sql, get_trace, registry, trace_names
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
@@ -488,7 +488,7 @@ def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
 
 def repair(home: Home) -> str | None:
     """Rebuild every view for the home's current location; returns the previous location."""
-    from warehouse import signals
+    from tracewh import signals
 
     if not home.catalog.exists():
         raise CatalogError(f"no catalog at {home.catalog}; nothing to repair")

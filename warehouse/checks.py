@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warehouse import catalog, query, sqlfiles
-from warehouse.home import Home
-from warehouse.quoting import quote_ident
-from warehouse.traces import registry
+from tracewh import catalog, query, sqlfiles
+from tracewh.home import Home
+from tracewh.quoting import quote_ident
+from tracewh.traces import registry
 
 SAMPLE_ROWS = 5
 

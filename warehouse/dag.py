@@ -165,7 +165,7 @@ def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.Record
     and register the view ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle).
 
     Rows without a task_id (task_<base64>, MergeTask, unparsed names) belong to the job but not to its DAG."""
-    from warehouse.errors import UsageError
+    from tracewh.errors import UsageError
 
     if isinstance(tasks, pa.RecordBatchReader):
         tasks = tasks.read_all()  # one job's tasks: small

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import shutil
 
-from warehouse import ingest, sqlfiles
-from warehouse.errors import UsageError
-from warehouse.home import Home
-from warehouse.traces import trace_names
+from tracewh import ingestion as ingest
+from tracewh import sqlfiles
+from tracewh.errors import UsageError
+from tracewh.home import Home
+from tracewh.traces import trace_names
 
 MARKER = ".tracewh-demo-home"
 

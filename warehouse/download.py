@@ -36,8 +36,8 @@ from urllib.parse import quote, urlsplit
 import google_crc32c
 import httpx
 
-from warehouse.errors import DownloadError, UsageError
-from warehouse.traces import Remote, TraceSpec, get_trace, parse_sha256sum
+from tracewh.errors import DownloadError, UsageError
+from tracewh.traces import Remote, TraceSpec, get_trace, parse_sha256sum
 
 DEFAULT_JOBS = 4
 CHUNK = 1 << 20

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from warehouse.errors import TracewhError, UsageError
+from tracewh.errors import TracewhError, UsageError
 
 
 class HeaderError(TracewhError):
@@ -34,7 +34,7 @@ KEYS = {
     "caveat": "what to keep in mind when comparing with the paper",
     "example": "parameter values that fit the bundled sample (job=j_1)",
     "plot": "the report's chart (warehouse/plots.py)",
-    "python": "the Python step between the report's two statements (warehouse.dag.STEPS)",
+    "python": "the Python step between the report's two statements (tracewh.dag.STEPS)",
     "source": "the documents the semantics come from",
 }
 # folder kind -> (required keys, allowed keys)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from warehouse import query
-from warehouse.home import Home
+from tracewh import query
+from tracewh.home import Home
 
 _SQL = """
 SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected,

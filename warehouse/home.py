@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.errors import CatalogError, UsageError
+from tracewh.errors import CatalogError, UsageError
 
 CATALOG_FILE = "tracewh.duckdb"
 DEFAULT_HOME = "tracewh-home"

@@ -8,16 +8,16 @@ spec declares its part rule (the ``part`` group of its layout pattern); this mod
 it into the SQL macro ``meta.part_number(trace, file)`` over which the catalog
 views ``meta.parts`` / ``meta.missing_parts`` / ``meta.part_gaps``
 (sql/meta/10_parts.sql) are built from the per-file records of ``meta.ingests``.
-The data rows carry the same number: ``seq // 2^32`` (warehouse.readers).
+The data rows carry the same number: ``seq // 2^32`` (tracewh.readers).
 """
 
 from __future__ import annotations
 
-from warehouse import query
-from warehouse.home import Home
-from warehouse.quoting import quote_literal
-from warehouse.readers import SEQ_FILE_SHIFT
-from warehouse.traces import registry, time_macros_sql
+from tracewh import query
+from tracewh.home import Home
+from tracewh.quoting import quote_literal
+from tracewh.readers import SEQ_FILE_SHIFT
+from tracewh.traces import registry, time_macros_sql
 
 
 def macro_sql() -> str:

@@ -32,9 +32,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from warehouse.errors import TracewhError, UsageError
-from warehouse.query import Rows
-from warehouse.reports import get
+from tracewh.errors import TracewhError, UsageError
+from tracewh.query import Rows
+from tracewh.reports import get
 
 _QUANTILE = re.compile(r"^p(\d+)(_s)?$")
 
@@ -104,7 +104,7 @@ def figure(report_name: str, rows: Rows) -> Any:
     if kind == "dag":
         import matplotlib.pyplot as plt
 
-        from warehouse import dagplot
+        from tracewh import dagplot
 
         dag_fig = dagplot.draw(rows.columns, data, s.get("title", report_name))
         plt.close(dag_fig)  # the caller owns it, not pyplot's list of open figures

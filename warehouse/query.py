@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from warehouse import catalog, signals
-from warehouse.errors import CatalogError, TracewhError, UsageError
-from warehouse.home import Home
-from warehouse.results import Rows
+from tracewh import catalog, signals
+from tracewh.errors import CatalogError, TracewhError, UsageError
+from tracewh.home import Home
+from tracewh.results import Rows
 
-__all__ = ["Rows"]  # the result type lives in warehouse.results (light); re-exported here
+__all__ = ["Rows"]  # the result type lives in tracewh.results (light); re-exported here
 
 if TYPE_CHECKING:
     # Not imported at run time here: importing pyarrow starts threads that do not block SIGINT, and
@@ -82,8 +82,8 @@ def zone_for(con: duckdb.DuckDBPyConnection, trace: str | None = None, cell: str
 
 def set_zone(con: duckdb.DuckDBPyConnection, zone: str) -> None:
     """TIMESTAMPTZ values come back in this zone; an unknown name is a usage error."""
-    from warehouse.errors import UsageError
-    from warehouse.quoting import quote_literal
+    from tracewh.errors import UsageError
+    from tracewh.quoting import quote_literal
 
     try:
         con.execute(f"SET TimeZone = {quote_literal(zone)}")

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse.quoting import quote_ident, quote_literal
-from warehouse.traces import Column, Table
+from tracewh.quoting import quote_ident, quote_literal
+from tracewh.traces import Column, Table
 
 MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clamped to it
 # seq = file order * 2^32 + line order in the file: the source order, which breaks ties between

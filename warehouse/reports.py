@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from warehouse import headers, sqlfiles
-from warehouse.errors import UsageError
-from warehouse.headers import Param
-from warehouse.home import Home
-from warehouse.traces import expand_sql, trace_names
+from tracewh import headers, sqlfiles
+from tracewh.errors import UsageError
+from tracewh.headers import Param
+from tracewh.home import Home
+from tracewh.traces import expand_sql, trace_names
 
 if TYPE_CHECKING:
-    from warehouse.query import Rows
+    from tracewh.query import Rows
 
 # Parameters the runner fills itself; the others come from --param NAME=VALUE or the defaults.
 BUILTIN_PARAMS = headers.BUILTIN_PARAMS
@@ -38,11 +38,11 @@ class Report:
     plot: str = ""
     note: str = field(default="")
     # A step in Python between two statements (header `-- python: dag_paths`): the first
-    # statement's rows go to warehouse.dag.STEPS[name], which registers views the second reads.
+    # statement's rows go to tracewh.dag.STEPS[name], which registers views the second reads.
     python: str = ""
     caveat: str = ""
     example: str = ""
-    # The typed tunable parameters (warehouse.headers.Param), in header order.
+    # The typed tunable parameters (tracewh.headers.Param), in header order.
     param_specs: tuple[Param, ...] = ()
 
     @property
@@ -110,7 +110,7 @@ def run(
     what does not fit in ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else query.DEFAULT_MEMORY_LIMIT).
     ``spark``: a SparkSession the catalog is registered in (warehouse/spark.py) to run the SQL on instead.
     """
-    from warehouse import query
+    from tracewh import query
 
     report = get(name)
     specs = {p.name: p for p in report.param_specs}
@@ -142,13 +142,13 @@ def run(
         query.set_zone(con, zone)
         start = _trace_start(con, str(chosen)) if chosen else None
         if spark is not None:
-            from warehouse import spark as spark_engine
+            from tracewh import spark as spark_engine
 
             rows = spark_engine.run_statements(spark, report, params)
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
-            from warehouse import dag
+            from tracewh import dag
 
             first, _, second = report.sql.partition(STEP_MARKER)
             # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
@@ -231,7 +231,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
     """What the printed report reproduces and the caveats that apply to this data, one line each:
     the header's reproduces and caveat, parts missing in the traces it read, the bundled sample,
     and for the reports over run attempts the observed window that censors long attempts."""
-    from warehouse import parts, query
+    from tracewh import parts, query
 
     report = get(name)
     lines = [f"{name} reproduces: {report.reproduces}"] if report.reproduces else []

@@ -6,8 +6,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from warehouse.errors import CatalogError, TracewhError
-from warehouse.home import Home
+from tracewh.errors import CatalogError, TracewhError
+from tracewh.home import Home
 
 
 def binary() -> str:

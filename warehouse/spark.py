@@ -32,16 +32,16 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from warehouse import catalog, sqlfiles
-from warehouse.errors import TracewhError, UsageError
-from warehouse.home import Home
-from warehouse.traces import Table, expand_sql, get_trace, registry, trace_names
+from tracewh import catalog, sqlfiles
+from tracewh.errors import TracewhError, UsageError
+from tracewh.home import Home
+from tracewh.traces import Table, expand_sql, get_trace, registry, trace_names
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from sqlglot import exp
 
-    from warehouse.results import Rows
+    from tracewh.results import Rows
 
 # What the views and reports need of a session; register() sets them on the session it is given.
 SESSION_CONF = {
@@ -549,7 +549,7 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
     for stmt in _meta_views(meta):
         _run(spark, stmt, "meta")
     # the views over the snapshot (meta.parts, part_gaps...), after the part-number rule they use
-    from warehouse import parts
+    from tracewh import parts
 
     for stmt in [
         *transpile(parts.macro_sql()),
@@ -585,7 +585,7 @@ def _registered_views(spark: SparkSession) -> list[str]:
 
 def _catalog_snapshot(home: Home) -> tuple[dict[tuple[str, str], str], dict[str, tuple[list, list]]]:
     """The live generations and the small meta tables, read from the DuckDB catalog."""
-    from warehouse import query
+    from tracewh import query
 
     with query.read_only(home) as con:
         live = {
@@ -705,7 +705,7 @@ def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = 
 
 def fetch(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> Rows:
     """Run DuckDB SQL on Spark: its rows, in the query's order, as query.Rows."""
-    from warehouse.results import Rows
+    from tracewh.results import Rows
 
     df = query_df(spark, text, params)
     try:
@@ -729,14 +729,14 @@ def run_report(
 ) -> Rows:
     """A report on Spark over a registered home: the same parameters, checks and rows as
     reports.run (which runs it here with ``spark=``)."""
-    from warehouse import reports
+    from tracewh import reports
 
     return reports.run(home, name, trace=trace, cell=cell, options=options, spark=spark)
 
 
 def run_statements(spark: SparkSession, report: Any, params: dict[str, object]) -> Rows:
     """A resolved report's SQL (and its Python step) on Spark."""
-    from warehouse import reports
+    from tracewh import reports
 
     if not report.python:
         return fetch(spark, report.sql, params)
@@ -758,7 +758,7 @@ def walk_jobs_pandas(tasks: Any) -> Any:
     on the executors as a grouped pandas UDF, with the walk of warehouse/dag.py."""
     import pandas as pd
 
-    from warehouse import dag
+    from tracewh import dag
 
     job = [
         (int(t), [int(p) for p in (ps if ps is not None else [])], None if pd.isna(r) else float(r), bool(k))
@@ -779,7 +779,7 @@ def walk_jobs_pandas(tasks: Any) -> Any:
 
 
 def register_dag_paths(spark: SparkSession, tasks: DataFrame) -> None:
-    """The temporary view ``dag_paths`` (as warehouse.dag.register_dag_paths makes it in DuckDB),
+    """The temporary view ``dag_paths`` (as tracewh.dag.register_dag_paths makes it in DuckDB),
     one walk per job, jobs spread over the executors."""
     paths = tasks.groupBy("job_name").applyInPandas(walk_jobs_pandas, DAG_PATHS_SCHEMA)
     paths.createOrReplaceTempView("dag_paths")
@@ -803,7 +803,7 @@ def convert_files(
     ingest_id: str,
 ) -> list:
     """Convert each source file in its own Spark task with the local ingest's per-file code
-    (warehouse.ingest._convert_file: the same reader SQL, rejects, seq and partitioning); returns
+    (tracewh.ingestion._convert_file: the same reader SQL, rejects, seq and partitioning); returns
     the files' accounting records (ingest.FileResult) in the order given.
 
     Every executor must see the source files and the home at the same paths (a shared file
@@ -842,7 +842,7 @@ class _ConvertTask:
         import duckdb
         from pyspark import TaskContext
 
-        from warehouse import ingest
+        from tracewh import ingestion as ingest
 
         n, r = item
         ctx = TaskContext.get()

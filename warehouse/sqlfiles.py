@@ -1,7 +1,7 @@
 """Finding and reading the SQL files that ship with the package (``sql/`` in the repository).
 
 Each file starts with a header of ``-- key: value`` lines, parsed and validated when the file
-is read (warehouse.headers: one key per meaning, typed report parameters, the plot spec); the
+is read (tracewh.headers: one key per meaning, typed report parameters, the plot spec); the
 body is plain DuckDB SQL with ``$name`` parameters.
 """
 
@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from warehouse import headers
+from tracewh import headers
 
 # The folders whose files are reports or checks; every other folder holds views and macros.
 _KIND = {"reports": "report", "checks": "check"}
@@ -36,13 +36,13 @@ class SqlFile:
 @cache
 def sql_root() -> Path:
     """The folder holding the shipped SQL (editable install: the repo's sql/; wheel: warehouse/sql)."""
-    return Path(str(resources.files("warehouse.sql")))
+    return Path(str(resources.files("tracewh.sql")))
 
 
 @cache
 def data_root() -> Path:
     """The folder holding the bundled samples (the repo's data/)."""
-    return Path(str(resources.files("warehouse.data")))
+    return Path(str(resources.files("tracewh.data")))
 
 
 def parse(path: Path) -> SqlFile:

@@ -4,7 +4,7 @@ Which reports appear is discovered, never listed: every report of sql/reports/ w
 include an ingested one, once per ingested trace it covers. Each section holds the report's
 description, the published figure it reproduces beside tracewh's table (``published_*``
 columns marked), its chart embedded as a PNG data URI, its caveats (the report footer of
-warehouse.reports: the header's caveat and what applies to this data) and its method (note).
+tracewh.reports: the header's caveat and what applies to this data) and its method (note).
 The page needs no network: styles inline, images inline, no scripts.
 """
 
@@ -17,9 +17,9 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from warehouse import __version__, display, query, reports
-from warehouse.errors import TracewhError
-from warehouse.home import Home
+from tracewh import __version__, display, query, reports
+from tracewh.errors import TracewhError
+from tracewh.home import Home
 
 # Rows shown per report table; the rest is counted under it.
 TABLE_ROWS = 40
@@ -81,7 +81,7 @@ def applicable(home: Home) -> list[tuple[reports.Report, str | None]]:
 
 def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None] | None = None) -> Page:
     """Run every applicable report (read-only) and build the page."""
-    from warehouse import holdings
+    from tracewh import holdings
 
     page = Page(html="")
     for report, trace in applicable(home):
@@ -179,7 +179,7 @@ def _chart(report: reports.Report, rows: query.Rows) -> str:
     """The report's chart as an <img> with a PNG data URI; '' when it has none or no rows to draw."""
     if not report.plot:
         return ""
-    from warehouse import plots
+    from tracewh import plots
 
     try:
         fig = plots.figure(report.name, rows)

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from warehouse import __version__
-from warehouse.errors import UsageError
+from tracewh import __version__
+from tracewh.errors import UsageError
 
 TRACE_NAMES = ("google2011", "google2019", "alibaba2018")
 MANIFEST = "manifest.json"
@@ -96,7 +96,7 @@ class Progress:
 def trace_module(name: str):  # -> module with plan / make / finish
     if name not in TRACE_NAMES:
         raise UsageError(f"unknown trace {name!r} (known: {', '.join(TRACE_NAMES)})")
-    return importlib.import_module(f"warehouse.synth.{name}")
+    return importlib.import_module(f"tracewh.synth.{name}")
 
 
 # --------------------------------------------------------------------------- randomness

@@ -25,9 +25,9 @@ import io
 import tarfile
 from functools import cache, lru_cache
 
-from warehouse.errors import UsageError
-from warehouse.synth import Config, Output, Piece, encode, rng_for, split_evenly
-from warehouse.traces import alibaba2018 as spec
+from tracewh.errors import UsageError
+from tracewh.synth import Config, Output, Piece, encode, rng_for, split_evenly
+from tracewh.traces import alibaba2018 as spec
 
 NAME = "alibaba2018"
 FORMS = ("tar.gz", "csv", "csv.gz")

@@ -26,8 +26,8 @@ from __future__ import annotations
 import io
 from functools import cache, lru_cache
 
-from warehouse.errors import UsageError
-from warehouse.synth import (
+from tracewh.errors import UsageError
+from tracewh.synth import (
     Config,
     Output,
     Piece,
@@ -40,7 +40,7 @@ from warehouse.synth import (
     split_evenly,
     write_sha256sum,
 )
-from warehouse.traces import google2011 as spec
+from tracewh.traces import google2011 as spec
 
 NAME = "google2011"
 T0 = 600_000_000  # trace start, microseconds

@@ -26,9 +26,9 @@ from __future__ import annotations
 import io
 from functools import cache, lru_cache
 
-from warehouse.errors import UsageError
-from warehouse.synth import Config, Output, Piece, encode, hash_names, no_frame, rng_for, split_evenly
-from warehouse.traces import google2019 as spec
+from tracewh.errors import UsageError
+from tracewh.synth import Config, Output, Piece, encode, hash_names, no_frame, rng_for, split_evenly
+from tracewh.traces import google2019 as spec
 
 NAME = "google2019"
 T0 = 600_000_000

@@ -19,9 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from warehouse import sqlfiles
-from warehouse.errors import InputError, UsageError
-from warehouse.quoting import quote_literal
+from tracewh import sqlfiles
+from tracewh.errors import InputError, UsageError
+from tracewh.quoting import quote_literal
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,7 @@ def _cell_of(spec: TraceSpec, folder: Path, cell: str | None, where: Path) -> st
     return cell
 
 
-# The traces that ship with tracewh: each is warehouse.traces.<name> with a SPEC.
+# The traces that ship with tracewh: each is tracewh.traces.<name> with a SPEC.
 BUILTIN = ("google2011", "google2019", "alibaba2018")
 # Traces kept outside tracewh: importable module names (each with a SPEC), comma-separated.
 MODULES_ENV = "TRACEWH_TRACE_MODULES"
@@ -308,7 +308,7 @@ def registry() -> dict[str, TraceSpec]:
 
 @cache
 def _registry(extra: str) -> dict[str, TraceSpec]:
-    modules = [f"warehouse.traces.{n}" for n in BUILTIN]
+    modules = [f"tracewh.traces.{n}" for n in BUILTIN]
     modules += [m.strip() for m in extra.split(",") if m.strip()]
     out: dict[str, TraceSpec] = {}
     for name in modules:

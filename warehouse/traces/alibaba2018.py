@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Remote, Table, TraceSpec
 
 NAME = "alibaba2018"
 

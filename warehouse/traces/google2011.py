@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Remote, Table, TraceSpec
 
 NAME = "google2011"
 CHECKSUM_FILE = "SHA256SUM"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from warehouse.traces import Column, Layout, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Remote, Table, TraceSpec
 
 NAME = "google2019"
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")

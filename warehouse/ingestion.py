@@ -47,11 +47,11 @@ from typing import Any
 
 import duckdb
 
-from warehouse import __version__, catalog, readers, signals
-from warehouse.errors import CatalogError, InputError, Interrupted, UsageError
-from warehouse.home import Home
-from warehouse.quoting import quote_ident, quote_literal
-from warehouse.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
+from tracewh import __version__, catalog, readers, signals
+from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
+from tracewh.home import Home
+from tracewh.quoting import quote_ident, quote_literal
+from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
 DEFAULT_MEMORY_LIMIT = "2GB"
@@ -506,7 +506,7 @@ def _convert(
             progress.file_done(r)
 
     if spark is not None:
-        from warehouse import spark as spark_engine
+        from tracewh import spark as spark_engine
 
         # The same per-file conversion as Spark tasks; the threads below then have nothing left.
         converted = spark_engine.convert_files(spark, trace.name, todo, gens, tmp, memory_limit, ingest_id)
