@@ -12,20 +12,11 @@ import sys
 
 import pytest
 import typer.main
+from cli_helpers import run_cli as run
 from conftest import SAMPLE, awk
 
-from tracewh.cli.main import app, main
+from tracewh.cli.main import app
 from tracewh.home import Home
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def walk(command, path=()):

@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli as run
 from conftest import REPO, SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA
 from trace_server import Fault, TraceServer
 
 from tracewh import download as dl
 from tracewh import ingestion as ingest
-from tracewh.cli.main import main
 from tracewh.errors import DownloadError
 from tracewh.home import Home
 from tracewh.traces import alibaba2018
@@ -92,16 +92,6 @@ def alibaba_digests(monkeypatch, alibaba_archives):
 @pytest.fixture(autouse=True)
 def _fast_retries(monkeypatch):
     monkeypatch.setattr(dl, "DEFAULT_RETRY", FAST)
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def fetch(server, trace, dest, **sel):

@@ -12,25 +12,15 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from cli_helpers import run_cli
 from handbuilt import EVICT, FAIL, FINISH, KILL, LOST, SCHEDULE, SUBMIT, UPD_RUNNING, gapped_google2011
 
 from tracewh import ingestion as ingest
 from tracewh import parts, reports
-from tracewh.cli.main import main
 from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_PART = REPO.parent / "shared" / "realdata" / "google2011" / "task_events" / "part-00001-of-00500.csv.gz"
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def as_dicts(rows) -> list[dict]:
