@@ -76,12 +76,14 @@ def google_reports() -> list[tuple[str, bool]]:
 def measure_ingest(a: argparse.Namespace) -> dict:
     """The stage's ingest beside the gzip floor and a bare COPY of the same task_events files."""
     lo, hi = parse_range(a.stage)
-    events = files_of(a.src, "task_events", lo, hi)
+    base_table = a.tables.split(",")[0]  # the baselines read the first table's files
+    events = files_of(a.src, base_table, lo, hi)
     if len(events) != hi - lo + 1:
-        sys.exit(f"stage {a.stage}: only {len(events)} task_events parts exist")
+        sys.exit(f"stage {a.stage}: only {len(events)} {base_table} parts exist")
     stage: dict = {
         "home": str(a.home),
         "parts": a.stage,
+        "tables": a.tables,
         "files": len(events),
         "gz_mb": sum(f.stat().st_size for f in events) / 1e6,
     }
@@ -115,7 +117,7 @@ def measure_ingest(a: argparse.Namespace) -> dict:
         a.stage,
         "-q",
     ]
-    cmd += ["--tables", "task_events,job_events,machine_events", "--memory-limit", a.ingest_limit]
+    cmd += ["--tables", a.tables, "--memory-limit", a.ingest_limit]
     ing, _, err = h.measure("tracewh ingest", cmd)
     if not ing.ok:
         sys.exit(f"ingest failed: {err[-2000:]}")
@@ -125,11 +127,11 @@ def measure_ingest(a: argparse.Namespace) -> dict:
 
 
 def run_stage(a: argparse.Namespace, state: dict) -> None:
-    stage = state.get("stages", {}).get(a.stage) if a.reports_only else None
+    stage = state.get("stages", {}).get(a.key) if a.reports_only else None
     if stage is None:
         stage = measure_ingest(a)
         stage["reports"] = {}
-    for name, needs_trace in google_reports():
+    for name, needs_trace in [] if a.no_reports else google_reports():
         if a.only and name not in a.only:
             continue
         rcmd = [str(h.TRACEWH), "--home", str(a.home), "report", name, "--format", "csv"]
@@ -138,9 +140,9 @@ def run_stage(a: argparse.Namespace, state: dict) -> None:
         if not run.ok:
             run.note = err.strip().splitlines()[-1] if err.strip() else run.note
         stage["reports"][name] = run.__dict__
-        state.setdefault("stages", {})[a.stage] = stage
+        state.setdefault("stages", {})[a.key] = stage
         save(a.state, state)
-    state.setdefault("stages", {})[a.stage] = stage
+    state.setdefault("stages", {})[a.key] = stage
     save(a.state, state)
 
 
@@ -259,6 +261,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", default="4GB", help="reports' --memory-limit (the default limit)")
     p.add_argument("--ingest-limit", default="2GB")
     p.add_argument("--only", nargs="*", help="only these reports")
+    p.add_argument(
+        "--tables",
+        default="task_events,job_events,machine_events",
+        help="tables the stage ingests; the gzip floor and bare COPY read the first one's files",
+    )
+    p.add_argument("--no-reports", action="store_true", help="measure the stage's ingest only")
+    p.add_argument("--key", help="name of the stage in --state (default: --stage)")
     p.add_argument("--quiet-wait", type=float, default=5.0, help="max seconds to wait for a quiet machine")
     p.add_argument(
         "--reports-only", action="store_true", help="rerun --only reports of a stage already measured"
@@ -268,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     h.QUIET_WAIT_S = a.quiet_wait
     a.states = a.state or [Path("/work/bigdata/wholetrace.json")]
     a.state = a.states[0]
+    a.key = a.key or a.stage
     state = json.loads(a.state.read_text()) if a.state.is_file() else {}
     if a.stage:
         state["limit"] = a.limit
