@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	@echo "installing tracewh and its dependencies into $(VENV) (once)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip
-	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev,plot]'
+	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev,plot,spark]'
 	@touch $(STAMP)
 
 demo: install

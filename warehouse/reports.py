@@ -44,6 +44,9 @@ class Report:
     example: str = ""
     # The typed tunable parameters (tracewh.headers.Param), in header order.
     param_specs: tuple[Param, ...] = ()
+    # The file's SQL before the registry placeholders are filled (``sql`` is DuckDB's expansion;
+    # an engine without UNION BY NAME expands it itself: tracewh.traces.expand_sql).
+    template: str = ""
 
     @property
     def needs_trace(self) -> bool:
@@ -83,6 +86,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("caveat", ""),
             f.header.get("example", ""),
             f.meta.params,
+            f.body,
         )
     return out
 

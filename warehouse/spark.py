@@ -422,12 +422,16 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
 )
 
 
-def transpile(text: str) -> list[str]:
-    """The Spark SQL statements for one DuckDB SQL file (or query); comments are left out."""
+def transpile(text: str, spark: SparkSession | None = None) -> list[str]:
+    """The Spark SQL statements for one DuckDB SQL file (or query); comments are left out.
+
+    The registry placeholders of shared SQL (``{{union X}}``, ``{{each trace: ...}}``) are filled
+    with the columns of the adapter views registered in ``spark`` (Spark has no UNION BY NAME).
+    """
     import sqlglot
     from sqlglot import exp
 
-    text = expand_sql(text)  # the registry placeholders of shared SQL ({{union X}}, {{each trace: ...}})
+    text = expand_sql(text, view_columns(spark) if spark is not None else _no_session)
     for rewrite in TEXT_OVERRIDES:
         text = rewrite(text)
     try:
@@ -442,6 +446,28 @@ def transpile(text: str) -> list[str]:
         if spark_sql is not None:
             out.append(spark_sql)
     return out
+
+
+def _no_session(view: str) -> list[tuple[str, str]]:
+    raise SparkError(f"shared SQL over {view} needs the Spark session its adapter views are registered in")
+
+
+def view_columns(spark: SparkSession) -> Callable[[str], list[tuple[str, str]]]:
+    """The columns of a view registered in ``spark``, (name, DuckDB type) as expand_sql wants
+    them (Spark type -> DuckDB type -> the same Spark type again, through sqlglot)."""
+    from sqlglot import exp
+
+    def columns(view: str) -> list[tuple[str, str]]:
+        try:
+            schema = spark.table(view).schema
+        except Exception as e:
+            raise SparkError(f"{view}: not registered in this session ({_one_line(e)})") from e
+        return [
+            (f.name, exp.DataType.build(f.dataType.simpleString(), dialect="spark").sql(dialect="duckdb"))
+            for f in schema.fields
+        ]
+
+    return columns
 
 
 def _statement(stmt: Any) -> str | None:
@@ -552,8 +578,8 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
     from tracewh import parts
 
     for stmt in [
-        *transpile(parts.macro_sql()),
-        *(s for f in sqlfiles.folder("meta") for s in transpile(f.body)),
+        *transpile(parts.macro_sql(), spark),
+        *(s for f in sqlfiles.folder("meta") for s in transpile(f.body, spark)),
     ]:
         _run(spark, stmt, "meta")
     for trace_name, trace in registry().items():
@@ -566,7 +592,7 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
             _run(spark, raw_view_sql(trace_name, table, location), f"{trace_name}_raw.{table.name}")
     for folder in sql_folders():
         for f in sqlfiles.folder(folder):
-            for stmt in transpile(f.body):
+            for stmt in transpile(f.body, spark):
                 _run(spark, stmt, f.path.name)
     spark.conf.set(_REGISTERED, stamp)
     return _registered_views(spark)
@@ -693,7 +719,7 @@ def _one_line(e: BaseException) -> str:
 
 def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> DataFrame:
     """One DuckDB SQL query (the last statement of ``text``) as a Spark DataFrame."""
-    statements = transpile(text)
+    statements = transpile(text, spark)
     if not statements:
         raise UsageError("no SQL statement to run")
     *before, last = statements
@@ -739,8 +765,8 @@ def run_statements(spark: SparkSession, report: Any, params: dict[str, object]) 
     from tracewh import reports
 
     if not report.python:
-        return fetch(spark, report.sql, params)
-    first, _, second = report.sql.partition(reports.STEP_MARKER)
+        return fetch(spark, report.template, params)
+    first, _, second = report.template.partition(reports.STEP_MARKER)
     step = SPARK_STEPS.get(report.python)
     if step is None:
         raise SparkError(f"report {report.name}: its Python step {report.python!r} has no Spark form")
