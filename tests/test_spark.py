@@ -21,15 +21,13 @@ from test_cli import run
 
 from tracewh import catalog, query, reports, sqlfiles
 from tracewh import ingestion as ingest
+from tracewh import spark as ws
 from tracewh.home import Home
 from tracewh.traces import expand_sql, trace_names
 
-pyspark = pytest.importorskip("pyspark")
-pytest.importorskip("sqlglot")
-
-from tracewh import spark as ws  # noqa: E402
-
-# Not in `make test` (-m "not spark": a JVM and minutes of Spark); `make test-spark` runs them.
+# In `make test` (which installs the spark extra: a missing pyspark fails here, it is not skipped).
+# One xdist group: the one Spark session of the run lives on one worker (`--dist loadgroup`), the
+# other worker runs the rest of the suite meanwhile. `make test-spark` runs only these (-m spark).
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 # Stated tolerance for floats: the engines sum and divide in other orders, so values agree to
@@ -89,9 +87,10 @@ def spark():
 
 @pytest.fixture(scope="session")
 def spark_sample(spark, sample_home):
-    """The sample registered in Spark, and every view and report computed there (two at a time:
-    planning on the driver overlaps the tasks)."""
-    ws.register(spark, sample_home)
+    """The sample registered in Spark with every view computed once and cached (each view's own
+    plan runs over the cached views under it, instead of the whole chain again per query), then
+    every view and report read there (two at a time: planning on the driver overlaps the tasks)."""
+    ws.register(spark, sample_home, cache=True)
 
     def one(job):
         kind, name, trace = job

@@ -148,7 +148,7 @@ def run(
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            rows = spark_engine.run_statements(spark, report, params)
+            rows = spark_engine.run_statements(spark, report, params, zone)
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
