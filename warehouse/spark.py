@@ -912,6 +912,29 @@ def convert_files(
     return [done[n] for n, _ in job]
 
 
+def hash_files(spark: SparkSession, results: list) -> None:
+    """The sha256 of each source file (and the gzip check and line count of the same read), one
+    Spark task per file with the local ingest's code (tracewh.ingestion._hash_and_check), so the
+    driver does not read every byte serially before the conversion starts. Updates the records."""
+    if not results:
+        return
+    rdd = spark.sparkContext.parallelize(list(enumerate(results)), len(results))
+    try:
+        done = dict(rdd.map(_hash_task).collect())
+    except Exception as e:
+        raise SparkError(f"hashing the source files on Spark failed: {_one_line(e)}") from e
+    for n, r in enumerate(results):
+        r.sha256, r.damage, r.text = done[n].sha256, done[n].damage, done[n].text
+
+
+def _hash_task(item: tuple[int, Any]) -> tuple[int, Any]:
+    from tracewh import ingestion
+
+    n, r = item
+    ingestion._hash_and_check(r)
+    return n, r
+
+
 class _ConvertTask:
     """The function a Spark task runs for one (index, FileResult): picklable, imported on executors."""
 
