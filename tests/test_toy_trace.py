@@ -89,9 +89,7 @@ def test_synth_and_download_name_their_traces_from_the_registry(toy, tmp_path):
     assert "toy2024" in registry() and synth.synthetic_traces() == ("google2011", "google2019", "alibaba2018")
     with pytest.raises(UsageError, match=r"toy2024 has no synthetic generator \(synth writes google2011, "):
         synth.synth("toy2024", tmp_path / "out")
-    with pytest.raises(
-        UsageError, match=r"toy2024 publishes no .* covers google2011, google2019, alibaba"
-    ):
+    with pytest.raises(UsageError, match=r"toy2024 publishes no .* covers google2011, google2019, alibaba"):
         download.plan("toy2024", tmp_path / "dl")
     # an option's traces come from the specs too: --cells is for the traces with cells
     with pytest.raises(UsageError, match=r"alibaba2018 has no cells; --cells is for google2019$"):
