@@ -33,7 +33,15 @@ from tracewh import __version__, parts, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
-from tracewh.traces import Table, expand_sql, get_trace, registry, trace_names
+from tracewh.traces import (
+    Table,
+    expand_sql,
+    get_trace,
+    registry,
+    trace_names,
+    vocabulary_in,
+    vocabulary_macros_sql,
+)
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
@@ -355,6 +363,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                 ) from e
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
+            # the decode / tier macros, as soon as the file made the table they read
+            for schema, table, rows_sql in vocabulary_in(f.body):
+                con.execute(vocabulary_macros_sql(schema, table, con.execute(rows_sql).fetchall()))
         _comment_columns(con, trace_name, trace.tables.values())
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
