@@ -364,8 +364,8 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
             # the decode / tier macros, as soon as the file made the table they read
-            for schema, table, rows_sql in vocabulary_in(f.body):
-                con.execute(vocabulary_macros_sql(schema, table, con.execute(rows_sql).fetchall()))
+            for schema, vocab, rows_sql in vocabulary_in(f.body):
+                con.execute(vocabulary_macros_sql(schema, vocab, con.execute(rows_sql).fetchall()))
         _comment_columns(con, trace_name, trace.tables.values())
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):

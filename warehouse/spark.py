@@ -581,10 +581,10 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
             for stmt in transpile(f.body):
                 _run(spark, stmt, f.path.name)
             # the decode / tier macros built from the rows of the vocabulary tables (as catalog.rebuild)
-            for schema, table, rows_sql in vocabulary_in(f.body):
+            for schema, vocab, rows_sql in vocabulary_in(f.body):
                 rows = [tuple(r) for r in spark.sql(rows_sql).collect()]
-                for stmt in transpile(vocabulary_macros_sql(schema, table, rows)):
-                    _run(spark, stmt, f"{schema}.{table} macros")
+                for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows)):
+                    _run(spark, stmt, f"{schema}.{vocab} macros")
     spark.conf.set(_REGISTERED, stamp)
     return _registered_views(spark)
 
