@@ -255,3 +255,42 @@ def test_no_view_decodes_a_code_by_itself(sample_con):
             body = sqlfiles.parse(path).body.split("\n-- plot:")[0]
             literals = set(re.findall(r"'([^']*)'", re.sub(r"^--.*$", "", body, flags=re.M)))
             assert not literals & tiers, (path.name, literals & tiers)
+
+
+def test_each_column_comment_has_one_source():
+    """A spec column is documented by its Column.comment, any other view column by the SQL that
+    makes it: no SQL COMMENT ON COLUMN names a column the spec documents (the catalog used to
+    let the spec overwrite it silently), and no column is commented twice in SQL."""
+    comment_on = re.compile(r"COMMENT ON COLUMN (\w+)\.(\w+)\.(\w+) IS", re.I)
+    seen: dict[tuple[str, str, str], str] = {}
+    for path in sorted((WAREHOUSE.parent / "sql").rglob("*.sql")):
+        for target in comment_on.findall(path.read_text()):
+            assert target not in seen, (target, seen.get(target), path.name)
+            seen[target] = path.name
+            schema, view, column = target
+            spec = registry().get(schema.removesuffix("_raw"))
+            table = spec.tables.get(view) if spec else None
+            documented = {c.name for c in table.columns if c.comment} | {"seq"} if table else set()
+            assert column not in documented, (path.name, target)
+
+
+def test_the_catalog_refuses_a_column_commented_twice(monkeypatch, tmp_path):
+    import shutil
+
+    from tracewh import ingestion
+    from tracewh.errors import CatalogError
+    from tracewh.home import Home
+
+    # the toy trace with one more SQL line commenting machines.cpus, which its spec documents ("cores")
+    toy = tmp_path / "toytrace"
+    shutil.copytree(WAREHOUSE.parent / "tests" / "fixtures" / "toytrace", toy)
+    with (toy / "sql" / "10_views.sql").open("a") as f:
+        f.write("\nCOMMENT ON COLUMN toy2024.machines.cpus IS 'CPU cores';\n")
+    # under another module name, so the toy module other tests import stays the fixture's
+    (toy / "toy2024.py").rename(toy / "toy2024_twice.py")
+    monkeypatch.syspath_prepend(str(toy))
+    monkeypatch.setenv("TRACEWH_TRACE_MODULES", "toy2024_twice")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "machines.csv").write_text("m1,0.5\n")
+    with pytest.raises(CatalogError, match=r"toy2024\.machines\.cpus is commented twice"):
+        ingestion.ingest(Home.resolve(tmp_path / "home"), "toy2024", tmp_path / "src")

@@ -51,5 +51,3 @@ COMMENT ON COLUMN google2019.collection_events.collection_type_name IS 'JOB | AL
 COMMENT ON COLUMN google2019.collection_events.priority_tier IS 'free 0-99 | best-effort batch 100-115 | mid 116-119 | production 120-359 | monitoring >= 360 (google2019.priority_tiers)';
 COMMENT ON COLUMN google2019.collection_events.vertical_scaling_name IS 'UNKNOWN | OFF | CONSTRAINED | FULLY_AUTOMATED';
 COMMENT ON COLUMN google2019.collection_events.scheduler_name IS 'DEFAULT | BATCH';
-COMMENT ON COLUMN google2019.collection_events.alloc_collection_id IS 'The alloc set this collection runs in; NULL = none (absent, null and 0 in the export)';
-COMMENT ON COLUMN google2019.collection_events.parent_collection_id IS 'Parent job; NULL = none (absent, null and 0 in the export)';
