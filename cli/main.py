@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer._click import exceptions as click
@@ -26,16 +26,19 @@ from tracewh.cli.common import (
     HomeOpt,
     MasterOpt,
     OutputOpt,
+    State,
     StdoutClosed,
     TzOpt,
     err_console,
     examples,
     home_of,
     spark_session,
-    state,
 )
 from tracewh.errors import Interrupted, TracewhError, UsageError
 from tracewh.traces import registry
+
+if TYPE_CHECKING:
+    from tracewh.home import Home
 
 app = typer.Typer(
     name="tracewh",
@@ -60,6 +63,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    ctx: typer.Context,
     home: HomeOpt = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
@@ -67,9 +71,7 @@ def root(
     ] = False,
 ) -> None:
     """A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018)."""
-    if home is not None:
-        state.home = home
-    state.debug = debug or state.debug
+    ctx.obj = State(home=home, debug=debug)
 
 
 @app.command(
@@ -79,10 +81,10 @@ def root(
         "tracewh --home /tmp/tracewh-demo demo",
     )
 )
-def demo(home: HomeOpt = None) -> None:
+def demo(ctx: typer.Context, home: HomeOpt = None) -> None:
     from tracewh import demo as demo_lib
 
-    h = home_of(home)
+    h = home_of(ctx, home)
     err_console.print(f"tracewh demo: ingesting the bundled sample into {h.root}")
     results = demo_lib.run(h, progress=ingest_cmd.make_progress(quiet=False))
     for result in results:
@@ -109,14 +111,20 @@ def demo(home: HomeOpt = None) -> None:
         "tracewh info -f json",
     )
 )
-def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, tz: TzOpt = None) -> None:
+def info(
+    ctx: typer.Context,
+    home: HomeOpt = None,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    tz: TzOpt = None,
+) -> None:
     from tracewh import holdings
     from tracewh.cli.render import render
 
-    render(holdings.tables(home_of(home), tz=tz), fmt, title="ingested tables", output=output)
+    render(holdings.tables(home_of(ctx, home), tz=tz), fmt, title="ingested tables", output=output)
     from tracewh import parts  # issue 9: missing parts named on stderr too
 
-    for line in parts.warnings(home_of(home)):
+    for line in parts.warnings(home_of(ctx, home)):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
@@ -128,6 +136,7 @@ def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, 
     )
 )
 def sql(
+    ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="SQL to run read-only against the catalog ('-': stdin).")],
     home: HomeOpt = None,
     fmt: FormatOpt = None,
@@ -153,13 +162,25 @@ def sql(
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
         from tracewh import spark as spark_engine
 
-        if fmt == "parquet":
-            raise UsageError("--engine spark writes table, csv or json; use Spark's own writer for Parquet")
-        spark_engine.register(spark, home_of(home))
-        rows = spark_engine.fetch(spark, query)
-        render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
-        return
-    with query_lib.read_only(home_of(home)) as con:
+        with query_lib.read_only(home_of(ctx, home)) as con:
+            zone = tz or query_lib.zone_for(con)
+        spark_engine.register(spark, home_of(ctx, home))
+        if fmt == "parquet" and output is not None:
+            query_lib.write_parquet(spark_engine.to_arrow(spark, query).to_reader(), output)
+        else:
+            rows = spark_engine.fetch(spark, query, zone=zone)
+            render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
+    else:
+        _sql_duckdb(home_of(ctx, home), query, fmt, output, tz, max_rows)
+    if output is not None:
+        err_console.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def _sql_duckdb(home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int) -> None:
+    from tracewh import query as query_lib
+    from tracewh.cli.render import render_stream
+
+    with query_lib.read_only(home) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
         if fmt == "parquet" and output is not None:
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
@@ -167,8 +188,6 @@ def sql(
         else:
             columns, types, batches = query_lib.stream(con, query)
             render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output)
-    if output is not None:
-        err_console.print(f"wrote {output}", markup=False, highlight=False)
 
 
 @app.command(
@@ -179,6 +198,7 @@ def sql(
     )
 )
 def summary(
+    ctx: typer.Context,
     html: Annotated[Path, typer.Option("--html", help="The HTML file to write.")],
     home: HomeOpt = None,
     tz: TzOpt = None,
@@ -189,7 +209,7 @@ def summary(
     def progress(name: str) -> None:
         err_console.print(f"report {name}", markup=False, highlight=False)
 
-    page = summary_lib.html_page(home_of(home), tz=tz, progress=progress)
+    page = summary_lib.html_page(home_of(ctx, home), tz=tz, progress=progress)
     with atomic_file(html) as tmp:
         tmp.write_text(page.html, encoding="utf-8")
     for name, reason in page.skipped:
@@ -205,12 +225,13 @@ def summary(
     )
 )
 def shell(
+    ctx: typer.Context,
     home: HomeOpt = None,
     write: Annotated[bool, typer.Option("--write", help="Open read-write (blocks ingests).")] = False,
 ) -> None:
     from tracewh import shell as shell_lib
 
-    h = home_of(home)
+    h = home_of(ctx, home)
     argv = shell_lib.command(h, write=write)
     os.execv(argv[0], argv)
 
@@ -222,11 +243,11 @@ def shell(
         "tracewh check -f csv",
     )
 )
-def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
+def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> None:
     from tracewh import checks
     from tracewh.cli.render import render
 
-    results = checks.run_all(home_of(home))
+    results = checks.run_all(home_of(ctx, home))
     render(checks.summary(results), fmt, title="checks")
     failed = [r for r in results if r.failed]
     for r in failed:
@@ -241,10 +262,10 @@ def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
         "tracewh --home /new/place/tracewh-home repair",
     )
 )
-def repair(home: HomeOpt = None) -> None:
+def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
     from tracewh import catalog
 
-    h = home_of(home)
+    h = home_of(ctx, home)
     before = catalog.repair(h)
     err_console.print(f"views rebuilt for {h.root}" + (f" (was {before})" if before else ""))
 
@@ -252,7 +273,8 @@ def repair(home: HomeOpt = None) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the one error boundary. Exit 0 ok, 1 failed, 2 usage error."""
     args = sys.argv[1:] if argv is None else argv
-    state.debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
+    # Read here, not from the call's context: the boundary below runs after that context is gone.
+    debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
     from tracewh import signals
 
     signals.terminate_as_interrupt()
@@ -274,20 +296,20 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
     except UsageError as e:
-        _fail(e, 2)
+        _fail(e, 2, debug)
     except Interrupted as e:
-        _fail(e, 130)
+        _fail(e, 130, debug)
     except TracewhError as e:
-        _fail(e, 1)
+        _fail(e, 1, debug)
     except Exception as e:  # the boundary: anything unexpected is still one line
-        if state.debug:
+        if debug:
             raise
         err_console.print(f"Error: internal error: {type(e).__name__}: {e} (run with --debug)")
         sys.exit(1)
 
 
-def _fail(e: TracewhError, code: int) -> None:
-    if state.debug:
+def _fail(e: TracewhError, code: int, debug: bool) -> None:
+    if debug:
         import traceback
 
         traceback.print_exc()

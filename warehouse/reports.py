@@ -35,7 +35,8 @@ class Report:
     params: dict[str, str | None]
     reproduces: str
     sql: str
-    plot: str = ""
+    # The chart spec parsed and checked by tracewh.headers (option -> value); {} = no chart.
+    plot: dict[str, str] = field(default_factory=dict)
     note: str = field(default="")
     # A step in Python between two statements (header `-- python: dag_paths`): the first
     # statement's rows go to tracewh.dag.STEPS[name], which registers views the second reads.
@@ -44,6 +45,9 @@ class Report:
     example: str = ""
     # The typed tunable parameters (tracewh.headers.Param), in header order.
     param_specs: tuple[Param, ...] = ()
+    # The file's SQL before the registry placeholders are filled (``sql`` is DuckDB's expansion;
+    # an engine without UNION BY NAME expands it itself: tracewh.traces.expand_sql).
+    template: str = ""
 
     @property
     def needs_trace(self) -> bool:
@@ -77,12 +81,13 @@ def all_reports() -> dict[str, Report]:
             {**dict.fromkeys(f.meta.builtin_params), **{p.name: p.default for p in f.meta.params}},
             f.header.get("reproduces", ""),
             expand_sql(f.body),
-            f.header.get("plot", ""),
+            f.meta.plot,
             f.header.get("note", ""),
             f.header.get("python", ""),
             f.header.get("caveat", ""),
             f.header.get("example", ""),
             f.meta.params,
+            f.body,
         )
     return out
 
@@ -144,7 +149,7 @@ def run(
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            rows = spark_engine.run_statements(spark, report, params)
+            rows = spark_engine.run_statements(spark, report, params, zone)
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
