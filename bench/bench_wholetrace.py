@@ -33,6 +33,7 @@ import harness as h
 
 SECTION = "## Whole trace: google2011 synth at scale 1.0, ingest and every report by input size"
 PART_FILE = "part-{:05d}-of-00500.csv.gz"
+DEFAULT_TABLES = "task_events,job_events,machine_events"
 
 COPY_CODE = r"""
 import duckdb, sys, json
@@ -186,15 +187,17 @@ def write(a: argparse.Namespace, state: dict) -> None:
         "",
         "### Ingest per stage (only the parts the stage adds), baselines on the same task_events files",
         "",
-        "| parts | task_events files | gz MB | CSV MB | gzip floor s | bare COPY s | tracewh ingest s | "
+        "| parts | tables (baselines read the first) | baseline files | gz MB | CSV MB | gzip floor s | "
+        "bare COPY s | tracewh ingest s | "
         "ingest / bare COPY | ingest / floor | ingest CPU s | ingest peak RSS MB | MB/s (CSV) | "
         "others during (floor / COPY / ingest) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in stages:
         f, b, i = s["floor"], s["bare"], s["ingest"]
         lines.append(
-            f"| {s['parts']} | {s['files']} | {s['gz_mb']:,.0f} | {s['csv_mb']:,.0f} | {f['wall']:.1f} | "
+            f"| {s['parts']} | {s.get('tables', DEFAULT_TABLES)} | {s['files']} | "
+            f"{s['gz_mb']:,.0f} | {s['csv_mb']:,.0f} | {f['wall']:.1f} | "
             f"{b['wall']:.1f} | {i['wall']:.1f} | {i['wall'] / b['wall']:.2f} | "
             f"{i['wall'] / f['wall']:.2f} | "
             f"{h.fmt(i['cpu_s'], '.1f')} | {h.fmt(i['rss_mb'], '.0f')} | {s['csv_mb'] / i['wall']:.0f} | "
@@ -209,8 +212,9 @@ def write(a: argparse.Namespace, state: dict) -> None:
         f"### Every google2011 report at each size (memory limit {state.get('limit', '4GB')}; one run each)",
         "",
     ]
-    names = list(dict.fromkeys(n for s in stages for n in s["reports"]))
-    sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in stages]
+    rstages = [s for s in stages if s["reports"]]  # an ingest-only step (e.g. task_usage) has none
+    names = list(dict.fromkeys(n for s in rstages for n in s["reports"]))
+    sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in rstages]
     head = "| report | " + " | ".join(f"wall s @ {n / 1e6:.1f} M" for n in sizes)
     head += " | " + " | ".join(f"CPU s @ {n / 1e6:.1f} M" for n in sizes)
     head += (
@@ -218,9 +222,9 @@ def write(a: argparse.Namespace, state: dict) -> None:
         + " | ".join(f"peak RSS MB @ {n / 1e6:.1f} M" for n in sizes)
         + " | wall s per 10 M (largest) | CPU s per 10 M (largest) | others (largest) |"
     )
-    lines += [head, "|---" * (3 * len(stages) + 4) + "|"]
+    lines += [head, "|---" * (3 * len(rstages) + 4) + "|"]
     for name in names:
-        runs = [s["reports"].get(name) for s in stages]
+        runs = [s["reports"].get(name) for s in rstages]
         walls = [("FAIL" if not r["ok"] else f"{r['wall']:.1f}") if r else "-" for r in runs]
         rss = [h.fmt(r["rss_mb"], ".0f") if r else "-" for r in runs]
         last = next(
@@ -263,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", help="only these reports")
     p.add_argument(
         "--tables",
-        default="task_events,job_events,machine_events",
+        default=DEFAULT_TABLES,
         help="tables the stage ingests; the gzip floor and bare COPY read the first one's files",
     )
     p.add_argument("--no-reports", action="store_true", help="measure the stage's ingest only")
