@@ -93,9 +93,8 @@ def test_task_times_keeps_no_aggregate_state_per_value(sample_home):
     is checked: no holistic aggregate over the attempts (the `list` left is over <= 101 levels)."""
     report = reports.get("task-times")
     with query.read_only(sample_home) as con:
-        plan = "\n".join(
-            r[1] for r in con.execute("EXPLAIN " + report.sql, {"trace": "google2011", "cell": None}).fetchall()
-        )
+        explained = con.execute("EXPLAIN " + report.sql, {"trace": "google2011", "cell": None})
+        plan = "\n".join(r[1] for r in explained.fetchall())
     assert "list(" in plan  # the plan text names its aggregates (the levels' list), so the check can fail
     for holistic in ("quantile", "median", "mode(", "histogram", "string_agg", "array_agg"):
         assert holistic not in plan.lower(), holistic
