@@ -1,4 +1,5 @@
-"""What every command shares: the global state, the option aliases (defined once), the stderr console."""
+"""What every command shares: the per-call state (in the Typer context), the option aliases (defined
+once), the stderr console."""
 
 from __future__ import annotations
 
@@ -28,11 +29,12 @@ class StdoutClosed(Exception):
 
 @dataclass
 class State:
+    """The global options of one `tracewh` call, kept in its Typer context (``ctx.obj``, set by the
+    root callback): never in a module global, so two calls in one process share nothing."""
+
     home: Path | None = None
     debug: bool = False
 
-
-state = State()
 
 HomeOpt = Annotated[
     Path | None,
@@ -78,11 +80,17 @@ def examples(text: str, *lines: str) -> str:
     return text + "\n\nExamples:\n\n\b\n" + "\n".join(f"  {line}" for line in lines)
 
 
-def home_of(home: Path | None) -> Home:
-    """The home from the command's --home, else the global --home, else the environment."""
+def state_of(ctx: typer.Context) -> State:
+    """This call's global options (a bare State when the command runs without the root callback)."""
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, State) else State()
+
+
+def home_of(ctx: typer.Context, home: Path | None) -> Home:
+    """The home from the command's --home, else this call's global --home, else the environment."""
     from tracewh.home import Home
 
-    return Home.resolve(home or state.home)
+    return Home.resolve(home or state_of(ctx).home)
 
 
 # The Spark engine (warehouse/spark.py): the same views and reports on a SparkSession.

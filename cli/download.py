@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tracewh.cli.common import TRACES_HELP, FormatOpt, err_console, examples
+from tracewh.cli.common import FormatOpt, err_console, examples
+from tracewh.traces import download_options, downloadable
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
     from tracewh.download import Plan
@@ -20,24 +21,29 @@ HELP = examples(
 )
 
 
+# Which traces the trace argument and each selection option cover, from the registry.
+_FOR = {option: ", ".join(names) or "no trace" for option, names in download_options().items()}
+
+
 def _split(values: list[str] | None) -> list[str] | None:
     return [v.strip() for item in values or [] for v in item.split(",") if v.strip()] or None
 
 
 def download(
-    trace: Annotated[str, typer.Argument(help=f"The trace: {TRACES_HELP}.")],
+    trace: Annotated[str, typer.Argument(help=f"The trace: {', '.join(downloadable())}.")],
     dest: Annotated[Path, typer.Argument(help="Folder to download into (created if needed).")],
     tables: Annotated[
         list[str] | None, typer.Option("--tables", help="Only these tables (repeat or comma-separate).")
     ] = None,
     parts: Annotated[
-        str | None, typer.Option("--parts", help="google2011 part numbers, e.g. 0-99,120.")
+        str | None, typer.Option("--parts", help=f"Part numbers ({_FOR['--parts']}), e.g. 0-99,120.")
     ] = None,
     cells: Annotated[
-        list[str] | None, typer.Option("--cells", help="google2019 cells, e.g. a,b (required there).")
+        list[str] | None,
+        typer.Option("--cells", help=f"Cells ({_FOR['--cells']}), e.g. a,b (required there)."),
     ] = None,
     shards: Annotated[
-        str | None, typer.Option("--shards", help="google2019 shard numbers, e.g. 0-9.")
+        str | None, typer.Option("--shards", help=f"Shard numbers ({_FOR['--shards']}), e.g. 0-9.")
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel transfers.")] = 4,
     dry_run: Annotated[

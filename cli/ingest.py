@@ -33,6 +33,7 @@ HELP = examples(
 
 
 def ingest(
+    ctx: typer.Context,
     trace: Annotated[str, typer.Argument(help=f"The trace: {TRACES_HELP}.")],
     sources: Annotated[
         list[Path], typer.Argument(help="Downloaded folders and/or single part files (one or more).")
@@ -89,7 +90,7 @@ def ingest(
     result = api.ingest(
         trace,
         sources,
-        home=home_of(home),
+        home=home_of(ctx, home),
         tables=wanted,
         table=table,
         cell=cell,
@@ -110,7 +111,7 @@ def ingest(
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
     from tracewh import parts as part_gaps  # `parts` is the --parts option here
 
-    for line in part_gaps.warnings(home_of(home), trace):
+    for line in part_gaps.warnings(home_of(ctx, home), trace):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 

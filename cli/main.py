@@ -26,13 +26,13 @@ from tracewh.cli.common import (
     HomeOpt,
     MasterOpt,
     OutputOpt,
+    State,
     StdoutClosed,
     TzOpt,
     err_console,
     examples,
     home_of,
     spark_session,
-    state,
 )
 from tracewh.errors import Interrupted, TracewhError, UsageError
 from tracewh.traces import registry
@@ -60,6 +60,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    ctx: typer.Context,
     home: HomeOpt = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
@@ -67,9 +68,7 @@ def root(
     ] = False,
 ) -> None:
     """A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018)."""
-    if home is not None:
-        state.home = home
-    state.debug = debug or state.debug
+    ctx.obj = State(home=home, debug=debug)
 
 
 @app.command(
@@ -79,10 +78,10 @@ def root(
         "tracewh --home /tmp/tracewh-demo demo",
     )
 )
-def demo(home: HomeOpt = None) -> None:
+def demo(ctx: typer.Context, home: HomeOpt = None) -> None:
     from tracewh import demo as demo_lib
 
-    h = home_of(home)
+    h = home_of(ctx, home)
     err_console.print(f"tracewh demo: ingesting the bundled sample into {h.root}")
     results = demo_lib.run(h, progress=ingest_cmd.make_progress(quiet=False))
     for result in results:
@@ -109,14 +108,20 @@ def demo(home: HomeOpt = None) -> None:
         "tracewh info -f json",
     )
 )
-def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, tz: TzOpt = None) -> None:
+def info(
+    ctx: typer.Context,
+    home: HomeOpt = None,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    tz: TzOpt = None,
+) -> None:
     from tracewh import holdings
     from tracewh.cli.render import render
 
-    render(holdings.tables(home_of(home), tz=tz), fmt, title="ingested tables", output=output)
+    render(holdings.tables(home_of(ctx, home), tz=tz), fmt, title="ingested tables", output=output)
     from tracewh import parts  # issue 9: missing parts named on stderr too
 
-    for line in parts.warnings(home_of(home)):
+    for line in parts.warnings(home_of(ctx, home)):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
 
 
@@ -128,6 +133,7 @@ def info(home: HomeOpt = None, fmt: FormatOpt = None, output: OutputOpt = None, 
     )
 )
 def sql(
+    ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="SQL to run read-only against the catalog ('-': stdin).")],
     home: HomeOpt = None,
     fmt: FormatOpt = None,
@@ -155,11 +161,11 @@ def sql(
 
         if fmt == "parquet":
             raise UsageError("--engine spark writes table, csv or json; use Spark's own writer for Parquet")
-        spark_engine.register(spark, home_of(home))
+        spark_engine.register(spark, home_of(ctx, home))
         rows = spark_engine.fetch(spark, query)
         render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
         return
-    with query_lib.read_only(home_of(home)) as con:
+    with query_lib.read_only(home_of(ctx, home)) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
         if fmt == "parquet" and output is not None:
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
@@ -179,6 +185,7 @@ def sql(
     )
 )
 def summary(
+    ctx: typer.Context,
     html: Annotated[Path, typer.Option("--html", help="The HTML file to write.")],
     home: HomeOpt = None,
     tz: TzOpt = None,
@@ -189,7 +196,7 @@ def summary(
     def progress(name: str) -> None:
         err_console.print(f"report {name}", markup=False, highlight=False)
 
-    page = summary_lib.html_page(home_of(home), tz=tz, progress=progress)
+    page = summary_lib.html_page(home_of(ctx, home), tz=tz, progress=progress)
     with atomic_file(html) as tmp:
         tmp.write_text(page.html, encoding="utf-8")
     for name, reason in page.skipped:
@@ -205,12 +212,13 @@ def summary(
     )
 )
 def shell(
+    ctx: typer.Context,
     home: HomeOpt = None,
     write: Annotated[bool, typer.Option("--write", help="Open read-write (blocks ingests).")] = False,
 ) -> None:
     from tracewh import shell as shell_lib
 
-    h = home_of(home)
+    h = home_of(ctx, home)
     argv = shell_lib.command(h, write=write)
     os.execv(argv[0], argv)
 
@@ -222,11 +230,11 @@ def shell(
         "tracewh check -f csv",
     )
 )
-def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
+def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> None:
     from tracewh import checks
     from tracewh.cli.render import render
 
-    results = checks.run_all(home_of(home))
+    results = checks.run_all(home_of(ctx, home))
     render(checks.summary(results), fmt, title="checks")
     failed = [r for r in results if r.failed]
     for r in failed:
@@ -241,10 +249,10 @@ def check(home: HomeOpt = None, fmt: FormatOpt = None) -> None:
         "tracewh --home /new/place/tracewh-home repair",
     )
 )
-def repair(home: HomeOpt = None) -> None:
+def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
     from tracewh import catalog
 
-    h = home_of(home)
+    h = home_of(ctx, home)
     before = catalog.repair(h)
     err_console.print(f"views rebuilt for {h.root}" + (f" (was {before})" if before else ""))
 
@@ -283,7 +291,8 @@ def compact(
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the one error boundary. Exit 0 ok, 1 failed, 2 usage error."""
     args = sys.argv[1:] if argv is None else argv
-    state.debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
+    # Read here, not from the call's context: the boundary below runs after that context is gone.
+    debug = "--debug" in args or bool(os.environ.get("TRACEWH_DEBUG"))
     from tracewh import signals
 
     signals.terminate_as_interrupt()
@@ -305,20 +314,20 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
     except UsageError as e:
-        _fail(e, 2)
+        _fail(e, 2, debug)
     except Interrupted as e:
-        _fail(e, 130)
+        _fail(e, 130, debug)
     except TracewhError as e:
-        _fail(e, 1)
+        _fail(e, 1, debug)
     except Exception as e:  # the boundary: anything unexpected is still one line
-        if state.debug:
+        if debug:
             raise
         err_console.print(f"Error: internal error: {type(e).__name__}: {e} (run with --debug)")
         sys.exit(1)
 
 
-def _fail(e: TracewhError, code: int) -> None:
-    if state.debug:
+def _fail(e: TracewhError, code: int, debug: bool) -> None:
+    if debug:
         import traceback
 
         traceback.print_exc()

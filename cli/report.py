@@ -88,6 +88,7 @@ def parse_params(items: list[str] | None) -> dict[str, str]:
 
 def _make_command(report: reports.Report):
     def command(
+        ctx: typer.Context,
         trace: TraceOpt = None,
         cell: CellOpt = None,
         fmt: FormatOpt = None,
@@ -107,12 +108,12 @@ def _make_command(report: reports.Report):
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            spark_engine.register(spark, home_of(home))
+            spark_engine.register(spark, home_of(ctx, home))
         result = api.report(
             report.name,
             trace,
             cell,
-            home=home_of(home),
+            home=home_of(ctx, home),
             tz=tz,
             memory_limit=memory_limit,
             spark=spark,

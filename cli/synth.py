@@ -9,10 +9,11 @@ import typer
 from rich.table import Table
 
 from tracewh.cli.common import err_console, examples
+from tracewh.synth import synthetic_traces
 
 HELP = examples(
-    "Write a synthetic trace in the original download layout (google2011 gzip CSV parts with "
-    "SHA256SUM, google2019 JSON shards per cell, alibaba2018 <table>.tar.gz/.csv), at --scale of "
+    "Write a synthetic trace in its original download layout (the files, compression and checksum "
+    "lists `tracewh download` fetches), at --scale of "
     "the published size (1.0 = the whole trace), with manifest.json of the exact expected counts. "
     "Deterministic for a --seed. OUT must be new or empty.",
     "tracewh synth google2011 /tmp/synth2011 --scale 0.001",
@@ -25,7 +26,7 @@ def _split(items: list[str] | None) -> list[str] | None:
 
 
 def synth(
-    trace: Annotated[str, typer.Argument(help="google2011, google2019 or alibaba2018.")],
+    trace: Annotated[str, typer.Argument(help=f"The trace: {', '.join(synthetic_traces())}.")],
     out: Annotated[Path, typer.Argument(help="Folder to write (new or empty).")],
     scale: Annotated[
         float, typer.Option("--scale", help="Fraction of the published size: 1.0 = whole trace.")
@@ -35,13 +36,22 @@ def synth(
         list[str] | None, typer.Option("--tables", help="Only these tables (repeat or comma-separate).")
     ] = None,
     cells: Annotated[
-        list[str] | None, typer.Option("--cells", help="google2019 cells (default a; e.g. a,b).")
+        list[str] | None,
+        typer.Option("--cells", help="Cells, for traces with cells (default: the first; e.g. a,b)."),
     ] = None,
     form: Annotated[
-        str | None, typer.Option("--form", help="alibaba2018 files: tar.gz (default), csv or csv.gz.")
+        str | None,
+        typer.Option(
+            "--form",
+            help="File form, for traces published in several (e.g. tar.gz, csv; default: as published).",
+        ),
     ] = None,
     parts: Annotated[
-        int | None, typer.Option("--parts", help="google2011: part files (default round(500 x scale)).")
+        int | None,
+        typer.Option(
+            "--parts",
+            help="Part files, for traces published in numbered parts (default: the published count x scale).",
+        ),
     ] = None,
     level: Annotated[int, typer.Option("--level", help="gzip level 1..9 (originals: 6).")] = 6,
     workers: Annotated[

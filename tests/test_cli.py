@@ -327,3 +327,19 @@ def test_demo_refuses_to_clear_a_folder_that_is_not_a_tracewh_home(capsys, tmp_p
 def test_unknown_format_is_a_usage_error(capsys, sample_home, fmt):
     code, out, _ = run(capsys, "--home", str(sample_home.root), "info", "--format", fmt)
     assert code == 2 and out == ""
+
+
+def test_global_options_do_not_leak_into_the_next_call_in_one_process(capsys, sample_home, tmp_path):
+    # Two calls in one process (a notebook, a test run): the first names the sample home with the
+    # global --home; the second names none, so its home is $TRACEWH_HOME (an empty folder here, set
+    # by conftest) and it must fail with "no catalog". Before the state lived in ctx.obj, the
+    # first call's --home stayed in a module global and the second listed the sample's tables.
+    code, out, _ = run(capsys, "--home", str(sample_home.root), "sql", "SELECT 1 AS one", "-f", "csv")
+    assert (code, out) == (0, "one\n1\n")
+    code, out, err = run(capsys, "sql", "SELECT 1 AS one", "-f", "csv")
+    assert code == 1 and out == "" and "no catalog at" in err and str(sample_home.root) not in err
+    # --debug of one call does not make the next one print tracebacks
+    code, _, err = run(capsys, "--debug", "--home", str(tmp_path / "none"), "sql", "SELECT 1")
+    assert code != 0
+    code, _, err = run(capsys, "sql", "SELECT 1")
+    assert code == 1 and "Traceback" not in err and err.startswith("Error: ")

@@ -73,3 +73,23 @@ def test_a_bad_parameter_value_is_a_usage_error(capsys):
         main(["report", "queue", "--trace", "google2011", "--param", "bucket_s=soon"])
     assert exc.value.code == 2
     assert "bucket_s must be a whole number > 0" in capsys.readouterr().err
+
+
+def test_plots_read_the_chart_spec_from_the_parsed_header(monkeypatch):
+    from dataclasses import replace
+
+    from tracewh import plots
+
+    # queue's header line: "x=hours; y=pending,running; kind=step; title=Tasks pending and running; ..."
+    spec = plots.spec("queue")
+    assert (spec["x"], spec["y"], spec["kind"], spec["xtime"]) == (
+        "hours",
+        "pending,running",
+        "step",
+        "hours",
+    )
+    assert spec == sqlfiles.parse(sqlfiles.sql_root() / "reports" / "queue.sql").meta.plot
+    # plots.py takes the validated object as it is: it never re-parses a plot string of its own
+    parsed = {"x": "a;b", "kind": "bar"}
+    monkeypatch.setattr(plots, "get", lambda name: replace(reports.get("queue"), plot=parsed))
+    assert plots.spec("queue") is parsed

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,16 @@ def test_shared_code_never_branches_on_a_trace_or_format_name():
     for path in shared:
         hits = [line for line in path.read_text().splitlines() if pattern.search(line)]
         assert not hits, (path.name, hits)
+
+
+def test_download_and_synth_name_no_trace_in_their_code():
+    """Their trace lists and messages come from the registry: no string in the code of the shared
+    download and synth modules names a trace (comments may)."""
+    names = re.compile("|".join(BUILTIN))
+    for path in (WAREHOUSE / "download.py", WAREHOUSE / "synth" / "__init__.py"):
+        with path.open("rb") as f:
+            strings = [t.string for t in tokenize.tokenize(f.readline) if t.type == tokenize.STRING]
+        assert not [s for s in strings if names.search(s)], path
 
 
 # Hand-laid folders for the three layouts; the expected lists are read off the files written.

@@ -78,3 +78,21 @@ def test_the_cli_offers_the_toy_trace():
         check=True,
     ).stdout
     assert "toy2024" in out
+
+
+def test_synth_and_download_name_their_traces_from_the_registry(toy, tmp_path):
+    from tracewh import download, synth
+    from tracewh.errors import UsageError
+
+    # the toy names no generator and no remote: both commands say so and list who they cover,
+    # read from the specs (the three shipped traces name both), not from a list in shared code
+    assert "toy2024" in registry() and synth.synthetic_traces() == ("google2011", "google2019", "alibaba2018")
+    with pytest.raises(UsageError, match=r"toy2024 has no synthetic generator \(synth writes google2011, "):
+        synth.synth("toy2024", tmp_path / "out")
+    with pytest.raises(UsageError, match=r"toy2024 publishes no .* covers google2011, google2019, alibaba"):
+        download.plan("toy2024", tmp_path / "dl")
+    # an option's traces come from the specs too: --cells is for the traces with cells
+    with pytest.raises(UsageError, match=r"alibaba2018 has no cells; --cells is for google2019$"):
+        synth.synth("alibaba2018", tmp_path / "out", cells=["a"])
+    with pytest.raises(UsageError, match=r"google2011 has no shards; --shards is for google2019$"):
+        download.plan("google2011", tmp_path / "dl", download.Selection(shards="1"))

@@ -37,7 +37,7 @@ import google_crc32c
 import httpx
 
 from tracewh.errors import DownloadError, UsageError
-from tracewh.traces import Remote, TraceSpec, get_trace, parse_sha256sum
+from tracewh.traces import Remote, TraceSpec, download_options, downloadable, get_trace, parse_sha256sum
 
 DEFAULT_JOBS = 4
 CHUNK = 1 << 20
@@ -361,7 +361,10 @@ def plan(
     """
     mod = get_trace(trace)
     if mod.remote is None:
-        raise UsageError(f"{mod.name} publishes no files tracewh knows how to download")
+        raise UsageError(
+            f"{mod.name} publishes no files tracewh knows how to download "
+            f"(download covers {', '.join(downloadable())})"
+        )
     remote: Remote = mod.remote
     sel = selection or Selection()
     if Path(dest).exists() and not Path(dest).is_dir():
@@ -389,12 +392,16 @@ def _check_selection(mod: TraceSpec, remote: Remote, sel: Selection) -> None:
     for t in sel.tables or []:
         if t not in mod.tables:
             raise UsageError(f"unknown {mod.name} table {t!r} (known: {', '.join(mod.tables)})")
-    if sel.parts is not None and remote.listing != "checksum-file":
-        raise UsageError(f"{mod.name} has no numbered parts; --parts is for google2011")
-    if sel.shards is not None and remote.listing != "storage-json-api":
-        raise UsageError(f"{mod.name} has no shards; --shards is for google2019")
-    if mod.cells is None and sel.cells:
-        raise UsageError(f"{mod.name} has no cells; --cells is for google2019")
+    applies = download_options()
+    for option, given, what in (
+        ("--parts", sel.parts is not None, "numbered parts"),
+        ("--shards", sel.shards is not None, "shards"),
+        ("--cells", bool(sel.cells), "cells"),
+    ):
+        if given and mod.name not in applies[option]:
+            raise UsageError(
+                f"{mod.name} has no {what}; {option} is for {', '.join(applies[option]) or 'no trace'}"
+            )
     if mod.cells is not None:
         if not sel.cells:
             raise UsageError(

@@ -40,15 +40,11 @@ _QUANTILE = re.compile(r"^p(\d+)(_s)?$")
 
 
 def spec(report_name: str) -> dict[str, str]:
-    raw = get(report_name).plot
-    if not raw:
+    """The report's chart options, as parsed and checked from its header (tracewh.headers)."""
+    plot = get(report_name).plot
+    if not plot:
         raise UsageError(f"report {report_name} has no chart; --plot works on time series and distributions")
-    out = {}
-    for part in raw.split(";"):
-        if "=" in part:
-            k, v = part.split("=", 1)
-            out[k.strip()] = v.strip()
-    return out
+    return plot
 
 
 def _selected(rows: Rows, where: str | None) -> list[int]:

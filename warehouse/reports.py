@@ -35,7 +35,8 @@ class Report:
     params: dict[str, str | None]
     reproduces: str
     sql: str
-    plot: str = ""
+    # The chart spec parsed and checked by tracewh.headers (option -> value); {} = no chart.
+    plot: dict[str, str] = field(default_factory=dict)
     note: str = field(default="")
     # A step in Python between two statements (header `-- python: dag_paths`): the first
     # statement's rows go to tracewh.dag.STEPS[name], which registers views the second reads.
@@ -77,7 +78,7 @@ def all_reports() -> dict[str, Report]:
             {**dict.fromkeys(f.meta.builtin_params), **{p.name: p.default for p in f.meta.params}},
             f.header.get("reproduces", ""),
             expand_sql(f.body),
-            f.header.get("plot", ""),
+            f.meta.plot,
             f.header.get("note", ""),
             f.header.get("python", ""),
             f.header.get("caveat", ""),

@@ -37,8 +37,8 @@ from typing import Any
 
 from tracewh import __version__
 from tracewh.errors import UsageError
+from tracewh.traces import get_trace, registry
 
-TRACE_NAMES = ("google2011", "google2019", "alibaba2018")
 MANIFEST = "manifest.json"
 TMP_SUFFIX = ".tmp"
 GENERATOR_VERSION = 1  # bump when the same seed and scale give other bytes
@@ -93,10 +93,40 @@ class Progress:
     advance: Callable[[str, int], None] = lambda rel, lines: None
 
 
-def trace_module(name: str):  # -> module with plan / make / finish
-    if name not in TRACE_NAMES:
-        raise UsageError(f"unknown trace {name!r} (known: {', '.join(TRACE_NAMES)})")
-    return importlib.import_module(f"tracewh.synth.{name}")
+def synthetic_traces() -> tuple[str, ...]:
+    """The registered traces whose spec names a generator (TraceSpec.synth)."""
+    return tuple(name for name, spec in registry().items() if spec.synth)
+
+
+def trace_module(name: str):  # -> module with config / plan / make / finish / summary
+    spec = get_trace(name)
+    if spec.synth is None:
+        raise UsageError(f"{name} has no synthetic generator (synth writes {', '.join(synthetic_traces())})")
+    return importlib.import_module(spec.synth)
+
+
+def _check_options(
+    trace: str, mod: Any, tables: list[str] | None, cells: list[str] | None, form: str | None
+) -> None:
+    """Tables and cells against the trace's spec, --form against the generator's FORMS (the files of
+    a trace published in several forms; the first is the default)."""
+    spec = get_trace(trace)
+    for t in tables or []:
+        if t not in spec.tables:
+            raise UsageError(f"unknown {trace} table {t!r} (known: {', '.join(spec.tables)})")
+    if cells and spec.cells is None:
+        with_cells = [n for n in synthetic_traces() if registry()[n].cells]
+        raise UsageError(
+            f"{trace} has no cells; --cells is for {', '.join(with_cells) or 'traces with cells'}"
+        )
+    for c in cells or []:
+        if spec.cells is not None and c not in spec.cells:
+            raise UsageError(f"unknown {trace} cell {c!r} (cells: {', '.join(spec.cells)})")
+    forms = getattr(mod, "FORMS", ())
+    if form and not forms:
+        raise UsageError(f"--form: synthetic {trace} is written in one form only")
+    if form and form not in forms:
+        raise UsageError(f"--form must be one of {', '.join(forms)}, got {form!r}")
 
 
 # --------------------------------------------------------------------------- randomness
@@ -339,10 +369,15 @@ def synth(
         raise UsageError(f"--scale must be in (0, 10], got {scale}")
     if not 1 <= level <= 9:
         raise UsageError(f"--level must be 1..9, got {level}")
+    _check_options(trace, mod, tables, cells, form)
     cfg = mod.config(scale=scale, seed=seed, tables=tables, cells=cells, level=level, form=form)
     if parts:
-        if trace != "google2011" or not 1 <= parts <= 500:
-            raise UsageError("--parts is for google2011, 1..500")
+        # a generator written in numbered parts says how many the published trace has (PARTS)
+        most = getattr(mod, "PARTS", None)
+        if most is None:
+            raise UsageError(f"--parts: synthetic {trace} is not written in numbered parts")
+        if not 1 <= parts <= most:
+            raise UsageError(f"--parts must be 1..{most} for {trace}")
         cfg = replace(cfg, parts=parts)
     _check_out(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -137,6 +137,9 @@ class TraceSpec:
     remote: Remote | None = None
     sql_dir: Path | None = None  # its views, macros and code tables; None = the shipped sql/<name>/
     demo_reports: tuple[str, ...] = ()  # what `tracewh demo` shows of this trace
+    # The module writing a synthetic copy in the download layout (tracewh.synth: config, plan,
+    # make, finish, summary); None = `tracewh synth` does not cover the trace.
+    synth: str | None = None
     # Time: the real instant of the trace start (None = not disclosed), the raw time value at
     # that instant, and the special values: 0 = before the window / unknown, after_window = after it.
     trace_start: datetime | None = None
@@ -380,6 +383,23 @@ def expand_sql(body: str) -> str:
         return ", ".join(m.group(1).replace("@trace", name) for name in registry())
 
     return _EACH.sub(each, _UNION.sub(union, body))
+
+
+def downloadable() -> tuple[str, ...]:
+    """The traces `tracewh download` can fetch: those whose spec names a remote."""
+    return tuple(s.name for s in registry().values() if s.remote is not None)
+
+
+def download_options() -> dict[str, tuple[str, ...]]:
+    """Each selection option of `tracewh download` and the traces it applies to: ``--parts`` needs
+    parts named in a checksum file, ``--shards`` a storage listing of numbered shards, ``--cells``
+    cells. The one rule for the checks and the help texts."""
+    remote = [registry()[name] for name in downloadable()]
+    return {
+        "--parts": tuple(s.name for s in remote if s.remote and s.remote.listing == "checksum-file"),
+        "--shards": tuple(s.name for s in remote if s.remote and s.remote.listing == "storage-json-api"),
+        "--cells": tuple(s.name for s in remote if s.cells),
+    }
 
 
 def get_trace(name: str) -> TraceSpec:

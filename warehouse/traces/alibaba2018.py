@@ -181,4 +181,5 @@ SPEC = TraceSpec(
     official_sha256=OFFICIAL_SHA256,  # extracted or re-compressed files have none
     remote=REMOTE,
     demo_reports=("ali-dag-timing",),
+    synth="tracewh.synth.alibaba2018",
 )

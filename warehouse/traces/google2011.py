@@ -186,4 +186,5 @@ SPEC = TraceSpec(
     checksum_file=CHECKSUM_FILE,
     remote=REMOTE,
     demo_reports=("lifecycle-counts",),
+    synth="tracewh.synth.google2011",
 )

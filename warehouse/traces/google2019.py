@@ -196,4 +196,5 @@ SPEC = TraceSpec(
     cells=CELLS,
     remote=REMOTE,  # the buckets publish no digests
     demo_reports=("lifecycle-counts",),
+    synth="tracewh.synth.google2019",
 )
