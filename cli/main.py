@@ -267,6 +267,7 @@ def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
     )
 )
 def compact(
+    ctx: typer.Context,
     trace: Annotated[str | None, typer.Argument(help="Only this trace (default: every trace).")] = None,
     memory_limit: Annotated[
         str | None,
@@ -278,7 +279,7 @@ def compact(
 
     if trace is not None and trace not in registry():
         raise UsageError(f"no trace named {trace!r} (traces: {', '.join(registry())})")
-    done = compaction.compact(home_of(home), trace, memory_limit)
+    done = compaction.compact(home_of(ctx, home), trace, memory_limit)
     for c in done:
         err_console.print(
             f"{c.trace}.{c.table}: {c.files_before:,} -> {c.files_after:,} files "
