@@ -9,6 +9,7 @@ import sys
 import tokenize
 from pathlib import Path
 
+import duckdb
 import pytest
 from conftest import write_gz
 
@@ -140,6 +141,28 @@ def test_the_time_vocabulary_comes_from_the_specs(sample_con):
     assert got == (2, 0, 2, True)
 
 
+def test_the_time_units_come_from_the_specs(sample_con):
+    # 2011/2019 count microseconds from 600 s before the start; Alibaba seconds from the start
+    got = sample_con.execute(
+        "SELECT meta.seconds('google2011', 1500000), meta.seconds('alibaba2018', 3), "
+        "meta.time_units('google2019', 3600), meta.time_units('alibaba2018', 3600), "
+        "meta.start_s('google2011'), meta.start_s('alibaba2018'), meta.units_per_second('google2019')"
+    ).fetchone()
+    assert got == (1.5, 3.0, 3_600_000_000, 3600, 600, 0, 1_000_000)
+
+
+def test_shared_sql_writes_no_time_unit_or_offset():
+    """Units (microseconds), the 600 s offset and day lengths in raw units are the specs' (meta.seconds,
+    meta.time_units, meta.start_s); shared SQL may use seconds (3600 s an hour), never raw units."""
+    unit = re.compile(r"\b(1e6|1000000|1_000_000|86400000000|600000000|3600000000)\b|- 600\b")
+    for folder in ("lifecycle", "reports", "checks", "meta"):
+        for path in (WAREHOUSE.parent / "sql" / folder).glob("*.sql"):
+            code = re.sub(r"--.*$", "", path.read_text(), flags=re.M)
+            # overview's byte counts in MB are no time
+            hits = [m.group(0) for m in unit.finditer(code.replace("t.bytes / 1e6", ""))]
+            assert not hits, (path.name, hits)
+
+
 def test_the_after_window_value_is_written_only_in_the_trace_folders():
     """No shared SQL or module names 2^63-1: it is a special value of some traces (their spec and folder)."""
     root = WAREHOUSE.parent
@@ -167,3 +190,107 @@ def test_import_boundaries():
     for path in WAREHOUSE.rglob("*.py"):
         text = path.read_text()
         assert not re.search(r"^\s*(import|from) (typer|rich)\b", text, re.M), path
+
+
+def test_decode_and_tier_macros_come_from_the_trace_tables(sample_con):
+    # hand-read from sql/google2011/00_codes.sql and sql/google2019/00_codes.sql: event_type 3 is
+    # FAIL; comparison_operator 2 is LESS_THAN; 2019 type 1 is QUEUE; priority 8 is 2011's middle
+    # tier, 9 its first production one; 2019 116-119 is mid, 120 production, 360 monitoring
+    got = sample_con.execute(
+        "SELECT google2011.decode('event_type', 3), google2011.decode('comparison_operator', 2), "
+        "google2011.decode('event_type', 42), google2011.decode('event_type', NULL), "
+        "google2019.decode('type', 1), google2011.priority_tier(8), google2011.priority_tier(12), "
+        "google2011.is_production(8), google2011.is_production(9), google2011.is_production(NULL), "
+        "google2019.priority_tier(119), google2019.is_production(119), google2019.is_production(120), "
+        "google2019.priority_tier(360)"
+    ).fetchone()
+    assert got == (
+        "FAIL", "LESS_THAN", "UNKNOWN(42)", None, "QUEUE", "middle", "UNKNOWN(12)",
+        False, True, None, "mid", False, True, "monitoring",
+    )  # fmt: skip
+
+
+def test_tier_macros_follow_the_table_and_refuse_production_below_another_tier():
+    from tracewh.traces import vocabulary_macros_sql
+
+    # move 2011's production bound from 9 to 10 in the table: the macro follows
+    rows = [("low", 0, 9, False), ("prod", 10, 11, True)]
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA t")
+    con.execute(vocabulary_macros_sql("t", "priority_tiers", rows))
+    assert con.execute("SELECT t.is_production(9), t.is_production(10), t.priority_tier(9)").fetchone() == (
+        False,
+        True,
+        "low",
+    )
+    with pytest.raises(UsageError, match="production tiers must be the highest"):
+        vocabulary_macros_sql("t", "priority_tiers", [("prod", 0, 5, True), ("low", 6, 9, False)])
+
+
+def test_no_view_decodes_a_code_by_itself(sample_con):
+    """Every code is named by <trace>.decode (one generator, tracewh.traces.VOCABULARY): no view joins
+    a code or tier table or spells the UNKNOWN(<code>) fallback, and each decode call names a code
+    set its trace's code table has."""
+    calls = re.compile(r"(\w+)\.decode\('(\w+)'")
+    used: set[tuple[str, str]] = set()
+    for path in (WAREHOUSE.parent / "sql").rglob("*.sql"):
+        text = path.read_text()
+        assert not re.search(r"JOIN\s+(?!lifecycle\.)\w+\.(codes|priority_tiers|priority_tier_of)\b", text), (
+            path
+        )
+        assert "'UNKNOWN('" not in text, path
+        used |= set(calls.findall(text))
+    assert ("google2011", "event_type") in used and ("google2019", "constraint_relation") in used
+    known = {
+        (schema, code_set)
+        for schema in {s for s, _ in used}
+        for (code_set,) in sample_con.execute(f"SELECT DISTINCT code_set FROM {schema}.codes").fetchall()
+    }
+    assert used <= known, used - known
+    # shared SQL names no tier: their names and order come from lifecycle.priority_tiers
+    tiers = {t for (t,) in sample_con.execute("SELECT tier FROM lifecycle.priority_tiers").fetchall()}
+    assert {"free", "middle", "best-effort batch", "monitoring"} <= tiers
+    for folder in ("reports", "lifecycle", "checks"):
+        for path in (WAREHOUSE.parent / "sql" / folder).glob("*.sql"):
+            body = sqlfiles.parse(path).body.split("\n-- plot:")[0]
+            literals = set(re.findall(r"'([^']*)'", re.sub(r"^--.*$", "", body, flags=re.M)))
+            assert not literals & tiers, (path.name, literals & tiers)
+
+
+def test_each_column_comment_has_one_source():
+    """A spec column is documented by its Column.comment, any other view column by the SQL that
+    makes it: no SQL COMMENT ON COLUMN names a column the spec documents (the catalog used to
+    let the spec overwrite it silently), and no column is commented twice in SQL."""
+    comment_on = re.compile(r"COMMENT ON COLUMN (\w+)\.(\w+)\.(\w+) IS", re.I)
+    seen: dict[tuple[str, str, str], str] = {}
+    for path in sorted((WAREHOUSE.parent / "sql").rglob("*.sql")):
+        for target in comment_on.findall(path.read_text()):
+            assert target not in seen, (target, seen.get(target), path.name)
+            seen[target] = path.name
+            schema, view, column = target
+            spec = registry().get(schema.removesuffix("_raw"))
+            table = spec.tables.get(view) if spec else None
+            documented = {c.name for c in table.columns if c.comment} | {"seq"} if table else set()
+            assert column not in documented, (path.name, target)
+
+
+def test_the_catalog_refuses_a_column_commented_twice(monkeypatch, tmp_path):
+    import shutil
+
+    from tracewh import ingestion
+    from tracewh.errors import CatalogError
+    from tracewh.home import Home
+
+    # the toy trace with one more SQL line commenting machines.cpus, which its spec documents ("cores")
+    toy = tmp_path / "toytrace"
+    shutil.copytree(WAREHOUSE.parent / "tests" / "fixtures" / "toytrace", toy)
+    with (toy / "sql" / "10_views.sql").open("a") as f:
+        f.write("\nCOMMENT ON COLUMN toy2024.machines.cpus IS 'CPU cores';\n")
+    # under another module name, so the toy module other tests import stays the fixture's
+    (toy / "toy2024.py").rename(toy / "toy2024_twice.py")
+    monkeypatch.syspath_prepend(str(toy))
+    monkeypatch.setenv("TRACEWH_TRACE_MODULES", "toy2024_twice")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "machines.csv").write_text("m1,0.5\n")
+    with pytest.raises(CatalogError, match=r"toy2024\.machines\.cpus is commented twice"):
+        ingestion.ingest(Home.resolve(tmp_path / "home"), "toy2024", tmp_path / "src")

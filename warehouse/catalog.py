@@ -33,7 +33,15 @@ from tracewh import __version__, parts, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
-from tracewh.traces import Table, expand_sql, get_trace, registry, trace_names
+from tracewh.traces import (
+    Table,
+    expand_sql,
+    get_trace,
+    registry,
+    trace_names,
+    vocabulary_in,
+    vocabulary_macros_sql,
+)
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
@@ -355,6 +363,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                 ) from e
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
+            # the decode / tier macros, as soon as the file made the table they read
+            for schema, vocab, rows_sql in vocabulary_in(f.body):
+                con.execute(vocabulary_macros_sql(schema, vocab, con.execute(rows_sql).fetchall()))
         _comment_columns(con, trace_name, trace.tables.values())
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
@@ -420,11 +431,16 @@ SEQ_COMMENT = (
 
 
 def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) -> None:
-    """Column comments from the trace module's column list, on the raw and the semantic views."""
+    """Column comments from the trace module's column list, on the raw and the semantic views.
+
+    A column has one source for its comment: a column of the spec is documented by its
+    ``Column.comment`` (on the raw view and on the semantic view of the same name), any other
+    column by the SQL ``COMMENT ON COLUMN`` of the view that makes it. SQL commenting a column
+    the spec documents is refused here (it used to be overwritten silently)."""
     existing = {
-        (s, t, c)
-        for s, t, c in con.execute(
-            "SELECT schema_name, table_name, column_name FROM duckdb_columns() "
+        (s, t, c): comment
+        for s, t, c, comment in con.execute(
+            "SELECT schema_name, table_name, column_name, comment FROM duckdb_columns() "
             "WHERE database_name = current_database() AND schema_name IN ($a, $b)",
             {"a": trace, "b": raw_schema(trace)},
         ).fetchall()
@@ -434,6 +450,11 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
         comments.append(("seq", SEQ_COMMENT))
         for name, comment in comments:
             for schema in (trace, raw_schema(trace)):
+                if existing.get((schema, table.name, name)):
+                    raise CatalogError(
+                        f"{schema}.{table.name}.{name} is commented twice: by COMMENT ON COLUMN in "
+                        f"{trace}'s SQL and by the trace module's Column.comment; keep one"
+                    )
                 if (schema, table.name, name) in existing:
                     con.execute(
                         f"COMMENT ON COLUMN {quote_ident(schema)}.{quote_ident(table.name)}."

@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, Any
 from tracewh import catalog, sqlfiles
 from tracewh.errors import TracewhError, UsageError
 from tracewh.home import Home
-from tracewh.traces import Table, expand_sql, get_trace, registry, trace_names
+from tracewh.traces import (
+    Table,
+    expand_sql,
+    get_trace,
+    registry,
+    trace_names,
+    vocabulary_in,
+    vocabulary_macros_sql,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -85,6 +93,10 @@ PARAM_TYPES_BY_NAME = {
     "status": "STRING",
     "trace": "STRING",
     "file": "STRING",
+    "d": "BIGINT",  # meta.seconds(trace, d): a raw time difference
+    "code_set": "STRING",  # <trace>.decode / priority_tier / is_production (tracewh.traces.VOCABULARY)
+    "code": "BIGINT",
+    "priority": "BIGINT",
 }
 MACRO_PARAM_TYPES = {
     "alibaba2018.valid_percent": {"x": "DOUBLE"},
@@ -568,6 +580,11 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
         for f in sqlfiles.folder(folder):
             for stmt in transpile(f.body):
                 _run(spark, stmt, f.path.name)
+            # the decode / tier macros built from the rows of the vocabulary tables (as catalog.rebuild)
+            for schema, vocab, rows_sql in vocabulary_in(f.body):
+                rows = [tuple(r) for r in spark.sql(rows_sql).collect()]
+                for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows)):
+                    _run(spark, stmt, f"{schema}.{vocab} macros")
     spark.conf.set(_REGISTERED, stamp)
     return _registered_views(spark)
 

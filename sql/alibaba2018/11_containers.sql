@@ -48,6 +48,5 @@ FROM alibaba2018_raw.container_usage AS r;
 COMMENT ON VIEW alibaba2018.container_meta IS 'Online containers: machine, app_du, status, cpu request/limit (100 per core and in cores), memory';
 COMMENT ON VIEW alibaba2018.container_usage IS 'Container utilisation samples; percents outside 0..100 are NULL, raw values in *_raw';
 COMMENT ON COLUMN alibaba2018.container_meta.cpu_request_cores IS 'cpu_request in cores (cpu_request / 100)';
-COMMENT ON COLUMN alibaba2018.container_usage.cpu_util_percent IS 'CPU utilisation 0..100; NULL when invalid (-1, 101); raw in cpu_util_percent_raw';
 COMMENT ON COLUMN alibaba2018.container_meta.time_class IS 'at_trace_start (time_stamp 0: the container existed when the trace began) | in_trace';
 COMMENT ON COLUMN alibaba2018.container_usage.time_class IS 'at_trace_start (time_stamp 0: sampled when the trace began) | in_trace';

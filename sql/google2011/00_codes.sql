@@ -1,6 +1,7 @@
 -- name: google2011.codes
 -- description: every code of the 2011 trace with its name (the one place for them), and the priority tiers.
--- grain: codes one row per (code_set, code); priority_tiers one row per tier; priority_tier_of one row per priority
+-- grain: codes one row per (code_set, code); priority_tiers one row per tier
+-- note: views decode with google2011.decode(code_set, code) and classify priorities with google2011.priority_tier(p) / google2011.is_production(p): macros built from these two tables when the catalog is built (tracewh.traces.VOCABULARY), so a change here reaches every view.
 -- source: the 2011 format document (seeds/google2011_format_ko.txt) and traces.md section 1
 CREATE OR REPLACE TABLE google2011.codes AS
 SELECT * FROM (VALUES
@@ -30,21 +31,15 @@ SELECT * FROM (VALUES
 ) AS t(code_set, code, name, description);
 
 -- Bands used in the literature; change the bounds here and every view follows.
--- 11 is both "production" in the 10-observations paper (priority >= 9, see
--- the is_production column) and the monitoring tier: the tier names it monitoring.
+-- production = the tier counts as production: the 10-observations paper's production is
+-- priority >= 9, so 11 (the monitoring tier) is production too.
 CREATE OR REPLACE TABLE google2011.priority_tiers AS
 SELECT * FROM (VALUES
-    ('free', 0, 1, 'lowest priorities, no SLO'),
-    ('middle', 2, 8, 'batch and best-effort work'),
-    ('production', 9, 10, 'production priorities'),
-    ('monitoring', 11, 11, 'monitoring (highest priority)')
-) AS t(tier, min_priority, max_priority, description);
-
--- One row per priority so views join on equality (cheap) instead of a range.
-CREATE OR REPLACE VIEW google2011.priority_tier_of AS
-SELECT p.priority::INTEGER AS priority, t.tier
-FROM google2011.priority_tiers t, range(t.min_priority, t.max_priority + 1) AS p(priority);
+    ('free', 0, 1, false, 'lowest priorities, no SLO'),
+    ('middle', 2, 8, false, 'batch and best-effort work'),
+    ('production', 9, 10, true, 'production priorities'),
+    ('monitoring', 11, 11, true, 'monitoring (highest priority)')
+) AS t(tier, min_priority, max_priority, production, description);
 
 COMMENT ON TABLE google2011.codes IS 'Names of every code of the 2011 trace: event_type, missing_info, machine_event_type, comparison_operator, scheduling_class';
-COMMENT ON TABLE google2011.priority_tiers IS 'Priority bands (inclusive bounds); production in the 10-observations paper = priority >= 9';
-COMMENT ON VIEW google2011.priority_tier_of IS 'The tier of each priority (google2011.priority_tiers expanded to one row per priority)';
+COMMENT ON TABLE google2011.priority_tiers IS 'Priority bands (inclusive bounds); production = the tier is production (the 10-observations paper: priority >= 9)';

@@ -8,23 +8,18 @@ SELECT
     google2011.trace_timestamp(r.time) AS event_time,
     google2011.trace_local_time(r.time) AS event_time_local,
     r.missing_info,
-    CASE WHEN r.missing_info IS NOT NULL
-         THEN coalesce(mi.name, 'UNKNOWN(' || r.missing_info || ')') END AS missing_info_name,
+    google2011.decode('missing_info', r.missing_info) AS missing_info_name,
     r.missing_info IS NOT NULL AS is_synthesized,
     r.job_id,
     r.event_type,
-    coalesce(et.name, 'UNKNOWN(' || r.event_type || ')') AS event_type_name,
+    google2011.decode('event_type', r.event_type) AS event_type_name,
     r.user,
     r.scheduling_class,
-    CASE WHEN r.scheduling_class IS NOT NULL
-         THEN coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') END AS scheduling_class_name,
+    google2011.decode('scheduling_class', r.scheduling_class) AS scheduling_class_name,
     r.job_name,
     r.logical_job_name,
     r.seq
-FROM google2011_raw.job_events AS r
-LEFT JOIN google2011.codes AS et ON et.code_set = 'event_type' AND et.code = r.event_type
-LEFT JOIN google2011.codes AS mi ON mi.code_set = 'missing_info' AND mi.code = r.missing_info
-LEFT JOIN google2011.codes AS sc ON sc.code_set = 'scheduling_class' AND sc.code = r.scheduling_class;
+FROM google2011_raw.job_events AS r;
 
 COMMENT ON VIEW google2011.job_events IS 'Job events of the 2011 trace, decoded: event_type_name, missing_info_name, time_class, event_time (UTC instant, NULL for special times)';
 COMMENT ON COLUMN google2011.job_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';

@@ -8,33 +8,26 @@ SELECT
     google2011.trace_timestamp(r.time) AS event_time,
     google2011.trace_local_time(r.time) AS event_time_local,
     r.missing_info,
-    CASE WHEN r.missing_info IS NOT NULL
-         THEN coalesce(mi.name, 'UNKNOWN(' || r.missing_info || ')') END AS missing_info_name,
+    google2011.decode('missing_info', r.missing_info) AS missing_info_name,
     r.missing_info IS NOT NULL AS is_synthesized,
     r.job_id,
     r.task_index,
     r.machine_id,
     r.event_type,
-    coalesce(et.name, 'UNKNOWN(' || r.event_type || ')') AS event_type_name,
+    google2011.decode('event_type', r.event_type) AS event_type_name,
     r.user,
     r.scheduling_class,
-    CASE WHEN r.scheduling_class IS NOT NULL
-         THEN coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') END AS scheduling_class_name,
+    google2011.decode('scheduling_class', r.scheduling_class) AS scheduling_class_name,
     r.priority,
-    CASE WHEN r.priority IS NOT NULL
-         THEN coalesce(pt.tier, 'UNKNOWN(' || r.priority || ')') END AS priority_tier,
-    r.priority >= 9 AS is_production,
+    google2011.priority_tier(r.priority) AS priority_tier,
+    google2011.is_production(r.priority) AS is_production,
     r.cpu_request,
     r.memory_request,
     r.disk_space_request,
     r.different_machines_restriction,
     r.seq,
     r.day
-FROM google2011_raw.task_events AS r
-LEFT JOIN google2011.codes AS et ON et.code_set = 'event_type' AND et.code = r.event_type
-LEFT JOIN google2011.codes AS mi ON mi.code_set = 'missing_info' AND mi.code = r.missing_info
-LEFT JOIN google2011.codes AS sc ON sc.code_set = 'scheduling_class' AND sc.code = r.scheduling_class
-LEFT JOIN google2011.priority_tier_of AS pt ON pt.priority = r.priority;
+FROM google2011_raw.task_events AS r;
 
 COMMENT ON VIEW google2011.task_events IS 'Task events of the 2011 trace, decoded: event_type_name, missing_info_name, time_class, event_time, priority_tier';
 COMMENT ON COLUMN google2011.task_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
@@ -43,7 +36,7 @@ COMMENT ON COLUMN google2011.task_events.event_time_local IS 'Wall-clock time of
 COMMENT ON COLUMN google2011.task_events.missing_info_name IS 'NULL for real records; else why the record was synthesized';
 COMMENT ON COLUMN google2011.task_events.is_synthesized IS 'true = a record synthesized by the trace producers (missing_info not empty); its requests may be NULL';
 COMMENT ON COLUMN google2011.task_events.priority_tier IS 'free 0-1 | middle 2-8 | production 9-10 | monitoring 11 (google2011.priority_tiers)';
-COMMENT ON COLUMN google2011.task_events.is_production IS 'priority >= 9, the production definition of the 10-observations paper';
+COMMENT ON COLUMN google2011.task_events.is_production IS 'priority >= the lowest production tier (google2011.priority_tiers: 9, the production definition of the 10-observations paper)';
 COMMENT ON COLUMN google2011.task_events.day IS 'Partition: trace day = time // 86400000000 (time 0 is in day 0; 2^63-1 in day 106751991)';
 COMMENT ON COLUMN google2011.task_events.event_type_name IS 'SUBMIT | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
 COMMENT ON COLUMN google2011.task_events.scheduling_class_name IS 'MOST_INSENSITIVE (0) .. MOST_SENSITIVE (3); NULL when empty';

@@ -9,13 +9,12 @@ SELECT
     google2011.trace_local_time(r.time) AS event_time_local,
     r.machine_id,
     r.event_type,
-    coalesce(et.name, 'UNKNOWN(' || r.event_type || ')') AS event_type_name,
+    google2011.decode('machine_event_type', r.event_type) AS event_type_name,
     r.platform_id,
     r.cpus,
     r.memory,
     r.seq
-FROM google2011_raw.machine_events AS r
-LEFT JOIN google2011.codes AS et ON et.code_set = 'machine_event_type' AND et.code = r.event_type;
+FROM google2011_raw.machine_events AS r;
 
 COMMENT ON VIEW google2011.machine_events IS 'Machine events of the 2011 trace: ADD, REMOVE, UPDATE with normalised capacity';
 COMMENT ON COLUMN google2011.machine_events.event_type_name IS 'ADD | REMOVE | UPDATE (google2011.codes, code_set machine_event_type)';

@@ -9,14 +9,13 @@ SELECT
     r.job_id,
     r.task_index,
     r.comparison_operator,
-    coalesce(op.name, 'UNKNOWN(' || r.comparison_operator || ')') AS comparison_operator_name,
+    google2011.decode('comparison_operator', r.comparison_operator) AS comparison_operator_name,
     r.attribute_name,
     r.attribute_value,
     TRY_CAST(r.attribute_value AS BIGINT) AS attribute_value_int,
     r.seq,
     r.day
-FROM google2011_raw.task_constraints AS r
-LEFT JOIN google2011.codes AS op ON op.code_set = 'comparison_operator' AND op.code = r.comparison_operator;
+FROM google2011_raw.task_constraints AS r;
 
 COMMENT ON VIEW google2011.task_constraints IS 'Task placement constraints of the 2011 trace';
 COMMENT ON COLUMN google2011.task_constraints.comparison_operator_name IS 'EQUAL | NOT_EQUAL (string compare) | LESS_THAN | GREATER_THAN (integer compare)';

@@ -4,6 +4,10 @@
 CREATE OR REPLACE VIEW google2011.lifecycle_event_types AS
 SELECT 'google2011' AS trace, code, name FROM google2011.codes WHERE code_set = 'event_type';
 
+-- the priority tiers, for reports that list tiers in their order (lifecycle.priority_tiers)
+CREATE OR REPLACE VIEW google2011.lifecycle_priority_tiers AS
+SELECT 'google2011' AS trace, tier, min_priority, max_priority, production FROM google2011.priority_tiers;
+
 -- the table whose parts hold the task events (lifecycle.task_event_parts)
 CREATE OR REPLACE VIEW google2011.lifecycle_task_event_tables AS
 SELECT 'google2011' AS trace, 'task_events' AS table_name;
@@ -71,6 +75,7 @@ SELECT
 FROM google2011.machine_events;
 
 COMMENT ON VIEW google2011.lifecycle_event_types IS 'Adapter: the 2011 task event types, for lifecycle.event_types';
+COMMENT ON VIEW google2011.lifecycle_priority_tiers IS 'Adapter: google2011.priority_tiers with its trace, for lifecycle.priority_tiers';
 COMMENT ON VIEW google2011.lifecycle_task_event_tables IS 'Adapter: the table holding the 2011 task events, for lifecycle.task_event_parts';
 COMMENT ON VIEW google2011.lifecycle_task_events IS 'Adapter: google2011.task_events in the shape of lifecycle.task_events';
 COMMENT ON VIEW google2011.lifecycle_task_usage IS 'Adapter: google2011.task_usage in the shape of lifecycle.task_usage';

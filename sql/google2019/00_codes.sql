@@ -1,6 +1,7 @@
 -- name: google2019.codes
 -- description: every code of the 2019 trace with its name (the one place for them), the priority tiers and the cells with their time zones.
 -- grain: codes one row per (code_set, code); priority_tiers one row per tier; cells one row per cell
+-- note: views decode with google2019.decode(code_set, code) and classify priorities with google2019.priority_tier(p) / google2019.is_production(p): macros built from these two tables when the catalog is built (tracewh.traces.VOCABULARY), so a change here reaches every view.
 -- source: the 2019 format document (seeds/google2019_format_v3.md), traces.md section 2, the 2020 Borg paper (tiers)
 CREATE OR REPLACE TABLE google2019.codes AS
 SELECT * FROM (VALUES
@@ -51,14 +52,15 @@ SELECT * FROM (VALUES
 
 -- The tier table of the 2020 Borg paper (the seeds disagree with each other: change the bounds
 -- here and every view follows). Inclusive bounds.
+-- production = the tier counts as production (production tier and above: priority >= 120).
 CREATE OR REPLACE TABLE google2019.priority_tiers AS
 SELECT * FROM (VALUES
-    ('free', 0, 99, 'free tier: no SLO, lowest priorities'),
-    ('best-effort batch', 100, 115, 'best-effort batch (beb)'),
-    ('mid', 116, 119, 'mid tier'),
-    ('production', 120, 359, 'production tier'),
-    ('monitoring', 360, 2147483647, 'monitoring (highest)')
-) AS t(tier, min_priority, max_priority, description);
+    ('free', 0, 99, false, 'free tier: no SLO, lowest priorities'),
+    ('best-effort batch', 100, 115, false, 'best-effort batch (beb)'),
+    ('mid', 116, 119, false, 'mid tier'),
+    ('production', 120, 359, true, 'production tier'),
+    ('monitoring', 360, 2147483647, true, 'monitoring (highest)')
+) AS t(tier, min_priority, max_priority, production, description);
 
 CREATE OR REPLACE TABLE google2019.cells AS
 SELECT * FROM (VALUES
@@ -68,5 +70,5 @@ SELECT * FROM (VALUES
 ) AS t(cell, time_zone);
 
 COMMENT ON TABLE google2019.codes IS 'Names of every code of the 2019 trace: type, missing_type, collection_type, scheduling_class, vertical_scaling, scheduler, machine_event_type, missing_data_reason, constraint_relation';
-COMMENT ON TABLE google2019.priority_tiers IS 'Priority tiers of the 2020 Borg paper (inclusive bounds): free, best-effort batch, mid, production, monitoring';
+COMMENT ON TABLE google2019.priority_tiers IS 'Priority tiers of the 2020 Borg paper (inclusive bounds): free, best-effort batch, mid, production, monitoring; production = the tier is production';
 COMMENT ON TABLE google2019.cells IS 'The eight cells and the local time zone of each (for reports by local hour)';

@@ -11,19 +11,17 @@ SELECT
     r.cell,
     r.machine_id,
     coalesce(r.type, 0) AS type,
-    coalesce(et.name, 'UNKNOWN(' || r.type || ')') AS type_name,
+    google2019.decode('machine_event_type', coalesce(r.type, 0)) AS type_name,
     r.switch_id,
     r.capacity,
     CASE WHEN r.capacity IS NOT NULL THEN coalesce(r.capacity.cpus, 0) END AS capacity_cpus,
     CASE WHEN r.capacity IS NOT NULL THEN coalesce(r.capacity.memory, 0) END AS capacity_memory,
     r.platform_id,
     coalesce(r.missing_data_reason, 0) AS missing_data_reason,
-    coalesce(mr.name, 'UNKNOWN(' || r.missing_data_reason || ')') AS missing_data_reason_name,
+    google2019.decode('missing_data_reason', coalesce(r.missing_data_reason, 0)) AS missing_data_reason_name,
     r.seq
 FROM google2019_raw.machine_events AS r
-LEFT JOIN google2019.cells AS c ON c.cell = r.cell
-LEFT JOIN google2019.codes AS et ON et.code_set = 'machine_event_type' AND et.code = coalesce(r.type, 0)
-LEFT JOIN google2019.codes AS mr ON mr.code_set = 'missing_data_reason' AND mr.code = coalesce(r.missing_data_reason, 0);
+LEFT JOIN google2019.cells AS c ON c.cell = r.cell;
 
 COMMENT ON VIEW google2019.machine_events IS 'Machine events of the 2019 trace per cell: ADD, REMOVE, UPDATE, capacity {cpus, memory} (NULL = no capacity value)';
 COMMENT ON COLUMN google2019.machine_events.type_name IS 'UNKNOWN | ADD | REMOVE | UPDATE; UNKNOWN(<code>) for other codes';

@@ -11,16 +11,16 @@ SELECT
     r.cell,
     r.collection_id,
     coalesce(r.type, 0) AS type,
-    coalesce(ty.name, 'UNKNOWN(' || r.type || ')') AS type_name,
+    google2019.decode('type', coalesce(r.type, 0)) AS type_name,
     coalesce(r.scheduling_class, 0) AS scheduling_class,
-    coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') AS scheduling_class_name,
+    google2019.decode('scheduling_class', coalesce(r.scheduling_class, 0)) AS scheduling_class_name,
     coalesce(r.missing_type, 0) AS missing_type,
-    coalesce(mt.name, 'UNKNOWN(' || r.missing_type || ')') AS missing_type_name,
+    google2019.decode('missing_type', coalesce(r.missing_type, 0)) AS missing_type_name,
     coalesce(r.missing_type, 0) <> 0 AS is_synthesized,
     coalesce(r.collection_type, 0) AS collection_type,
-    coalesce(ct.name, 'UNKNOWN(' || r.collection_type || ')') AS collection_type_name,
+    google2019.decode('collection_type', coalesce(r.collection_type, 0)) AS collection_type_name,
     coalesce(r.priority, 0) AS priority,
-    coalesce(pt.tier, 'UNKNOWN(' || r.priority || ')') AS priority_tier,
+    google2019.priority_tier(coalesce(r.priority, 0)) AS priority_tier,
     google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
     google2019.nonzero(r.alloc_collection_id) IS NOT NULL AS in_alloc_set,
     r.user,
@@ -32,21 +32,13 @@ SELECT
     coalesce(r.max_per_machine, 0) AS max_per_machine,
     coalesce(r.max_per_switch, 0) AS max_per_switch,
     coalesce(r.vertical_scaling, 0) AS vertical_scaling,
-    coalesce(vs.name, 'UNKNOWN(' || r.vertical_scaling || ')') AS vertical_scaling_name,
+    google2019.decode('vertical_scaling', coalesce(r.vertical_scaling, 0)) AS vertical_scaling_name,
     coalesce(r.scheduler, 0) AS scheduler,
-    coalesce(sd.name, 'UNKNOWN(' || r.scheduler || ')') AS scheduler_name,
+    google2019.decode('scheduler', coalesce(r.scheduler, 0)) AS scheduler_name,
     r.day,
     r.seq
 FROM google2019_raw.collection_events AS r
-LEFT JOIN google2019.cells AS c ON c.cell = r.cell
-LEFT JOIN google2019.codes AS ty ON ty.code_set = 'type' AND ty.code = coalesce(r.type, 0)
-LEFT JOIN google2019.codes AS sc ON sc.code_set = 'scheduling_class' AND sc.code = coalesce(r.scheduling_class, 0)
-LEFT JOIN google2019.codes AS mt ON mt.code_set = 'missing_type' AND mt.code = coalesce(r.missing_type, 0)
-LEFT JOIN google2019.codes AS ct ON ct.code_set = 'collection_type' AND ct.code = coalesce(r.collection_type, 0)
-LEFT JOIN google2019.codes AS vs ON vs.code_set = 'vertical_scaling' AND vs.code = coalesce(r.vertical_scaling, 0)
-LEFT JOIN google2019.codes AS sd ON sd.code_set = 'scheduler' AND sd.code = coalesce(r.scheduler, 0)
-LEFT JOIN google2019.priority_tiers AS pt
-    ON coalesce(r.priority, 0) BETWEEN pt.min_priority AND pt.max_priority;
+LEFT JOIN google2019.cells AS c ON c.cell = r.cell;
 
 COMMENT ON VIEW google2019.collection_events IS 'Collection events of the 2019 trace (jobs and alloc sets) per cell, decoded, defaults applied';
 COMMENT ON COLUMN google2019.collection_events.type_name IS 'SUBMIT | QUEUE | ENABLE | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
@@ -59,5 +51,3 @@ COMMENT ON COLUMN google2019.collection_events.collection_type_name IS 'JOB | AL
 COMMENT ON COLUMN google2019.collection_events.priority_tier IS 'free 0-99 | best-effort batch 100-115 | mid 116-119 | production 120-359 | monitoring >= 360 (google2019.priority_tiers)';
 COMMENT ON COLUMN google2019.collection_events.vertical_scaling_name IS 'UNKNOWN | OFF | CONSTRAINED | FULLY_AUTOMATED';
 COMMENT ON COLUMN google2019.collection_events.scheduler_name IS 'DEFAULT | BATCH';
-COMMENT ON COLUMN google2019.collection_events.alloc_collection_id IS 'The alloc set this collection runs in; NULL = none (absent, null and 0 in the export)';
-COMMENT ON COLUMN google2019.collection_events.parent_collection_id IS 'Parent job; NULL = none (absent, null and 0 in the export)';

@@ -12,16 +12,16 @@ SELECT
     r.collection_id,
     coalesce(r.instance_index, 0) AS instance_index,
     coalesce(r.type, 0) AS type,
-    coalesce(ty.name, 'UNKNOWN(' || r.type || ')') AS type_name,
+    google2019.decode('type', coalesce(r.type, 0)) AS type_name,
     coalesce(r.scheduling_class, 0) AS scheduling_class,
-    coalesce(sc.name, 'UNKNOWN(' || r.scheduling_class || ')') AS scheduling_class_name,
+    google2019.decode('scheduling_class', coalesce(r.scheduling_class, 0)) AS scheduling_class_name,
     coalesce(r.missing_type, 0) AS missing_type,
-    coalesce(mt.name, 'UNKNOWN(' || r.missing_type || ')') AS missing_type_name,
+    google2019.decode('missing_type', coalesce(r.missing_type, 0)) AS missing_type_name,
     coalesce(r.missing_type, 0) <> 0 AS is_synthesized,
     coalesce(r.collection_type, 0) AS collection_type,
-    coalesce(ct.name, 'UNKNOWN(' || r.collection_type || ')') AS collection_type_name,
+    google2019.decode('collection_type', coalesce(r.collection_type, 0)) AS collection_type_name,
     coalesce(r.priority, 0) AS priority,
-    coalesce(pt.tier, 'UNKNOWN(' || r.priority || ')') AS priority_tier,
+    google2019.priority_tier(coalesce(r.priority, 0)) AS priority_tier,
     google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
     google2019.nonzero(r.alloc_collection_id) IS NOT NULL AS in_alloc_set,
     coalesce(r.alloc_instance_index, 0) AS alloc_instance_index,
@@ -36,13 +36,7 @@ SELECT
     r.day,
     r.seq
 FROM google2019_raw.instance_events AS r
-LEFT JOIN google2019.cells AS c ON c.cell = r.cell
-LEFT JOIN google2019.codes AS ty ON ty.code_set = 'type' AND ty.code = coalesce(r.type, 0)
-LEFT JOIN google2019.codes AS sc ON sc.code_set = 'scheduling_class' AND sc.code = coalesce(r.scheduling_class, 0)
-LEFT JOIN google2019.codes AS mt ON mt.code_set = 'missing_type' AND mt.code = coalesce(r.missing_type, 0)
-LEFT JOIN google2019.codes AS ct ON ct.code_set = 'collection_type' AND ct.code = coalesce(r.collection_type, 0)
-LEFT JOIN google2019.priority_tiers AS pt
-    ON coalesce(r.priority, 0) BETWEEN pt.min_priority AND pt.max_priority;
+LEFT JOIN google2019.cells AS c ON c.cell = r.cell;
 
 -- One row per constraint of an instance event, the relation named.
 CREATE OR REPLACE VIEW google2019.instance_constraints AS
@@ -50,10 +44,9 @@ SELECT e.cell, e.collection_id, e.instance_index, e.time, e.seq, e.type_name,
        k.c.name AS attribute_name, k.c.value AS attribute_value,
        TRY_CAST(k.c.value AS BIGINT) AS attribute_value_int,
        coalesce(k.c.relation, 0) AS relation,
-       coalesce(rel.name, 'UNKNOWN(' || k.c.relation || ')') AS relation_name
+       google2019.decode('constraint_relation', coalesce(k.c.relation, 0)) AS relation_name
 FROM google2019.instance_events AS e,
-     LATERAL (SELECT unnest(e."constraint") AS c) AS k
-LEFT JOIN google2019.codes AS rel ON rel.code_set = 'constraint_relation' AND rel.code = coalesce(k.c.relation, 0);
+     LATERAL (SELECT unnest(e."constraint") AS c) AS k;
 
 COMMENT ON VIEW google2019.instance_events IS 'Instance events of the 2019 trace (tasks and alloc instances) per cell, decoded, defaults applied';
 COMMENT ON VIEW google2019.instance_constraints IS 'One row per placement constraint of an instance event, relation named';

@@ -20,7 +20,7 @@ SELECT
     google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
     coalesce(r.alloc_instance_index, 0) AS alloc_instance_index,
     coalesce(r.collection_type, 0) AS collection_type,
-    coalesce(ct.name, 'UNKNOWN(' || r.collection_type || ')') AS collection_type_name,
+    google2019.decode('collection_type', coalesce(r.collection_type, 0)) AS collection_type_name,
     r.average_usage,
     r.maximum_usage,
     r.random_sample_usage,
@@ -38,8 +38,7 @@ SELECT
     coalesce(r.tail_cpu_usage_distribution, []) AS tail_cpu_usage_distribution,
     r.day,
     r.seq
-FROM google2019_raw.instance_usage AS r
-LEFT JOIN google2019.codes AS ct ON ct.code_set = 'collection_type' AND ct.code = coalesce(r.collection_type, 0);
+FROM google2019_raw.instance_usage AS r;
 
 COMMENT ON VIEW google2019.instance_usage IS 'Instance usage of the 2019 trace per window (<= 300 s) per cell; structs flattened to average_cpus, average_memory, maximum_cpus, ...';
 COMMENT ON COLUMN google2019.instance_usage.window_seconds IS 'Window length in seconds; NULL when either end is a special time';

@@ -1,9 +1,13 @@
 -- name: google2019.lifecycle
 -- description: the 2019 trace's contribution to the shared life-cycle layer (sql/lifecycle): one adapter view per shared view, each in the shared shape; lifecycle.* is the UNION of every trace's adapters.
 -- grain: as the shared view each adapter feeds
--- note: collection_id -> job_id, instance_index -> task_index, placed_machine_id -> machine_id; only instances of jobs (collection_type 0): alloc instances (collection_type ALLOC_SET) are resource reservations, not work, and stay out of the life-cycle reports; is_production = priority >= 120 (production tier and above).
+-- note: collection_id -> job_id, instance_index -> task_index, placed_machine_id -> machine_id; only instances of jobs (collection_type 0): alloc instances (collection_type ALLOC_SET) are resource reservations, not work, and stay out of the life-cycle reports; is_production = the priority is in a production tier or above (google2019.priority_tiers: >= 120).
 CREATE OR REPLACE VIEW google2019.lifecycle_event_types AS
 SELECT 'google2019' AS trace, code, name FROM google2019.codes WHERE code_set = 'type';
+
+-- the priority tiers, for reports that list tiers in their order (lifecycle.priority_tiers)
+CREATE OR REPLACE VIEW google2019.lifecycle_priority_tiers AS
+SELECT 'google2019' AS trace, tier, min_priority, max_priority, production FROM google2019.priority_tiers;
 
 -- the table whose parts hold the task events (lifecycle.task_event_parts)
 CREATE OR REPLACE VIEW google2019.lifecycle_task_event_tables AS
@@ -25,7 +29,7 @@ SELECT
     e.placed_machine_id AS machine_id,
     e.priority,
     e.priority_tier,
-    e.priority >= 120 AS is_production,
+    google2019.is_production(e.priority) AS is_production,
     e.scheduling_class,
     e.request_cpus AS cpu_request,
     e.request_memory AS memory_request
@@ -60,6 +64,7 @@ SELECT 'google2019' AS trace, cell, machine_id, time, seq, time_class, type_name
 FROM google2019.machine_events;
 
 COMMENT ON VIEW google2019.lifecycle_event_types IS 'Adapter: the 2019 instance event types, for lifecycle.event_types';
+COMMENT ON VIEW google2019.lifecycle_priority_tiers IS 'Adapter: google2019.priority_tiers with its trace, for lifecycle.priority_tiers';
 COMMENT ON VIEW google2019.lifecycle_task_event_tables IS 'Adapter: the table holding the 2019 instance events, for lifecycle.task_event_parts';
 COMMENT ON VIEW google2019.lifecycle_task_events IS 'Adapter: google2019.instance_events of jobs in the shape of lifecycle.task_events';
 COMMENT ON VIEW google2019.lifecycle_task_usage IS 'Adapter: google2019.instance_usage of jobs in the shape of lifecycle.task_usage';

@@ -10,8 +10,8 @@ WITH seg AS (
     FROM lifecycle.task_events
     GROUP BY ALL
 )
-SELECT trace, cell, segment, t0, t1, (t1 - t0) / 1e6 AS length_s,
-       coalesce(sum((t1 - t0) / 1e6) OVER (PARTITION BY trace, cell ORDER BY segment
+SELECT trace, cell, segment, t0, t1, meta.seconds(trace, t1 - t0) AS length_s,
+       coalesce(sum(meta.seconds(trace, t1 - t0)) OVER (PARTITION BY trace, cell ORDER BY segment
                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS cum_s
 FROM seg
 WHERE t0 IS NOT NULL;
@@ -21,5 +21,5 @@ SELECT trace, min(t0) AS t0, max(t1) AS t1, max(cells_s) AS window_s, count(*) A
 FROM (SELECT *, sum(length_s) OVER (PARTITION BY trace, cell) AS cells_s FROM lifecycle.observed_segments)
 GROUP BY trace;
 
-COMMENT ON VIEW lifecycle.observed_segments IS 'Per trace and cell, the stretches of time the ingested task events observe (split by missing parts), raw microseconds';
+COMMENT ON VIEW lifecycle.observed_segments IS 'Per trace and cell, the stretches of time the ingested task events observe (split by missing parts), raw trace time';
 COMMENT ON VIEW lifecycle.observed_window IS 'Per Google trace: first and last observed time, observed seconds (window_s, the longest cell), segments';

@@ -72,9 +72,9 @@ SELECT
     end_time IS NULL OR end_time >= meta.after_window(c.trace) AS end_censored,
     CASE WHEN submit_time > 0 AND schedule_time > 0 AND schedule_time < meta.after_window(c.trace)
               AND schedule_time >= submit_time
-         THEN (schedule_time - submit_time) / 1e6 END AS wait_s,
+         THEN meta.seconds(c.trace, schedule_time - submit_time) END AS wait_s,
     CASE WHEN schedule_time > 0 AND end_time < meta.after_window(c.trace) AND end_time >= schedule_time
-         THEN (end_time - schedule_time) / 1e6 END AS run_s,
+         THEN meta.seconds(c.trace, end_time - schedule_time) END AS run_s,
     ran,
     ran AND coalesce(schedule_time, 0) = 0 AS run_start_censored,
     ran AND (end_time IS NULL OR end_time >= meta.after_window(c.trace)) AS run_end_censored,
@@ -84,9 +84,9 @@ SELECT
     -- last segments plus the whole segments between (cum_s)
     CASE WHEN ran THEN
         CASE WHEN fs.segment = ls.segment
-             THEN greatest(0, least(hi, ls.t1) - greatest(lo, fs.t0)) / 1e6
-             ELSE greatest(0, fs.t1 - greatest(lo, fs.t0)) / 1e6 + (ls.cum_s - fs.cum_s - fs.length_s)
-                  + greatest(0, least(hi, ls.t1) - ls.t0) / 1e6
+             THEN meta.seconds(c.trace, greatest(0, least(hi, ls.t1) - greatest(lo, fs.t0)))
+             ELSE meta.seconds(c.trace, greatest(0, fs.t1 - greatest(lo, fs.t0))) + (ls.cum_s - fs.cum_s - fs.length_s)
+                  + meta.seconds(c.trace, greatest(0, least(hi, ls.t1) - ls.t0))
         END
     END AS observed_run_s,
     -- a part is missing between the attempt's first event and its end (or, with no end, the next

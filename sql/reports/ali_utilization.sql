@@ -7,7 +7,7 @@
 -- caveat: hours are of the trace clock (no real instant); invalid percents (-1, 101) are left out
 -- plot: x=x; y=cpu_util_percent,mem_util_percent; kind=line; where=section:hourly; title=Machine utilisation per hour; xlabel=hours since the trace start; ylabel=percent
 WITH sampled AS (
-    SELECT time_stamp // 3600 AS hour, count(DISTINCT machine_id) AS machines,
+    SELECT meta.trace_hour('alibaba2018', time_stamp) AS hour, count(DISTINCT machine_id) AS machines,
            avg(cpu_util_percent) AS cpu, avg(mem_util_percent) AS mem
     FROM alibaba2018.machine_usage GROUP BY 1
 ),

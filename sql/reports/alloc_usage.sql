@@ -36,7 +36,7 @@ machine_levels AS (
     WINDOW w AS (PARTITION BY m.cell, m.machine_id ORDER BY m.time, m.seq ROWS UNBOUNDED PRECEDING)
 ),
 buckets AS (
-    SELECT unnest(range(min(t0) // ($bucket_s::BIGINT * 1000000), max(t1) // ($bucket_s::BIGINT * 1000000) + 1))
+    SELECT unnest(range(min(t0) // meta.time_units($trace, $bucket_s), max(t1) // meta.time_units($trace, $bucket_s) + 1))
            AS bucket
     FROM bounds
 ),
@@ -48,7 +48,7 @@ deltas(cell, time, cap_cpu, cap_mem, cpu_all, mem_all, cpu_prod, mem_prod) AS (
     FROM attempts WHERE e > s
     UNION ALL SELECT cell, e, 0, 0, -cpu, -mem, CASE WHEN prod THEN -cpu ELSE 0 END, CASE WHEN prod THEN -mem ELSE 0 END
     FROM attempts WHERE e > s
-    UNION ALL SELECT b.cell, k.bucket * $bucket_s::BIGINT * 1000000, 0, 0, 0, 0, 0, 0 FROM bounds AS b, buckets AS k
+    UNION ALL SELECT b.cell, k.bucket * meta.time_units($trace, $bucket_s), 0, 0, 0, 0, 0, 0 FROM bounds AS b, buckets AS k
     UNION ALL SELECT cell, t0, 0, 0, 0, 0, 0, 0 FROM segs
     UNION ALL SELECT cell, t1, 0, 0, 0, 0, 0, 0 FROM segs
 ),
@@ -60,8 +60,8 @@ points AS (
 steps AS (
     -- the level after each point holds until the next point of its cell; bucket and segment edges are
     -- points, so no step crosses one
-    SELECT cell, time, time // ($bucket_s::BIGINT * 1000000) AS bucket,
-           (lead(time) OVER o - time) / 1e6 AS len_s,
+    SELECT cell, time, time // meta.time_units($trace, $bucket_s) AS bucket,
+           meta.seconds($trace, lead(time) OVER o - time) AS len_s,
            sum(cap_cpu) OVER c AS cap_cpu, sum(cap_mem) OVER c AS cap_mem, sum(cpu_all) OVER c AS cpu_all,
            sum(mem_all) OVER c AS mem_all, sum(cpu_prod) OVER c AS cpu_prod, sum(mem_prod) OVER c AS mem_prod
     FROM points
@@ -90,7 +90,7 @@ production AS (
     FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 used AS (
-    SELECT u.start_time // ($bucket_s::BIGINT * 1000000) AS bucket,
+    SELECT u.start_time // meta.time_units($trace, $bucket_s) AS bucket,
            sum(u.cpu * u.window_s) AS cpu_all, sum(u.memory * u.window_s) AS mem_all,
            sum(u.cpu * u.window_s) FILTER (p.prod) AS cpu_prod, sum(u.memory * u.window_s) FILTER (p.prod) AS mem_prod
     FROM lifecycle.task_usage AS u
@@ -113,7 +113,7 @@ rows AS (
 SELECT
     section,
     bucket,
-    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    round((bucket * $bucket_s - meta.start_s($trace)) / 3600.0, 4) AS hours,
     round(cap_cpu / nullif(len_s, 0), 6) AS cpu_capacity,
     round(cap_mem / nullif(len_s, 0), 6) AS memory_capacity,
     round(cpu_all / nullif(cap_cpu, 0), 4) AS cpu_allocated_all,

@@ -41,7 +41,7 @@ outcomes AS (
 ),
 usage AS (
     SELECT trace, sum(cpu * window_s) AS cpu_s, sum(memory * window_s) AS mem_s,
-           (max(end_time) - min(start_time)) / 1e6 AS span_s
+           meta.seconds(trace, max(end_time) - min(start_time)) AS span_s
     FROM lifecycle.task_usage WHERE window_s IS NOT NULL GROUP BY trace
 ),
 wide AS (

@@ -15,7 +15,7 @@ WITH ev AS (
 ),
 per_bucket AS (
     SELECT
-        time // ($bucket_s::BIGINT * 1000000) AS bucket,
+        time // meta.time_units($trace, $bucket_s) AS bucket,
         count(*) FILTER (is_new) AS new_submissions,
         count(*) FILTER (to_event = 'SUBMIT') AS submissions,
         count(*) FILTER (to_event = 'SCHEDULE') AS schedules,
@@ -45,7 +45,7 @@ totals AS (
 )
 SELECT
     bucket,
-    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    round((bucket * $bucket_s - meta.start_s($trace)) / 3600.0, 4) AS hours,
     new_submissions::BIGINT AS new_submissions,
     submissions::BIGINT AS submissions,
     schedules::BIGINT AS schedules,

@@ -10,7 +10,7 @@ WITH ev AS (
     SELECT * FROM lifecycle.machine_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
 ),
 state AS (
-    SELECT cell, machine_id, time // 86400000000 AS day,
+    SELECT cell, machine_id, time // meta.time_units($trace, 86400) AS day,
            arg_max(event_type_name, lifecycle.event_order(time, seq)) FILTER (event_type_name IN ('ADD', 'REMOVE')) AS last_event
     FROM ev GROUP BY ALL
 ),
@@ -21,9 +21,9 @@ present AS (
     SELECT days.d, count(*) FILTER (s.last_event = 'ADD') AS machines
     FROM days
     JOIN (SELECT cell, machine_id, day, last_event,
-                 lead(day, 1, 1000000) OVER (PARTITION BY cell, machine_id ORDER BY day) AS next_day
+                 lead(day) OVER (PARTITION BY cell, machine_id ORDER BY day) AS next_day
           FROM state WHERE last_event IS NOT NULL) AS s
-      ON s.day <= days.d AND days.d < s.next_day
+      ON s.day <= days.d AND (s.next_day IS NULL OR days.d < s.next_day)
     GROUP BY days.d
 ),
 capacity AS (

@@ -53,7 +53,9 @@ SELECT
     round(sum(g.mem_used) / nullif(t.mem_used, 0), 4) AS memory_used_share,
     round(sum(g.cpu_used) / nullif(sum(g.cpu_req), 0), 4) AS cpu_used_per_requested,
     round(sum(g.cpu_used) / 3600, 3) AS cpu_used_core_hours
-FROM groups AS g, totals AS t
-GROUP BY g.grp, g.ord, t.tasks, t.cpu_req, t.mem_req, t.cpu_used, t.mem_used
-ORDER BY g.ord, min(CASE g.grp WHEN 'free' THEN 0 WHEN 'best-effort batch' THEN 1 WHEN 'middle' THEN 1
-                              WHEN 'mid' THEN 2 WHEN 'production' THEN 3 WHEN 'monitoring' THEN 4 ELSE 5 END);
+FROM groups AS g
+CROSS JOIN totals AS t
+-- tiers in the order of the trace's tier table; (none) and unknown tiers after them
+LEFT JOIN lifecycle.priority_tiers AS pt ON pt.trace = $trace AND pt.tier = g.grp
+GROUP BY g.grp, g.ord, t.tasks, t.cpu_req, t.mem_req, t.cpu_used, t.mem_used, pt.min_priority
+ORDER BY g.ord, pt.min_priority NULLS LAST;

@@ -3,30 +3,33 @@
 -- description: tasks pending (submitted, not yet scheduled or ended) and running (scheduled, not yet ended) at the end of each time bucket
 -- params: trace, cell, bucket_s: int > 0 = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", methods 3-2 and 3-3, Figures 4 and 5 (the queue slowly grows; running tasks surge at the end of the month)
--- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (FAIL, KILL, LOST after a pending event); running += SCHEDULE - FINISH - (EVICT, FAIL, KILL, LOST after SCHEDULE). One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket lies in (or closes) the time of a missing part: its counts are not the trace's.
+-- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (an end event after a pending event: SUBMIT, QUEUE, ENABLE); running += SCHEDULE - FINISH - (any other end event after SCHEDULE); event kinds from lifecycle.event_kinds. One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket lies in (or closes) the time of a missing part: its counts are not the trace's.
 -- caveat: pending and running are sums from the first ingested event: on a slice, or with missing parts, read them as changes, not levels
 -- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours
 WITH changes AS (
     SELECT
-        time // ($bucket_s::BIGINT * 1000000) AS bucket,
+        time // meta.time_units($trace, $bucket_s) AS bucket,
+        -- the kinds of lifecycle.event_kinds: submit | pending (QUEUE, ENABLE) | schedule | end | update
         CASE
-            WHEN to_event = 'SUBMIT' THEN 1
-            WHEN to_event = 'SCHEDULE' THEN -1
-            WHEN to_event IN ('FAIL', 'KILL', 'LOST', 'EVICT')
-                 AND from_event IN ('SUBMIT', 'QUEUE', 'ENABLE') THEN -1
+            WHEN kt.kind = 'submit' THEN 1
+            WHEN kt.kind = 'schedule' THEN -1
+            WHEN kt.kind = 'end' AND kf.kind IN ('submit', 'pending') THEN -1
             ELSE 0
         END AS d_pending,
         CASE
-            WHEN to_event = 'SCHEDULE' THEN 1
+            WHEN kt.kind = 'schedule' THEN 1
             WHEN to_event = 'FINISH' THEN -1
-            WHEN to_event IN ('EVICT', 'FAIL', 'KILL', 'LOST') AND from_event = 'SCHEDULE' THEN -1
+            WHEN kt.kind = 'end' AND kf.kind = 'schedule' THEN -1
             ELSE 0
         END AS d_running,
         to_event,
+        kt.kind AS to_kind,
         from_event,
         spans_gap,
         gaps_before
-    FROM lifecycle.task_transitions
+    FROM lifecycle.task_transitions AS tr
+    LEFT JOIN lifecycle.event_kinds AS kt ON kt.event = tr.to_event
+    LEFT JOIN lifecycle.event_kinds AS kf ON kf.event = tr.from_event
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
 ),
 per_bucket AS (
@@ -34,10 +37,10 @@ per_bucket AS (
         bucket,
         sum(d_pending) AS d_pending,
         sum(d_running) AS d_running,
-        count(*) FILTER (to_event = 'SUBMIT') AS submitted,
-        count(*) FILTER (to_event = 'SCHEDULE') AS scheduled,
-        count(*) FILTER (to_event IN ('EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST')) AS ended,
-        count(*) FILTER (from_event = '(start)' AND to_event <> 'SUBMIT') AS before_data_starts,
+        count(*) FILTER (to_kind = 'submit') AS submitted,
+        count(*) FILTER (to_kind = 'schedule') AS scheduled,
+        count(*) FILTER (to_kind = 'end') AS ended,
+        count(*) FILTER (from_event = '(start)' AND to_kind IS DISTINCT FROM 'submit') AS before_data_starts,
         count(*) FILTER (spans_gap) AS across_gap,
         max(gaps_before) AS gaps_before
     FROM changes
@@ -54,7 +57,7 @@ all_buckets AS (
 )
 SELECT
     bucket,
-    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    round((bucket * $bucket_s - meta.start_s($trace)) / 3600.0, 4) AS hours,
     sum(d_pending) OVER w AS pending,
     sum(d_running) OVER w AS running,
     submitted,

@@ -14,7 +14,7 @@ WITH subs AS (
 ),
 per_bucket AS (
     SELECT
-        time // ($bucket_s::BIGINT * 1000000) AS bucket,
+        time // meta.time_units($trace, $bucket_s) AS bucket,
         count(*) AS submissions,
         count(*) FILTER (is_new) AS new_submissions,
         count(*) FILTER (NOT is_new) AS resubmissions,
@@ -52,7 +52,7 @@ runs AS (
 )
 SELECT
     bucket,
-    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    round((bucket * $bucket_s - meta.start_s($trace)) / 3600.0, 4) AS hours,
     submissions, new_submissions, resubmissions,
     after_evict, after_fail, after_kill, after_lost, after_finish, after_other, across_gap,
     round(resubmissions / nullif(submissions, 0), 4) AS resubmission_share,

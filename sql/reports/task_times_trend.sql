@@ -11,10 +11,10 @@ WITH ep AS (
     FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND NOT spans_gap
 ),
 placed AS (
-    SELECT schedule_time // ($bucket_s::BIGINT * 1000000) AS bucket, wait_s AS sched, NULL::DOUBLE AS exec
+    SELECT schedule_time // meta.time_units($trace, $bucket_s) AS bucket, wait_s AS sched, NULL::DOUBLE AS exec
     FROM ep WHERE wait_s IS NOT NULL
     UNION ALL
-    SELECT end_time // ($bucket_s::BIGINT * 1000000), NULL, run_s FROM ep WHERE run_s IS NOT NULL
+    SELECT end_time // meta.time_units($trace, $bucket_s), NULL, run_s FROM ep WHERE run_s IS NOT NULL
 ),
 per_bucket AS (
     SELECT bucket, count(sched) AS sched_n, sum(sched) AS sched_sum, count(exec) AS exec_n, sum(exec) AS exec_sum
@@ -27,7 +27,7 @@ all_buckets AS (
 )
 SELECT
     bucket,
-    round((bucket * $bucket_s - 600) / 3600.0, 4) AS hours,
+    round((bucket * $bucket_s - meta.start_s($trace)) / 3600.0, 4) AS hours,
     sched_n AS scheduling_values,
     round(sched_sum / nullif(sched_n, 0), 3) AS scheduling_mean_s,
     round(sum(sched_sum) OVER w / nullif(sum(sched_n) OVER w, 0), 3) AS scheduling_moving_avg_s,

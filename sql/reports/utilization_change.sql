@@ -7,7 +7,7 @@
 -- caveat: the first and last windows of the ingested data are partial: their changes are edge effects
 -- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows; ref=point@0.2,0.9:paper: >90% of 5-min windows change <20%
 WITH windows AS (
-    SELECT start_time // ($window_s::BIGINT * 1000000) AS w,
+    SELECT start_time // meta.time_units($trace, $window_s) AS w,
            sum(cpu * window_s) / $window_s AS cpu,
            sum(memory * window_s) / $window_s AS memory
     FROM lifecycle.task_usage

@@ -334,17 +334,90 @@ _BIGINT_MAX = 2**63 - 1
 
 
 def time_macros_sql() -> str:
-    """The time vocabulary of shared SQL, per trace, from the specs: ``meta.after_window(trace)``
-    (the raw value meaning "after the window"; a time below it is a real time) and
-    ``meta.trace_hour(trace, t)`` (whole hours since the trace start)."""
-    after, hour = [], []
+    """The time vocabulary of shared SQL, per trace, from the specs (no unit, offset or special value
+    is written in shared SQL):
+    ``meta.after_window(trace)`` the raw value meaning "after the window" (a time below it is real);
+    ``meta.trace_hour(trace, t)`` whole hours since the trace start;
+    ``meta.units_per_second(trace)`` raw time units in a second (BIGINT);
+    ``meta.seconds(trace, d)`` a raw time difference in seconds (DOUBLE);
+    ``meta.time_units(trace, s)`` ``s`` whole seconds in raw time units (bucket widths, days);
+    ``meta.start_s(trace)`` the raw time of the trace start, in seconds (buckets -> hours since it)."""
+    after, hour, per_second, start = [], [], [], []
     for s in registry().values():
         name = quote_literal(s.name)
+        ups = s.units_per_day // 86_400
         after.append(f"WHEN {name} THEN {s.after_window if s.after_window is not None else _BIGINT_MAX}")
         hour.append(f"WHEN {name} THEN (t - {s.start_offset}) // {s.units_per_day // 24}")
+        per_second.append(f"WHEN {name} THEN {ups}")
+        offset_s = s.start_offset // ups if s.start_offset % ups == 0 else s.start_offset / ups
+        start.append(f"WHEN {name} THEN {offset_s}")
+
+    def case(cases: list[str]) -> str:
+        return f"CASE trace {' '.join(cases)} END"
+
     return (
-        f"CREATE OR REPLACE MACRO meta.after_window(trace) AS CASE trace {' '.join(after)} END;\n"
-        f"CREATE OR REPLACE MACRO meta.trace_hour(trace, t) AS CASE trace {' '.join(hour)} END;"
+        f"CREATE OR REPLACE MACRO meta.after_window(trace) AS {case(after)};\n"
+        f"CREATE OR REPLACE MACRO meta.trace_hour(trace, t) AS {case(hour)};\n"
+        f"CREATE OR REPLACE MACRO meta.units_per_second(trace) AS {case(per_second)}::BIGINT;\n"
+        "CREATE OR REPLACE MACRO meta.seconds(trace, d) AS d / meta.units_per_second(trace)::DOUBLE;\n"
+        "CREATE OR REPLACE MACRO meta.time_units(trace, s) AS s::BIGINT * meta.units_per_second(trace);\n"
+        f"CREATE OR REPLACE MACRO meta.start_s(trace) AS {case(start)};"
+    )
+
+
+# A trace's SQL folder may hold vocabulary tables of a fixed shape; once a file has created one,
+# the macros below are built from its rows (catalog.rebuild, the Spark engine), so views decode a
+# code or classify a priority with one call and no join, threshold or name list of their own:
+#   <trace>.codes(code_set, code, name, ...)   -> <trace>.decode(code_set, code): the code's name,
+#       'UNKNOWN(<code>)' for a code the table lacks, NULL for NULL;
+#   <trace>.priority_tiers(tier, min_priority, max_priority, production, ...) (inclusive bounds)
+#       -> <trace>.priority_tier(priority): the tier's name, 'UNKNOWN(<priority>)' outside every tier;
+#       -> <trace>.is_production(priority): priority >= the lowest bound of the production tiers
+#          (which must lie above every other tier: "production and above").
+VOCABULARY = {
+    "codes": "SELECT code_set, code, name FROM {schema}.codes ORDER BY code_set, code",
+    "priority_tiers": "SELECT tier, min_priority, max_priority, production FROM {schema}.priority_tiers "
+    "ORDER BY min_priority",
+}
+
+
+def vocabulary_in(body: str) -> list[tuple[str, str, str]]:
+    """(schema, table, query of its rows) for each vocabulary table a SQL text creates."""
+    return [
+        (schema, name, VOCABULARY[name].format(schema=schema))
+        for schema, name in _CREATES.findall(body)
+        if name in VOCABULARY
+    ]
+
+
+def vocabulary_macros_sql(schema: str, table: str, rows: list[tuple]) -> str:
+    """The macros built from the rows of one vocabulary table (see VOCABULARY)."""
+    if table == "codes":
+        sets: dict[str, list[str]] = {}
+        for code_set, code, name in rows:
+            sets.setdefault(code_set, []).append(f"WHEN {int(code)} THEN {quote_literal(name)}")
+        unknown = "ELSE 'UNKNOWN(' || code || ')' END"
+        branches = " ".join(
+            f"WHEN code_set = {quote_literal(k)} THEN CASE code {' '.join(v)} {unknown}"
+            for k, v in sets.items()
+        )
+        return (
+            f"CREATE OR REPLACE MACRO {schema}.decode(code_set, code) AS "
+            f"CASE WHEN code IS NULL THEN NULL {branches} END;"
+        )
+    tiers = " ".join(
+        f"WHEN priority BETWEEN {int(lo)} AND {int(hi)} THEN {quote_literal(t)}" for t, lo, hi, _ in rows
+    )
+    production = [lo for _, lo, _, prod in rows if prod]
+    others = [hi for _, _, hi, prod in rows if not prod]
+    if not production or (others and max(others) >= min(production)):
+        raise UsageError(
+            f"{schema}.priority_tiers: the production tiers must be the highest ones (and at least one)"
+        )
+    return (
+        f"CREATE OR REPLACE MACRO {schema}.priority_tier(priority) AS "
+        f"CASE WHEN priority IS NULL THEN NULL {tiers} ELSE 'UNKNOWN(' || priority || ')' END;\n"
+        f"CREATE OR REPLACE MACRO {schema}.is_production(priority) AS priority >= {int(min(production))};"
     )
 
 

@@ -43,7 +43,11 @@ _THING = (
     Column("missing_type", "INTEGER", comment="absent/NULL/0 = real record; else why it was synthesized"),
     Column("collection_type", "INTEGER", comment="0 JOB, 1 ALLOC_SET"),
     Column("priority", "INTEGER", comment="tiers in google2019.priority_tiers"),
-    Column("alloc_collection_id", "BIGINT", comment="alloc set the thing runs in; absent/NULL/0 = none"),
+    Column(
+        "alloc_collection_id",
+        "BIGINT",
+        comment="the alloc set this runs in; absent, null and 0 in the export = none (NULL in the view)",
+    ),
 )
 
 TABLES: dict[str, Table] = {
@@ -84,7 +88,11 @@ TABLES: dict[str, Table] = {
                 Column("user", "VARCHAR", comment="hash of the user name"),
                 Column("collection_name", "VARCHAR", comment="hash"),
                 Column("collection_logical_name", "VARCHAR", comment="hash"),
-                Column("parent_collection_id", "BIGINT", comment="parent job; absent/NULL/0 = none"),
+                Column(
+                    "parent_collection_id",
+                    "BIGINT",
+                    comment="parent job; absent, null and 0 in the export = none (NULL in the view)",
+                ),
                 Column("start_after_collection_ids", "BIGINT[]", comment="jobs this one runs after"),
                 Column(
                     "max_per_machine",
