@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer._click import exceptions as click
@@ -36,6 +36,9 @@ from tracewh.cli.common import (
 )
 from tracewh.errors import Interrupted, TracewhError, UsageError
 from tracewh.traces import registry
+
+if TYPE_CHECKING:
+    from tracewh.home import Home
 
 app = typer.Typer(
     name="tracewh",
@@ -159,13 +162,25 @@ def sql(
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
         from tracewh import spark as spark_engine
 
-        if fmt == "parquet":
-            raise UsageError("--engine spark writes table, csv or json; use Spark's own writer for Parquet")
+        with query_lib.read_only(home_of(ctx, home)) as con:
+            zone = tz or query_lib.zone_for(con)
         spark_engine.register(spark, home_of(ctx, home))
-        rows = spark_engine.fetch(spark, query)
-        render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
-        return
-    with query_lib.read_only(home_of(ctx, home)) as con:
+        if fmt == "parquet" and output is not None:
+            query_lib.write_parquet(spark_engine.to_arrow(spark, query).to_reader(), output)
+        else:
+            rows = spark_engine.fetch(spark, query, zone=zone)
+            render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
+    else:
+        _sql_duckdb(home_of(ctx, home), query, fmt, output, tz, max_rows)
+    if output is not None:
+        err_console.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def _sql_duckdb(home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int) -> None:
+    from tracewh import query as query_lib
+    from tracewh.cli.render import render_stream
+
+    with query_lib.read_only(home) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
         if fmt == "parquet" and output is not None:
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
@@ -173,8 +188,6 @@ def sql(
         else:
             columns, types, batches = query_lib.stream(con, query)
             render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output)
-    if output is not None:
-        err_console.print(f"wrote {output}", markup=False, highlight=False)
 
 
 @app.command(

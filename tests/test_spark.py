@@ -21,15 +21,13 @@ from test_cli import run
 
 from tracewh import catalog, query, reports, sqlfiles
 from tracewh import ingestion as ingest
+from tracewh import spark as ws
 from tracewh.home import Home
 from tracewh.traces import expand_sql, trace_names
 
-pyspark = pytest.importorskip("pyspark")
-pytest.importorskip("sqlglot")
-
-from tracewh import spark as ws  # noqa: E402
-
-# Not in `make test` (-m "not spark": a JVM and minutes of Spark); `make test-spark` runs them.
+# `make install` installs the spark extra (a missing pyspark fails here, it is not skipped). One
+# xdist group: the run's one Spark session lives on one worker (`--dist loadgroup`). Not in `make
+# test` yet (-m "not spark": 20 min on the loaded 2-core machine); `make test-spark` runs them.
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 # Stated tolerance for floats: the engines sum and divide in other orders, so values agree to
@@ -89,16 +87,18 @@ def spark():
 
 @pytest.fixture(scope="session")
 def spark_sample(spark, sample_home):
-    """The sample registered in Spark, and every view and report computed there (two at a time:
-    planning on the driver overlaps the tasks)."""
-    ws.register(spark, sample_home)
+    """The sample registered in Spark with every view computed once and cached (each view's own
+    plan runs over the cached views under it, instead of the whole chain again per query), then
+    every view and report read there (two at a time: planning on the driver overlaps the tasks)."""
+    ws.register(spark, sample_home, cache=True)
 
     def one(job):
         kind, name, trace = job
         try:
             if kind == "view":
                 return job, ws.fetch(spark, f"SELECT * FROM {name}")
-            return job, ws.run_report(spark, sample_home, name, trace=trace)
+            options = reports.get(name).example_options
+            return job, ws.run_report(spark, sample_home, name, trace=trace, options=options)
         except Exception as e:
             return job, e
 
@@ -204,7 +204,7 @@ def test_report_parity(report, trace, spark_sample, sample_home):
     got = spark_sample[("report", report, trace)]
     if isinstance(got, Exception):
         raise got
-    duck = reports.run(sample_home, report, trace=trace)
+    duck = reports.run(sample_home, report, trace=trace, options=reports.get(report).example_options)
     assert_same_rows(duck, got, f"{report} {trace or ''}")
 
 
@@ -326,7 +326,14 @@ def _ingest_rows(home: Home) -> dict[str, list]:
     return out
 
 
-def test_spark_ingest_equals_the_local_ingest(spark, sample_home, tmp_path):
+def test_spark_ingest_equals_the_local_ingest(spark, sample_home, tmp_path, monkeypatch):
+    """Same rows, rejects and accounting (sha256 included) as the local ingest of the sample; the
+    files are hashed in Spark tasks, not on the driver (the driver's hashing is made to fail)."""
+
+    def driver_hashing(*args, **kwargs):
+        raise AssertionError("the driver hashed the files itself")
+
+    monkeypatch.setattr(ingest, "_hash_all", driver_hashing)
     home = Home.resolve(tmp_path / "spark-home")
     for trace, src in (("google2011", SAMPLE), ("google2019", SAMPLE_2019), ("alibaba2018", SAMPLE_ALIBABA)):
         ingest.ingest(home, trace, src, spark=spark)

@@ -192,7 +192,12 @@ def ingest(
         progress.phase("checking files")
         for r in results:
             _precheck(r)
-        _hash_all(results, workers)
+        if spark is not None:
+            from tracewh import spark as spark_engine
+
+            spark_engine.hash_files(spark, results)  # one task per file, where the file is read
+        else:
+            _hash_all(results, workers)
         _verify(trace, sources, results, verify)
         for r in results:
             if r.damage:

@@ -6,7 +6,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -153,26 +153,32 @@ def stream_arrow(
 
 
 def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> int:
-    """One query's result into a Parquet file, streamed as Arrow batches (with DuckDB's exact
-    column types) into a file beside path that is renamed over it once complete. Between two
-    batches an interrupt stops it, leaving any earlier file untouched. Returns the row count."""
+    """One query's result into a Parquet file (write_parquet), streamed as Arrow batches with
+    DuckDB's exact column types. Returns the row count."""
+    try:
+        rel = con.sql(sql.strip().rstrip(";"))
+        if rel is None:
+            raise TracewhError("the statement returns no rows to write")
+        return write_parquet(rel.to_arrow_reader(BATCH_ROWS * 10), path)
+    except duckdb.Error as e:
+        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+
+
+def write_parquet(reader: Any, path: Path) -> int:
+    """Arrow record batches (a pyarrow RecordBatchReader) into a file beside path that is renamed
+    over it once complete: between two batches an interrupt or an error of the query stops it,
+    leaving any earlier file untouched. Returns the row count."""
     import pyarrow.parquet as pq
 
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     rows = 0
     try:
-        rel = con.sql(sql.strip().rstrip(";"))
-        if rel is None:
-            raise TracewhError("the statement returns no rows to write")
-        reader = rel.to_arrow_reader(BATCH_ROWS * 10)
         with pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer:
             for batch in reader:
                 writer.write_batch(batch)
                 rows += batch.num_rows
         os.replace(tmp, path)
-    except duckdb.Error as e:
-        raise TracewhError(f"SQL error: {_one_line(e)}") from e
     except OSError as e:
         raise TracewhError(f"cannot write {path}: {e.strerror or e}") from e
     finally:

@@ -45,6 +45,9 @@ class Report:
     example: str = ""
     # The typed tunable parameters (tracewh.headers.Param), in header order.
     param_specs: tuple[Param, ...] = ()
+    # The file's SQL before the registry placeholders are filled (``sql`` is DuckDB's expansion;
+    # an engine without UNION BY NAME expands it itself: tracewh.traces.expand_sql).
+    template: str = ""
 
     @property
     def needs_trace(self) -> bool:
@@ -84,6 +87,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("caveat", ""),
             f.header.get("example", ""),
             f.meta.params,
+            f.body,
         )
     return out
 
@@ -145,7 +149,7 @@ def run(
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            rows = spark_engine.run_statements(spark, report, params)
+            rows = spark_engine.run_statements(spark, report, params, zone)
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:

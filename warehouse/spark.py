@@ -434,12 +434,16 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
 )
 
 
-def transpile(text: str) -> list[str]:
-    """The Spark SQL statements for one DuckDB SQL file (or query); comments are left out."""
+def transpile(text: str, spark: SparkSession | None = None) -> list[str]:
+    """The Spark SQL statements for one DuckDB SQL file (or query); comments are left out.
+
+    The registry placeholders of shared SQL (``{{union X}}``, ``{{each trace: ...}}``) are filled
+    with the columns of the adapter views registered in ``spark`` (Spark has no UNION BY NAME).
+    """
     import sqlglot
     from sqlglot import exp
 
-    text = expand_sql(text)  # the registry placeholders of shared SQL ({{union X}}, {{each trace: ...}})
+    text = expand_sql(text, view_columns(spark) if spark is not None else _no_session)
     for rewrite in TEXT_OVERRIDES:
         text = rewrite(text)
     try:
@@ -454,6 +458,28 @@ def transpile(text: str) -> list[str]:
         if spark_sql is not None:
             out.append(spark_sql)
     return out
+
+
+def _no_session(view: str) -> list[tuple[str, str]]:
+    raise SparkError(f"shared SQL over {view} needs the Spark session its adapter views are registered in")
+
+
+def view_columns(spark: SparkSession) -> Callable[[str], list[tuple[str, str]]]:
+    """The columns of a view registered in ``spark``, (name, DuckDB type) as expand_sql wants
+    them (Spark type -> DuckDB type -> the same Spark type again, through sqlglot)."""
+    from sqlglot import exp
+
+    def columns(view: str) -> list[tuple[str, str]]:
+        try:
+            schema = spark.table(view).schema
+        except Exception as e:
+            raise SparkError(f"{view}: not registered in this session ({_one_line(e)})") from e
+        return [
+            (f.name, exp.DataType.build(f.dataType.simpleString(), dialect="spark").sql(dialect="duckdb"))
+            for f in schema.fields
+        ]
+
+    return columns
 
 
 def _statement(stmt: Any) -> str | None:
@@ -541,33 +567,41 @@ def session(master: str | None = None, app_name: str = "tracewh") -> SparkSessio
     return spark
 
 
-def register(spark: SparkSession, home: Home | str | Path, data_root: str | None = None) -> list[str]:
+def register(
+    spark: SparkSession, home: Home | str | Path, data_root: str | None = None, cache: bool = False
+) -> list[str]:
     """Create every database, function and view of the catalog in ``spark``; returns the view names.
 
     ``data_root``: where Spark reads the Parquet (default: the home's ``parquet/`` folder, which
     must be at the same path on every executor); e.g. ``s3a://bucket/tracewh-home/parquet`` for a
     copy of the home on object storage.
+    ``cache``: also compute every view once, in dependency order, and keep it in the executors'
+    memory (Spark's ``CACHE TABLE``), so a query over a view reads its rows instead of planning
+    and running the chain of views under it again. For homes that fit in memory (the bundled
+    sample, a slice); the views' results are the same either way.
     """
     home = home if isinstance(home, Home) else Home.resolve(home)
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
-    # The same catalog file (path, size, modification time) registered again: nothing changed.
+    # The same catalog file (path, size, modification time) registered again: nothing changed
+    # (views cached by an earlier call stay cached).
     stat = home.catalog.stat() if home.catalog.exists() else None
     stamp = f"{home.root}|{stat.st_size}|{stat.st_mtime_ns}" if stat else ""
     if stamp and spark.conf.get(_REGISTERED, "") == stamp:
         return _registered_views(spark)
+    if spark.conf.get(_REGISTERED, ""):
+        _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
     live, meta = _catalog_snapshot(home)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
-    for stmt in _meta_views(meta):
-        _run(spark, stmt, "meta")
-    # the views over the snapshot (meta.parts, part_gaps...), after the part-number rule they use
     from tracewh import parts
 
+    # meta first: the snapshot, the part-number rule, then the views over them (meta.parts...)
     for stmt in [
-        *transpile(parts.macro_sql()),
-        *(s for f in sqlfiles.folder("meta") for s in transpile(f.body)),
+        *_meta_views(meta),
+        *transpile(parts.macro_sql(), spark),
+        *(s for f in sqlfiles.folder("meta") for s in transpile(f.body, spark)),
     ]:
-        _run(spark, stmt, "meta")
+        _run_view(spark, stmt, "meta", cache)
     for trace_name, trace in registry().items():
         for db in (trace_name, catalog.raw_schema(trace_name)):
             _run(spark, f"CREATE DATABASE IF NOT EXISTS {db}", db)
@@ -575,18 +609,36 @@ def register(spark: SparkSession, home: Home | str | Path, data_root: str | None
             location = None
             if (trace_name, table.name) in live:
                 location = _table_location(home, trace_name, table.name, live[(trace_name, table.name)], root)
-            _run(spark, raw_view_sql(trace_name, table, location), f"{trace_name}_raw.{table.name}")
+            raw = raw_view_sql(trace_name, table, location)
+            _run_view(spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", cache)
     for folder in sql_folders():
         for f in sqlfiles.folder(folder):
-            for stmt in transpile(f.body):
-                _run(spark, stmt, f.path.name)
+            # each file after the ones before it: the shared unions read the adapter views' columns
+            for stmt in transpile(f.body, spark):
+                _run_view(spark, stmt, f.path.name, cache)
             # the decode / tier macros built from the rows of the vocabulary tables (as catalog.rebuild)
             for schema, vocab, rows_sql in vocabulary_in(f.body):
                 rows = [tuple(r) for r in spark.sql(rows_sql).collect()]
-                for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows)):
+                for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), spark):
                     _run(spark, stmt, f"{schema}.{vocab} macros")
     spark.conf.set(_REGISTERED, stamp)
     return _registered_views(spark)
+
+
+_CREATE_VIEW = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\S+)", re.IGNORECASE)
+
+
+def _run_view(spark: SparkSession, stmt: str, what: str, cache: bool) -> None:
+    """One statement of register(); a view it creates is cached at once when ``cache``."""
+    _run(spark, stmt, what)
+    m = _CREATE_VIEW.match(stmt)
+    if cache and m:
+        _run(spark, f"CACHE TABLE {m.group(1)}", what)
+
+
+def _uncache(spark: SparkSession) -> None:
+    for name in _registered_views(spark):
+        _run(spark, f"UNCACHE TABLE IF EXISTS {name}", name)
 
 
 _REGISTERED = "spark.tracewh.registered"  # which catalog file this session's views come from
@@ -710,7 +762,7 @@ def _one_line(e: BaseException) -> str:
 
 def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> DataFrame:
     """One DuckDB SQL query (the last statement of ``text``) as a Spark DataFrame."""
-    statements = transpile(text)
+    statements = transpile(text, spark)
     if not statements:
         raise UsageError("no SQL statement to run")
     *before, last = statements
@@ -720,20 +772,55 @@ def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = 
     return _run(spark, last, "SQL", used)
 
 
-def fetch(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> Rows:
-    """Run DuckDB SQL on Spark: its rows, in the query's order, as query.Rows."""
-    from tracewh.results import Rows
+def to_arrow(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> Any:
+    """Run DuckDB SQL on Spark: its rows as a pyarrow Table (instants as UTC TIMESTAMPs)."""
+    return _arrow(query_df(spark, text, params))
 
-    df = query_df(spark, text, params)
+
+def _arrow(df: DataFrame) -> Any:
     try:
-        # Arrow: faster than Row objects, and the Python values DuckDB gives (TIMESTAMP as an aware
-        # UTC datetime, TIMESTAMP_NTZ naive, structs as dicts, intervals as timedeltas).
-        table = df.toArrow()
+        return df.toArrow()
     except Exception as e:
         raise SparkError(f"SQL error on Spark: {_one_line(e)}") from e
+
+
+def fetch(
+    spark: SparkSession, text: str, params: dict[str, object] | None = None, zone: str | None = None
+) -> Rows:
+    """Run DuckDB SQL on Spark: its rows, in the query's order, as query.Rows; instants in
+    ``zone`` (as DuckDB gives them under ``SET TimeZone``), else in UTC."""
+    from tracewh.results import Rows
+
+    # Arrow: faster than Row objects, and the Python values DuckDB gives (TIMESTAMP as an aware
+    # UTC datetime, TIMESTAMP_NTZ naive, structs as dicts, intervals as timedeltas).
+    df = query_df(spark, text, params)
+    table = _arrow(df)
     columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    if zone is not None:
+        tz = _zone(zone)
+        columns = [[_in_zone(v, tz) for v in col] for col in columns]
     rows = list(zip(*columns, strict=True)) if columns else []
     return Rows(list(df.columns), [t.upper() for _, t in df.dtypes], rows)
+
+
+def _zone(name: str) -> Any:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as e:
+        raise UsageError(f"unknown time zone {name!r} (an IANA name such as UTC or America/New_York)") from e
+
+
+def _in_zone(value: Any, tz: Any) -> Any:
+    """An aware instant (also inside lists and structs) shown in ``tz``; other values as they are."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.astimezone(tz)
+    if isinstance(value, list):
+        return [_in_zone(v, tz) for v in value]
+    if isinstance(value, dict):
+        return {k: _in_zone(v, tz) for k, v in value.items()}
+    return value
 
 
 def run_report(
@@ -751,18 +838,20 @@ def run_report(
     return reports.run(home, name, trace=trace, cell=cell, options=options, spark=spark)
 
 
-def run_statements(spark: SparkSession, report: Any, params: dict[str, object]) -> Rows:
-    """A resolved report's SQL (and its Python step) on Spark."""
+def run_statements(
+    spark: SparkSession, report: Any, params: dict[str, object], zone: str | None = None
+) -> Rows:
+    """A resolved report's SQL (and its Python step) on Spark; instants in ``zone``."""
     from tracewh import reports
 
     if not report.python:
-        return fetch(spark, report.sql, params)
-    first, _, second = report.sql.partition(reports.STEP_MARKER)
+        return fetch(spark, report.template, params, zone)
+    first, _, second = report.template.partition(reports.STEP_MARKER)
     step = SPARK_STEPS.get(report.python)
     if step is None:
         raise SparkError(f"report {report.name}: its Python step {report.python!r} has no Spark form")
     step(spark, query_df(spark, first, params))
-    return fetch(spark, second, params)
+    return fetch(spark, second, params, zone)
 
 
 DAG_PATHS_SCHEMA = (
@@ -838,6 +927,29 @@ def convert_files(
     except Exception as e:
         raise SparkError(f"the Spark ingest failed: {_one_line(e)}") from e
     return [done[n] for n, _ in job]
+
+
+def hash_files(spark: SparkSession, results: list) -> None:
+    """The sha256 of each source file (and the gzip check and line count of the same read), one
+    Spark task per file with the local ingest's code (tracewh.ingestion._hash_and_check), so the
+    driver does not read every byte serially before the conversion starts. Updates the records."""
+    if not results:
+        return
+    rdd = spark.sparkContext.parallelize(list(enumerate(results)), len(results))
+    try:
+        done = dict(rdd.map(_hash_task).collect())
+    except Exception as e:
+        raise SparkError(f"hashing the source files on Spark failed: {_one_line(e)}") from e
+    for n, r in enumerate(results):
+        r.sha256, r.damage, r.text = done[n].sha256, done[n].damage, done[n].text
+
+
+def _hash_task(item: tuple[int, Any]) -> tuple[int, Any]:
+    from tracewh import ingestion
+
+    n, r = item
+    ingestion._hash_and_check(r)
+    return n, r
 
 
 class _ConvertTask:

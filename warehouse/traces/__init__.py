@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
@@ -21,7 +21,7 @@ from typing import Literal
 
 from tracewh import sqlfiles
 from tracewh.errors import InputError, UsageError
-from tracewh.quoting import quote_literal
+from tracewh.quoting import quote_ident, quote_literal
 
 
 @dataclass(frozen=True)
@@ -423,7 +423,8 @@ def vocabulary_macros_sql(schema: str, table: str, rows: list[tuple]) -> str:
 
 # Shared SQL is written once for every trace; two placeholders are filled from the registry:
 #   {{union X}}          the UNION ALL BY NAME of <trace>.X over every trace whose folder creates X
-#                        (the trace's adapter view for the shared view);
+#                        (the trace's adapter view for the shared view); for an engine without
+#                        BY NAME (Spark), a positional UNION ALL over one column list (expand_sql);
 #   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name.
 _UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
 _EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
@@ -442,15 +443,42 @@ def _created(folder: Path, schema: str) -> frozenset[str]:
     )
 
 
-def expand_sql(body: str) -> str:
-    """Shared SQL with its registry placeholders filled in (see above)."""
+# The columns of a view, (name, DuckDB type) in order, by its qualified name "<trace>.<view>".
+ColumnsOf = Callable[[str], Sequence[tuple[str, str]]]
+
+
+def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
+    """Shared SQL with its registry placeholders filled in (see above).
+
+    ``columns`` None: ``{{union X}}`` is DuckDB's ``UNION ALL BY NAME``. An engine without BY NAME
+    (Spark) passes the columns of each adapter view: the union is then a positional ``UNION ALL``
+    of one column list in BY NAME's order (the first view's columns, then each new one where it
+    first appears), ``CAST(NULL AS type)`` where a view lacks a column, so it has the same columns,
+    order and rows.
+    """
 
     def union(m: re.Match[str]) -> str:
         view = m.group(1)
-        parts = [f"SELECT * FROM {s.name}.{view}" for s in registry().values() if provides(s, view)]
-        if not parts:
+        views = [f"{s.name}.{view}" for s in registry().values() if provides(s, view)]
+        if not views:
             raise UsageError(f"no trace provides the adapter view {view!r} a shared view needs")
-        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+        if columns is None:
+            return "(" + " UNION ALL BY NAME ".join(f"SELECT * FROM {v}" for v in views) + ")"
+        has = {v: dict(columns(v)) for v in views}
+        order: dict[str, str] = {}
+        for v in views:
+            for name, type_ in has[v].items():
+                order.setdefault(name, type_)
+        selects = (
+            "SELECT "
+            + ", ".join(
+                quote_ident(c) if c in has[v] else f"CAST(NULL AS {t}) AS {quote_ident(c)}"
+                for c, t in order.items()
+            )
+            + f" FROM {v}"
+            for v in views
+        )
+        return "(" + " UNION ALL ".join(selects) + ")"
 
     def each(m: re.Match[str]) -> str:
         return ", ".join(m.group(1).replace("@trace", name) for name in registry())
