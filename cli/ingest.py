@@ -73,6 +73,12 @@ def ingest(
     workers: Annotated[
         int | None, typer.Option("--workers", help="Files converted in parallel (default: cores).")
     ] = None,
+    no_compact: Annotated[
+        bool,
+        typer.Option(
+            "--no-compact", help="Keep one Parquet file per part and day (no merge into large files)."
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
     home: HomeOpt = None,
     engine: EngineOpt = "duckdb",
@@ -98,6 +104,7 @@ def ingest(
         progress=make_progress(quiet),
         # --engine spark: one Spark task per file (executors share the source and home paths)
         spark=spark_session(engine, master),
+        compact=not no_compact,
     )
     if not quiet:
         print_summary(result)

@@ -270,6 +270,38 @@ def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
     err_console.print(f"views rebuilt for {h.root}" + (f" (was {before})" if before else ""))
 
 
+@app.command(
+    help=examples(
+        "Merge the small Parquet files of each day folder into files of up to 128 MB, in a new "
+        "generation committed at once (an ingest does this for what it writes; this compacts a "
+        "home ingested with --no-compact or by an older tracewh).",
+        "tracewh compact",
+        "tracewh compact google2011",
+    )
+)
+def compact(
+    ctx: typer.Context,
+    trace: Annotated[str | None, typer.Argument(help="Only this trace (default: every trace).")] = None,
+    memory_limit: Annotated[
+        str | None,
+        typer.Option("--memory-limit", help="DuckDB memory limit (default $TRACEWH_MEMORY_LIMIT, else 2GB)."),
+    ] = None,
+    home: HomeOpt = None,
+) -> None:
+    from tracewh import compaction
+
+    if trace is not None and trace not in registry():
+        raise UsageError(f"no trace named {trace!r} (traces: {', '.join(registry())})")
+    done = compaction.compact(home_of(ctx, home), trace, memory_limit)
+    for c in done:
+        err_console.print(
+            f"{c.trace}.{c.table}: {c.files_before:,} -> {c.files_after:,} files "
+            f"({c.bytes_before / 1e6:,.1f} -> {c.bytes_after / 1e6:,.1f} MB)"
+        )
+    if not done:
+        err_console.print("nothing to compact: every partition folder holds at most one small file")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the one error boundary. Exit 0 ok, 1 failed, 2 usage error."""
     args = sys.argv[1:] if argv is None else argv

@@ -388,6 +388,50 @@ def test_sigint_and_sigkill_at_many_moments_leave_the_old_or_the_new_state_whole
     assert sum(1 for o in outcomes if o[2]) >= 6, outcomes
 
 
+def test_sigint_and_sigkill_during_compact_leave_the_old_or_the_new_generation_whole(home, tmp_path):
+    """`tracewh compact` writes a new generation and commits it like an ingest: a signal at any
+    moment leaves the old files (one per part) or the compacted one, never a mix, and the rows."""
+    src = job_parts(tmp_path / "src", {n: [10 * n + 1, 10 * n + 2] for n in range(40)})
+    rows = (80, sum(10 * n + 1 + 10 * n + 2 for n in range(40)))  # by hand: 2 jobs in each of 40 parts
+    q = "SELECT count(*), sum(job_id) FROM google2011.job_events"
+    files_q = "SELECT files, data_dir FROM meta.tables WHERE table_name = 'job_events'"
+    ingest.ingest(home, "google2011", src, compact=False)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root)}
+    outcomes = []
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        for moment in ("converting", "staged catalog", "retiring the old catalog", "catalog replaced"):
+            if read(home, files_q)[0][0] != 40:  # back to one file per part
+                ingest.ingest(home, "google2011", src, replace=True, compact=False)
+            gens = {p.name for p in home.generations("google2011").iterdir()}
+            seen = _moments(home, gens, home.catalog.stat().st_ino)[moment]
+            proc = subprocess.Popen(
+                [*TRACEWH, "compact", "google2011"], env=env, stderr=subprocess.PIPE, text=True
+            )
+            deadline = time.monotonic() + 60
+            while proc.poll() is None and not seen() and time.monotonic() < deadline:
+                time.sleep(0.0005)
+            signalled = proc.poll() is None
+            if signalled:
+                proc.send_signal(sig)
+            _, err = proc.communicate(timeout=60)
+            files, data_dir = read(home, files_q)[0]
+            on_disk = len(list((home.root / data_dir).glob("*.parquet")))  # the generation the catalog names
+            outcomes.append((sig.name, moment, signalled, proc.returncode, files))
+            assert read(home, q)[0] == rows, (sig, moment)
+            assert files in (40, 1) and on_disk == files, (sig, moment, files, on_disk)
+            if sig == signal.SIGINT and signalled and proc.returncode == 130:
+                lines = err.strip().splitlines()
+                assert len(lines) == 1 and lines[0].startswith("Error: interrupted"), err
+                assert ("complete" in lines[0]) == (files == 1), err
+            failed = [c.name for c in checks.run_all(home) if c.failed]
+            if sig == signal.SIGKILL and failed == ["parquet_links"]:
+                catalog.repair(home)
+                failed = [c.name for c in checks.run_all(home) if c.failed]
+            assert failed == [], (sig, moment, failed)
+    print(outcomes)
+    assert sum(1 for o in outcomes if o[2]) >= 6, outcomes
+
+
 READER_LOOP = """
 import duckdb, json, os, sys
 seen, errors = set(), []

@@ -227,10 +227,12 @@ def ingest(
     workers: int | None = None,
     progress: Progress | None = None,
     spark: Any = None,
+    compact: bool = True,
 ) -> IngestResult:
     """Ingest raw trace files (download folders, or single files with ``table=``) into the home:
     the parts given are written, every other part is kept (``replace=True``: only these).
-    ``spark``: a SparkSession to convert the files on, one task per file (warehouse/spark.py)."""
+    ``spark``: a SparkSession to convert the files on, one task per file (warehouse/spark.py).
+    ``compact``: merge each day's small Parquet files into large ones (tracewh.compaction)."""
     from tracewh import ingestion as ingest_lib
 
     sources = [Path(source)] if isinstance(source, str | Path) else [Path(s) for s in source]
@@ -250,6 +252,7 @@ def ingest(
         workers=workers,
         progress=progress,
         spark=spark,
+        compact=compact,
     )
 
 

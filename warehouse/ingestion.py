@@ -119,6 +119,11 @@ class Progress:
     def file_done(self, result: FileResult) -> None: ...
 
 
+def new_writer_id() -> str:
+    """The id of one ingest (or compaction): in every name it writes, so no name is ever reused."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
 def part_key(table: str, cell: str | None, name: str) -> tuple[str, str | None, str]:
     """What identifies a part across ingests: ``x.csv``, ``x.csv.gz`` and ``x.tar.gz`` are one part."""
     return (table, cell, _stem(name))
@@ -158,9 +163,12 @@ def ingest(
     workers: int | None = None,
     progress: Progress | None = None,
     spark: Any = None,
+    compact: bool = True,
 ) -> IngestResult:
     """``spark``: a SparkSession to convert the files on (one task per file, warehouse/spark.py);
-    None converts them on local threads. Everything else (checks, commit) runs here either way."""
+    None converts them on local threads. Everything else (checks, commit) runs here either way.
+    ``compact``: merge the small Parquet files of each day folder of the new generations
+    (tracewh.compaction); without it each part keeps its own files."""
     if replace and append:
         raise UsageError("--replace and --append contradict each other; choose one")
     trace = get_trace(trace_name)
@@ -169,7 +177,7 @@ def ingest(
     started = time.monotonic()
     sources = _discover(trace, source, tables, table_for_file, cell, parts)
     home.ensure_writable()
-    ingest_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    ingest_id = new_writer_id()
     mode = "replace" if replace else "append" if append else "parts"
     with home.writer_lock():
         # The catalog is the truth: links a killed writer left stale are mended first.
@@ -206,6 +214,7 @@ def ingest(
             table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
             return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
         new_gens: dict[str, Path] = {}
+        dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
         tmp = home.tmp / ingest_id
         try:
             for table_name, rs in work.items():
@@ -213,7 +222,13 @@ def ingest(
                 gen.mkdir(parents=True)
                 new_gens[table_name] = gen
                 if table_name in live and not replace:
-                    _link_generation(home.root / live[table_name], gen, {r.part for r in rs})
+                    link_generation(home.root / live[table_name], gen, {r.part for r in rs})
+                    # rows of a rewritten part also sit in compacted files (several parts each)
+                    for r in rs:
+                        if r.part in current:
+                            dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
+                                trace.file_order(r.name)
+                            )
             todo = [r for rs in work.values() for r in rs]
             progress.begin(len(todo), sum(r.size for r in todo))
             stats = _convert(
@@ -226,6 +241,8 @@ def ingest(
                 progress,
                 ingest_id,
                 spark,
+                dropped,
+                compact,
             )
             _check_rows(todo, allow_empty)
             progress.phase("committing")
@@ -424,7 +441,7 @@ def _drop_unchanged(
     return keep, skipped
 
 
-def _link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, str]]) -> None:
+def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, str]]) -> None:
     """The new generation starts as hard links of the live one's files (no copy; the live one stays
     intact), less the files of the parts this ingest rewrites. The ingest then writes only names
     that carry its own id, so no write can reach a linked (live) file."""
@@ -478,6 +495,8 @@ def _convert(
     progress: Progress,
     ingest_id: str,
     spark: Any = None,
+    dropped: dict[str, dict[str | None, set[int]]] | None = None,
+    compact: bool = True,
 ) -> dict[str, dict]:
     """Convert every file, one COPY per file, files in parallel on single-threaded DuckDB cursors.
 
@@ -533,8 +552,17 @@ def _convert(
                         with contextlib.suppress(duckdb.Error):
                             cur.interrupt()
                 raise
-        # The stats scan the whole new generation: every core helps, memory stays under the limit.
+        # Compaction and the stats scan the whole new generation: every core helps, memory stays
+        # under the limit.
         db.execute(f"SET threads = {os.cpu_count() or 1}")
+        db.execute("SET enable_progress_bar = false")  # stdout carries data only
+        from tracewh import compaction  # it builds on this module's name rule and linking
+
+        for name, gen in gens.items():
+            compaction.drop_parts(db, gen, (dropped or {}).get(name, {}), ingest_id)
+            if compact:
+                progress.phase("compacting")
+                compaction.merge_small(db, gen, ingest_id)
         return {name: _table_stats(db, trace.name, trace.tables[name], gen) for name, gen in gens.items()}
     finally:
         db.close()

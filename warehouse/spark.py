@@ -616,8 +616,11 @@ def register(
             # each file after the ones before it: the shared unions read the adapter views' columns
             for stmt in transpile(f.body, spark):
                 _run_view(spark, stmt, f.path.name, cache)
-            # the decode / tier macros built from the rows of the vocabulary tables (as catalog.rebuild)
-            for schema, vocab, rows_sql in vocabulary_in(f.body):
+            # the decode / tier macros built from the rows of a trace's vocabulary tables (as
+            # catalog.rebuild: trace folders only; lifecycle.priority_tiers mixes every trace's tiers)
+            for schema, vocab, rows_sql in (
+                vocabulary_in(f.body) if folder not in catalog.SHARED_SQL_FOLDERS else []
+            ):
                 rows = [tuple(r) for r in spark.sql(rows_sql).collect()]
                 for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), spark):
                     _run(spark, stmt, f"{schema}.{vocab} macros")
