@@ -566,7 +566,10 @@ def test_downloads_ingest_cleanly(server, tmp_path, alibaba_digests):
 
 
 def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, capsys):
-    server.trickle = 0.02  # 16 KiB per 20 ms: the 924,634-byte part takes ~1.1 s
+    # 16 KiB per 100 ms: the 924,634-byte part takes ~5.7 s, so a poller starved by a loaded machine
+    # still sees the .part file before the download ends (at 20 ms per chunk it could finish first,
+    # and the SIGINT then came after a clean exit 0)
+    server.trickle = 0.1
     args = ["download", "google2011", str(tmp_path), "--tables", "task_events", "--parts", "1"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
