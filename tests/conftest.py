@@ -4,6 +4,7 @@ and helpers to write raw files in the trace's original format."""
 from __future__ import annotations
 
 import gzip
+import signal
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +20,15 @@ SAMPLE = REPO / "data" / "sample" / "google2011"
 SAMPLE_2019 = REPO / "data" / "sample" / "google2019"
 SAMPLE_ALIBABA = REPO / "data" / "sample" / "alibaba2018"
 MAX_TIME = 2**63 - 1
+
+# A test runner started in the background of a non-interactive shell (`make test &`, nohup, a CI
+# step) gets SIGINT ignored (POSIX: `&` without job control sets SIG_IGN), and an ignored or blocked
+# SIGINT is inherited through fork and exec: the children of the Ctrl-C tests then ignore the
+# test's SIGINT (a download runs to exit 0, a query until the timeout). Tests run as from a
+# terminal: SIGINT at Python's default in this process, hence at the default in every child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @pytest.fixture(autouse=True)

@@ -247,10 +247,29 @@ def test_ctrl_c_during_a_query_is_one_line_and_exit_130(sample_home):
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
-    time.sleep(2.5)
+    # Signal once the query runs: the CLI blocks SIGINT for its watcher only then (on a loaded
+    # machine a fixed sleep could signal a process still importing).
+    assert _blocks_sigint_within(proc.pid, seconds=30), "the query never started"
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert (proc.returncode, out, err) == (130, "", "Error: interrupted\n")
+
+
+def _blocks_sigint_within(pid: int, seconds: float) -> bool:
+    """Whether the process's main thread blocks SIGINT (signals.interrupting) within ``seconds``:
+    /proc/<pid>/status SigBlk is a hex mask with bit (SIGINT - 1) set."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return False
+        mask = next(int(ln.split()[1], 16) for ln in status.splitlines() if ln.startswith("SigBlk:"))
+        if mask & (1 << (signal.SIGINT - 1)):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def test_a_closed_pipe_is_not_an_error(sample_home):

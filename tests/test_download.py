@@ -565,16 +565,6 @@ def test_downloads_ingest_cleanly(server, tmp_path, alibaba_digests):
     assert rejects == 0
 
 
-def _default_sigint() -> None:
-    """In the child before exec: SIGINT unblocked and at its default, as from a shell. In a full
-    ``make test`` run this test's child ignored the SIGINT (exit 0, the download finished) although
-    the test passes alone: a blocked or ignored SIGINT is inherited through fork and exec, so some
-    earlier test in the same xdist worker leaves it so (cause not found yet); this keeps the test
-    about the download, not about that leak."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, capsys):
     # 16 KiB per 100 ms: the 924,634-byte part takes ~5.7 s, so a poller starved by a loaded machine
     # still sees the .part file before the download ends (at 20 ms per chunk it could finish first,
@@ -584,7 +574,7 @@ def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, ca
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "tracewh.cli.main", *args, "--mirror", server.url, "--quiet"],
-        env=env, stderr=subprocess.PIPE, text=True, cwd=REPO, preexec_fn=_default_sigint,
+        env=env, stderr=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     part = tmp_path / f"{BIG}.part"
     deadline = time.monotonic() + 20
