@@ -172,20 +172,16 @@ def _quantile(node: exp.Expression) -> exp.Expression:
 def _constant(levels: exp.Expression) -> exp.Expression:
     """Spark wants the levels of percentile as a literal: a constant DuckDB expression (e.g.
     ``list_transform(range(101), lambda x: x / 100)``) is evaluated here, by DuckDB itself."""
-    import duckdb
     from sqlglot import exp
 
     if isinstance(levels, exp.Literal) or (
         isinstance(levels, exp.Array) and all(isinstance(e, exp.Literal) for e in levels.expressions)
     ):
         return levels
-    con = duckdb.connect()
     try:
-        value: Any = con.execute(f"SELECT {levels.sql(dialect='duckdb')}").fetchall()[0][0]
-    except duckdb.Error:
+        value = _evaluate(levels)
+    except SparkError:
         return levels  # not a constant: Spark will say so
-    finally:
-        con.close()
     if isinstance(value, list):
         return exp.Array(expressions=[exp.Literal.number(repr(float(v))) for v in value])
     return exp.Literal.number(repr(float(value)))
@@ -253,7 +249,9 @@ def _ordered_list(node: exp.Expression) -> exp.Expression:
     for i, k in enumerate(keys):
         fields += [exp.Literal.string(f"k{i}"), k.this]
     fields += [exp.Literal.string("v"), value]
-    collected: exp.Expression = exp.Anonymous(this="collect_list", expressions=[exp.func("named_struct", *fields)])
+    collected: exp.Expression = exp.Anonymous(
+        this="collect_list", expressions=[exp.func("named_struct", *fields)]
+    )
     if where is not None:
         collected = exp.Filter(this=collected, expression=where)
     ordered: exp.Expression = exp.Anonymous(this="array_sort", expressions=[collected])
@@ -266,7 +264,9 @@ def _ordered_list(node: exp.Expression) -> exp.Expression:
         expressions=[exp.to_identifier("e")],
     )
     values = exp.Anonymous(this="transform", expressions=[ordered, lam])
-    some = exp.GT(this=exp.Anonymous(this="size", expressions=[collected.copy()]), expression=exp.Literal.number(0))
+    some = exp.GT(
+        this=exp.Anonymous(this="size", expressions=[collected.copy()]), expression=exp.Literal.number(0)
+    )
     return exp.Case(ifs=[exp.If(this=some, true=values)])
 
 
@@ -444,7 +444,11 @@ def _cast_unnest(node: exp.Expression) -> exp.Expression:
     expression, so the list is cast instead, ``explode(CAST(l AS ARRAY<T>))``, the same values."""
     from sqlglot import exp
 
-    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Explode) and not node.this.args.get("expressions"):
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Explode)
+        and not node.this.args.get("expressions")
+    ):
         to = exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[node.to.copy()], nested=True)
         return exp.Explode(this=exp.Cast(this=node.this.this, to=to))
     return node
@@ -547,7 +551,9 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
 # of the relations it reads (asked of the Spark session, which has the views registered).
 
 
-def _frame_bounds(stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]) -> exp.Expression:
+def _frame_bounds(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
     """A window frame bound computed from parameters (``ROWS BETWEEN greatest($w // $b, 1) - 1
     PRECEDING``): Spark wants a literal, so the bound is evaluated (by DuckDB, with the values
     given) and written as the number."""
@@ -582,7 +588,9 @@ def _evaluate(expression: exp.Expression) -> Any:
         con.close()
 
 
-def _star_columns(stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]) -> exp.Expression:
+def _star_columns(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
     """DuckDB's star expression ``f(COLUMNS(rel.* EXCLUDE (a)), ...)`` (or ``COLUMNS('regex')``):
     one select item per column the star stands for, ``f(rel.c, ...) AS c`` (the item's own alias
     if it has one), as DuckDB expands it. The columns are those Spark resolves for the star over the
@@ -622,9 +630,15 @@ def _star_columns(stmt: exp.Expression, spark: SparkSession | None, params: dict
                 column = exp.column(name, table=table.copy() if table else None, quoted=True)
                 value = item.this if isinstance(item, exp.Alias) else item
                 value = value.copy().transform(
-                    lambda n, column=column: column.copy() if isinstance(n, exp.Columns) and n.this == inner else n
+                    lambda n, column=column, inner=inner: (
+                        column.copy() if isinstance(n, exp.Columns) and n.this == inner else n
+                    )
                 )
-                alias = item.args["alias"].copy() if isinstance(item, exp.Alias) else exp.to_identifier(name, quoted=True)
+                alias = (
+                    item.args["alias"].copy()
+                    if isinstance(item, exp.Alias)
+                    else exp.to_identifier(name, quoted=True)
+                )
                 items.append(exp.Alias(this=value, alias=alias))
         select.set("expressions", items)
 
@@ -663,15 +677,17 @@ def _probe_columns(spark: SparkSession, probe: exp.Select, params: dict[str, obj
     a value is NULL there (the names do not depend on it)."""
     from sqlglot import exp
 
-    probe = probe.transform(
+    unbound = probe.transform(
         lambda n: exp.Null() if isinstance(n, exp.Placeholder) and n.name not in params else n
     )
-    text = probe.sql(dialect="spark")
+    text = unbound.sql(dialect="spark")
     args = {k: v for k, v in params.items() if f":{k}" in text}
     return list(_run(spark, text, "the columns of COLUMNS(...)", args).columns)
 
 
-def _information_schema(stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]) -> exp.Expression:
+def _information_schema(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
     """``information_schema.columns`` (table_schema, table_name, column_name, ordinal_position,
     data_type as DuckDB names the type): Spark has no such view; the rows are read from the
     session's catalog (of the databases a ``table_schema = '...'`` / ``IN (...)`` condition names,
@@ -687,7 +703,7 @@ def _information_schema(stmt: exp.Expression, spark: SparkSession | None, params
             raise SparkError("information_schema.columns needs the Spark session whose catalog it lists")
         select = table.find_ancestor(exp.Select)
         named: set[str] = set()
-        for cond in (select.find_all(exp.EQ, exp.In) if select is not None else []):
+        for cond in select.find_all(exp.EQ, exp.In) if select is not None else []:
             if isinstance(cond.this, exp.Column) and cond.this.name.lower() == "table_schema":
                 values = [cond.expression] if isinstance(cond, exp.EQ) else cond.expressions
                 named |= {v.this for v in values if isinstance(v, exp.Literal) and v.is_string}
@@ -699,20 +715,40 @@ def _information_schema(stmt: exp.Expression, spark: SparkSession | None, params
             # the catalog's views and tables (a report step's temporary views are no database's)
             tables = [t for t in spark.catalog.listTables(db) if not t.isTemporary]
             for t in sorted(tables, key=lambda t: t.name):
-                for i, c in enumerate(spark.catalog.listColumns(t.name, db), start=1):
-                    kind = exp.DataType.build(c.dataType, dialect="spark").sql(dialect="duckdb")
-                    rows.append((db, t.name, c.name, i, kind))
+                for i, c in enumerate(spark.catalog.listColumns(f"{db}.{t.name}"), start=1):
+                    rows.append((db, t.name, c.name, i, c.dataType))
+        names = _duckdb_type_names({r[4] for r in rows})
+        rows = [(*r[:4], names[r[4]]) for r in rows]
         columns = ["table_schema", "table_name", "column_name", "ordinal_position", "data_type"]
         alias = table.alias or "columns"
         if rows:
             relation: exp.Expression = exp.values(rows, alias=alias, columns=columns)
         else:
             empty = exp.select(
-                *(exp.alias_(exp.cast(exp.Null(), "BIGINT" if c == "ordinal_position" else "STRING"), c) for c in columns)
+                *(
+                    exp.alias_(exp.cast(exp.Null(), "BIGINT" if c == "ordinal_position" else "STRING"), c)
+                    for c in columns
+                )
             ).where(exp.false())
             relation = empty.subquery(alias)
         table.replace(relation)
     return stmt
+
+
+def _duckdb_type_names(spark_types: set[str]) -> dict[str, str]:
+    """Spark type strings -> the names DuckDB gives the same types (INTEGER, VARCHAR, ...), by DuckDB."""
+    import duckdb
+    from sqlglot import exp
+
+    con = duckdb.connect()
+    try:
+        out = {}
+        for t in spark_types:
+            duck = exp.DataType.build(t, dialect="spark").sql(dialect="duckdb")
+            out[t] = con.execute(f"SELECT typeof(CAST(NULL AS {duck}))").fetchall()[0][0]
+        return out
+    finally:
+        con.close()
 
 
 SESSION_OVERRIDES: tuple[Callable[[Any, Any, dict[str, object]], Any], ...] = (
@@ -720,7 +756,6 @@ SESSION_OVERRIDES: tuple[Callable[[Any, Any, dict[str, object]], Any], ...] = (
     _information_schema,
     _star_columns,
 )
-
 
 
 def transpile(
@@ -774,7 +809,9 @@ def view_columns(spark: SparkSession) -> Callable[[str], list[tuple[str, str]]]:
     return columns
 
 
-def _statement(stmt: Any, spark: SparkSession | None = None, params: dict[str, object] | None = None) -> str | None:
+def _statement(
+    stmt: Any, spark: SparkSession | None = None, params: dict[str, object] | None = None
+) -> str | None:
     from sqlglot import exp
 
     for override in OVERRIDES:
