@@ -400,6 +400,48 @@ def test_macros_become_functions_users_can_call(spark_sample, spark):
     ]
 
 
+def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
+    """Each DuckDB macro of the catalog is a Spark function of the same name (an aggregating one
+    is expanded where it is called instead); the vocabulary macros come from the trace folders
+    only (none in lifecycle) and answer as in DuckDB for every code and tier of each trace, an
+    unknown one and NULL."""
+    with query.read_only(sample_home) as con:
+        duck = {
+            f"{s}.{f}"
+            for s, f in con.execute(
+                "SELECT schema_name, function_name FROM duckdb_functions() "
+                "WHERE function_type = 'macro' AND NOT internal"
+            ).fetchall()
+            if s in VIEW_SCHEMAS
+        }
+    on_spark = {
+        f"{db}.{r[0].split('.')[-1]}"
+        for db in VIEW_SCHEMAS
+        if spark.catalog.databaseExists(db)
+        for r in spark.sql(f"SHOW USER FUNCTIONS IN {db}").collect()
+    }
+    assert on_spark | set(ws._aggregate_macros()) == duck
+    assert not any(m.startswith("lifecycle.") and m.endswith(("decode", "priority_tier")) for m in on_spark)
+    for trace in trace_names():
+        codes = f"{trace}.codes"
+        decoded = (
+            f"SELECT code_set, code, {trace}.decode(code_set, code) AS name FROM (SELECT code_set, code "
+            f"FROM {codes} UNION ALL SELECT DISTINCT code_set, 999 FROM {codes} "
+            f"UNION ALL SELECT DISTINCT code_set, NULL FROM {codes}) AS c"
+        )
+        tiers = (
+            f"SELECT p, {trace}.priority_tier(p) AS tier, {trace}.is_production(p) AS production FROM "
+            "(SELECT unnest(range(min(min_priority) - 1, max(max_priority) + 2)) AS p "
+            f"FROM {trace}.priority_tiers UNION ALL SELECT NULL) AS t"
+        )
+        checks = [(f"{trace}.decode", decoded), (f"{trace}.priority_tier", tiers)]
+        for sql in (sql for macro, sql in checks if macro in duck):
+            with query.read_only(sample_home) as con:
+                expected = query.fetch(con, sql)
+            assert len(expected.rows) > 3
+            assert_same_rows(expected, ws.fetch(spark, sql), sql)
+
+
 def test_a_macro_without_a_parameter_type_is_refused():
     with pytest.raises(ws.SparkError, match=r"macro x\.f: no Spark type for its parameter 'q'"):
         ws.transpile("CREATE OR REPLACE MACRO x.f(q) AS q + 1")
