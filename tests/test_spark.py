@@ -359,6 +359,21 @@ def test_columns_star_expressions(spark):
         assert rows == [(2, 0)]
 
 
+def test_union_by_name(spark):
+    """UNION ALL BY NAME: the left side's columns, then the right side's new ones; NULL where a
+    side lacks a column; a side reading a CTE."""
+    sql = "SELECT 1 AS a, 'x' AS b UNION ALL BY NAME SELECT 'y' AS b, 2.5::DOUBLE AS c"
+    for rows in _both(spark, sql):
+        assert sorted(rows, key=str) == [(1, "x", None), (None, "y", 2.5)]
+    assert ws.fetch(spark, sql).columns == ["a", "b", "c"]
+    cte = (
+        "WITH t AS (SELECT 1 AS a) "
+        "SELECT * FROM (SELECT a FROM t UNION ALL BY NAME SELECT 3 AS c, a + 1 AS a FROM t)"
+    )
+    for rows in _both(spark, cte):
+        assert sorted(rows, key=str) == [(1, None), (2, 3)]
+
+
 def test_information_schema_columns(spark):
     """information_schema.columns of a database: its views' columns in order, with the type names
     DuckDB's information_schema gives (INTEGER, VARCHAR, DOUBLE)."""
