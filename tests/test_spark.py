@@ -444,10 +444,12 @@ def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
             f"FROM {codes} UNION ALL SELECT DISTINCT code_set, 999 FROM {codes} "
             f"UNION ALL SELECT DISTINCT code_set, NULL FROM {codes}) AS c"
         )
-        tiers = (
+        bounds = f"{trace}.priority_tiers"
+        tiers = (  # each tier's bounds and the priorities just outside them (2019's top bound is 2^31 - 1)
             f"SELECT p, {trace}.priority_tier(p) AS tier, {trace}.is_production(p) AS production FROM "
-            "(SELECT unnest(range(min(min_priority) - 1, max(max_priority) + 2)) AS p "
-            f"FROM {trace}.priority_tiers UNION ALL SELECT NULL) AS t"
+            f"(SELECT min_priority::BIGINT - 1 AS p FROM {bounds} UNION SELECT min_priority FROM {bounds} "
+            f"UNION SELECT max_priority FROM {bounds} UNION SELECT max_priority::BIGINT + 1 FROM {bounds} "
+            "UNION ALL SELECT NULL) AS t"
         )
         checks = [(f"{trace}.decode", decoded), (f"{trace}.priority_tier", tiers)]
         for sql in (sql for macro, sql in checks if macro in duck):
