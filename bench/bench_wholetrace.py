@@ -84,7 +84,7 @@ def measure_ingest(a: argparse.Namespace) -> dict:
         sys.exit(f"stage {a.stage}: only {len(events)} {base_table} parts exist")
     stage: dict = {
         "home": str(a.home),
-        "parts": a.stage,
+        "parts": a.stage + (f" ({a.label})" if a.label else ""),
         "tables": a.tables,
         "files": len(events),
         "gz_mb": sum(f.stat().st_size for f in events) / 1e6,
@@ -340,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--write", action="store_true", help="write the RESULTS.md section from --state")
     p.add_argument("--no-compact", action="store_true", help="ingest with --no-compact")
+    p.add_argument("--label", help="shown beside the stage's parts (e.g. real parts)")
     p.add_argument(
         "--snapshot",
         type=Path,
