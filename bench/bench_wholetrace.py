@@ -197,6 +197,14 @@ def save(path: Path, state: dict) -> None:
     path.write_text(json.dumps(state, indent=1))
 
 
+def load_range(stages: list[dict]) -> str:
+    """The smallest and largest 1-minute load average seen before any measured run."""
+    runs = [s.get(k) for s in stages for k in ("floor", "bare", "ingest", "compact")]
+    runs += [r for s in stages for k in ("reports", "reports_uncompacted") for r in s.get(k, {}).values()]
+    loads = [r["load1"] for r in runs if r and r.get("load1") is not None]
+    return f"{min(loads):.0f}-{max(loads):.0f}" if loads else "?"
+
+
 def write(a: argparse.Namespace, state: dict) -> None:
     stages = list(state.get("stages", {}).values())
     for s in stages:
@@ -208,8 +216,9 @@ def write(a: argparse.Namespace, state: dict) -> None:
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/bench_wholetrace.py`.",
         "",
-        h.machine_text(mi) + " Shared: other engineers' test suites and `tracewh synth` ran beside it "
-        "(load average 10-17); the last column of each table gives the cores other processes used.",
+        h.machine_text(mi) + " Shared with other engineers' work (1-minute load average "
+        f"{load_range(stages)} before the runs); the last column of each table gives the cores other "
+        "processes used during each run: read CPU s and peak RSS, walls are inflated.",
         "",
         "**Command**: " + "; ".join(f"`{c}`" for c in state.get("commands", [])),
         "",
@@ -243,12 +252,14 @@ def write(a: argparse.Namespace, state: dict) -> None:
         "",
         "Note: the tracewh ingest also converts the stage's job_events parts (about 2% of the bytes).",
     ]
-    lines += [
-        "",
-        f"### Every google2011 report at each size (memory limit {state.get('limit', '4GB')}; one run each)",
-        "",
-    ]
     rstages = [s for s in stages if s["reports"]]  # an ingest-only step (e.g. task_usage) has none
+    if rstages:
+        lines += [
+            "",
+            "### Every google2011 report at each size "
+            f"(memory limit {state.get('limit', '4GB')}; one run each)",
+            "",
+        ]
     names = list(dict.fromkeys(n for s in rstages for n in s["reports"]))
     sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in rstages]
     head = "| report | " + " | ".join(f"wall s @ {n / 1e6:.1f} M" for n in sizes)
@@ -258,7 +269,7 @@ def write(a: argparse.Namespace, state: dict) -> None:
         + " | ".join(f"peak RSS MB @ {n / 1e6:.1f} M" for n in sizes)
         + " | wall s per 10 M (largest) | CPU s per 10 M (largest) | others (largest) |"
     )
-    lines += [head, "|---" * (3 * len(rstages) + 4) + "|"]
+    lines += [head, "|---" * (3 * len(rstages) + 4) + "|"] if rstages else []
     for name in names:
         runs = [s["reports"].get(name) for s in rstages]
         walls = [("FAIL" if not r["ok"] else f"{r['wall']:.1f}") if r else "-" for r in runs]
