@@ -3,8 +3,10 @@ else the command's default; a small limit changes how DuckDB works (it spills), 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 from conftest import SAMPLE
@@ -98,3 +100,51 @@ def test_task_times_keeps_no_aggregate_state_per_value(sample_home):
     assert "list(" in plan  # the plan text names its aggregates (the levels' list), so the check can fail
     for holistic in ("quantile", "median", "mode(", "histogram", "string_agg", "array_agg"):
         assert holistic not in plan.lower(), holistic
+
+
+def _windows(node: dict) -> Iterator[tuple[str, int]]:
+    """Every window operator of an EXPLAIN (ANALYZE, FORMAT json) plan: its expressions and rows."""
+    if "WINDOW" in node.get("type", ""):
+        projections = node.get("extra_info", {}).get("Projections", [])
+        text = " ".join(projections) if isinstance(projections, list) else str(projections)
+        yield text, int(node["intermediate_rows"])
+    for child in node.get("children", []):
+        yield from _windows(child)
+
+
+def test_alloc_usage_has_no_window_over_every_change_of_a_cell(sample_home):
+    """alloc-usage ran out of memory under 4GB at 57.6 M google2011 task events (under 256MB at
+    2.8 M): its running levels and step lengths were windows over every change point of a cell,
+    and a google2011 cell is one partition of tens of millions of rows, which a window does not
+    spill (bench/RESULTS.md, issue 13). A window partitioned by the cell alone may now see only the
+    pieces between bucket and segment edges (their number does not grow with the events); the
+    changes go to their piece by a join and an aggregate, which spill."""
+    report = reports.get("alloc-usage")
+    params = {"trace": "google2011", "cell": None, "bucket_s": 3600}
+    with query.read_only(sample_home) as con:
+        units = con.execute("SELECT meta.time_units('google2011', 3600)").fetchone()[0]
+        segments = con.execute(
+            "SELECT t0, t1 FROM lifecycle.observed_segments WHERE trace = 'google2011'"
+        ).fetchall()
+        # the change points: the starts and ends of the run attempts (the machines add more)
+        changes = con.execute(
+            "SELECT count(DISTINCT schedule_time) + count(DISTINCT end_time) FROM lifecycle.task_episodes"
+            " WHERE trace = 'google2011' AND ran"
+        ).fetchone()[0]
+        explained = con.execute("EXPLAIN (ANALYZE, FORMAT json) " + report.sql, params).fetchone()[1]
+    # the pieces by hand: every bucket edge from the first observed instant's bucket to the last
+    # one's, and every segment edge
+    first, last = min(t0 for t0, _ in segments), max(t1 for _, t1 in segments)
+    edges = {b * units for b in range(first // units, last // units + 1)}
+    edges |= {t for segment in segments for t in segment}
+    pieces = len(edges) - 1
+    assert changes > 10 * pieces  # the sample has enough changes for the check to tell
+    per_cell = [
+        (text, rows)
+        for root in json.loads(explained)["operator"]
+        for text, rows in _windows(root)
+        if "OVER (PARTITION BY cell ORDER BY" in text
+    ]
+    assert per_cell  # the pieces' own windows are there, so the check can fail
+    for text, rows in per_cell:
+        assert rows <= pieces + 1, (rows, pieces, text[:200])

@@ -11,7 +11,26 @@ WITH segs AS MATERIALIZED (
     SELECT cell, t0, t1 FROM lifecycle.observed_segments WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 bounds AS MATERIALIZED (SELECT cell, min(t0) AS t0, max(t1) AS t1 FROM segs GROUP BY cell),
-attempts AS MATERIALIZED (
+buckets AS (
+    SELECT unnest(range(min(t0) // meta.time_units($trace, $bucket_s), max(t1) // meta.time_units($trace, $bucket_s) + 1))
+           AS bucket
+    FROM bounds
+),
+-- The integrals need no window over all the changes of a cell (one partition of every change of
+-- the trace, which does not spill): time is cut into pieces at every bucket and segment edge (a
+-- small table), each change goes to its piece by a join and an aggregate, and the integral of a
+-- step function over a piece [a, b) is its level at a x (b - a) + the sum over its changes at t
+-- of change x (b - t). The level at a is a running sum over the pieces only.
+pieces AS MATERIALIZED (
+    -- [a, b) between two consecutive edges of a cell: inside one bucket, observed or not as a whole
+    SELECT cell, a, b, a // meta.time_units($trace, $bucket_s) AS bucket
+    FROM (SELECT cell, time AS a, lead(time) OVER (PARTITION BY cell ORDER BY time) AS b
+          FROM (SELECT b.cell, k.bucket * meta.time_units($trace, $bucket_s) AS time FROM bounds AS b, buckets AS k
+                UNION SELECT cell, t0 FROM segs
+                UNION SELECT cell, t1 FROM segs))
+    WHERE b IS NOT NULL
+),
+attempts AS (
     -- the run interval: an unknown start (time 0, before the data) from the first observed instant,
     -- an unknown end (no end event, 2^63-1) until the next attempt of the task or the last observed instant
     SELECT e.cell, greatest(coalesce(nullif(e.schedule_time, 0), 0), b.t0) AS s,
@@ -35,52 +54,62 @@ machine_levels AS (
     WHERE m.trace = $trace AND ($cell IS NULL OR m.cell = $cell) AND m.time < meta.after_window($trace)
     WINDOW w AS (PARTITION BY m.cell, m.machine_id ORDER BY m.time, m.seq ROWS UNBOUNDED PRECEDING)
 ),
-buckets AS (
-    SELECT unnest(range(min(t0) // meta.time_units($trace, $bucket_s), max(t1) // meta.time_units($trace, $bucket_s) + 1))
-           AS bucket
-    FROM bounds
-),
--- every change of a step function (capacity, allocation) and every bucket and segment edge, as deltas
+-- every change of a step function (capacity, allocation): a run attempt adds its request at its
+-- start and takes it back at its end
 deltas(cell, time, cap_cpu, cap_mem, cpu_all, mem_all, cpu_prod, mem_prod) AS (
     SELECT cell, time, cpu - coalesce(lag(cpu) OVER m, 0), mem - coalesce(lag(mem) OVER m, 0), 0, 0, 0, 0
     FROM machine_levels WINDOW m AS (PARTITION BY cell, machine_id ORDER BY time, seq)
-    UNION ALL SELECT cell, s, 0, 0, cpu, mem, CASE WHEN prod THEN cpu ELSE 0 END, CASE WHEN prod THEN mem ELSE 0 END
-    FROM attempts WHERE e > s
-    UNION ALL SELECT cell, e, 0, 0, -cpu, -mem, CASE WHEN prod THEN -cpu ELSE 0 END, CASE WHEN prod THEN -mem ELSE 0 END
-    FROM attempts WHERE e > s
-    UNION ALL SELECT b.cell, k.bucket * meta.time_units($trace, $bucket_s), 0, 0, 0, 0, 0, 0 FROM bounds AS b, buckets AS k
-    UNION ALL SELECT cell, t0, 0, 0, 0, 0, 0, 0 FROM segs
-    UNION ALL SELECT cell, t1, 0, 0, 0, 0, 0, 0 FROM segs
+    UNION ALL
+    SELECT a.cell, CASE WHEN k.sign > 0 THEN a.s ELSE a.e END, 0, 0, k.sign * a.cpu, k.sign * a.mem,
+           CASE WHEN a.prod THEN k.sign * a.cpu ELSE 0 END, CASE WHEN a.prod THEN k.sign * a.mem ELSE 0 END
+    FROM attempts AS a CROSS JOIN (VALUES (1), (-1)) AS k(sign)
+    WHERE a.e > a.s
 ),
-points AS (
-    SELECT cell, time, sum(cap_cpu) AS cap_cpu, sum(cap_mem) AS cap_mem, sum(cpu_all) AS cpu_all,
-           sum(mem_all) AS mem_all, sum(cpu_prod) AS cpu_prod, sum(mem_prod) AS mem_prod
-    FROM deltas GROUP BY cell, time
+placed AS (
+    -- per piece: the sum of its changes (d_) and their integral up to the piece's end (w_); a change
+    -- after the last edge of its cell changes nothing observed
+    SELECT p.cell, p.a,
+           sum(d.cap_cpu) AS d_cap_cpu, sum(d.cap_mem) AS d_cap_mem, sum(d.cpu_all) AS d_cpu_all,
+           sum(d.mem_all) AS d_mem_all, sum(d.cpu_prod) AS d_cpu_prod, sum(d.mem_prod) AS d_mem_prod,
+           sum(d.cap_cpu * meta.seconds($trace, p.b - d.time)) AS w_cap_cpu,
+           sum(d.cap_mem * meta.seconds($trace, p.b - d.time)) AS w_cap_mem,
+           sum(d.cpu_all * meta.seconds($trace, p.b - d.time)) AS w_cpu_all,
+           sum(d.mem_all * meta.seconds($trace, p.b - d.time)) AS w_mem_all,
+           sum(d.cpu_prod * meta.seconds($trace, p.b - d.time)) AS w_cpu_prod,
+           sum(d.mem_prod * meta.seconds($trace, p.b - d.time)) AS w_mem_prod
+    FROM deltas AS d
+    JOIN pieces AS p ON p.cell IS NOT DISTINCT FROM d.cell
+                    AND p.bucket = d.time // meta.time_units($trace, $bucket_s) AND d.time >= p.a AND d.time < p.b
+    GROUP BY p.cell, p.a
 ),
 steps AS (
-    -- the level after each point holds until the next point of its cell; bucket and segment edges are
-    -- points, so no step crosses one
-    SELECT cell, time, time // meta.time_units($trace, $bucket_s) AS bucket,
-           meta.seconds($trace, lead(time) OVER o - time) AS len_s,
-           sum(cap_cpu) OVER c AS cap_cpu, sum(cap_mem) OVER c AS cap_mem, sum(cpu_all) OVER c AS cpu_all,
-           sum(mem_all) OVER c AS mem_all, sum(cpu_prod) OVER c AS cpu_prod, sum(mem_prod) OVER c AS mem_prod
-    FROM points
-    WINDOW o AS (PARTITION BY cell ORDER BY time), c AS (PARTITION BY cell ORDER BY time ROWS UNBOUNDED PRECEDING)
+    -- each piece's integrals: the level at its start (the changes of the earlier pieces) x its length
+    -- plus its own changes' integrals
+    SELECT cell, a, bucket, len_s,
+           coalesce(sum(d_cap_cpu) OVER c, 0) * len_s + coalesce(w_cap_cpu, 0) AS cap_cpu,
+           coalesce(sum(d_cap_mem) OVER c, 0) * len_s + coalesce(w_cap_mem, 0) AS cap_mem,
+           coalesce(sum(d_cpu_all) OVER c, 0) * len_s + coalesce(w_cpu_all, 0) AS cpu_all,
+           coalesce(sum(d_mem_all) OVER c, 0) * len_s + coalesce(w_mem_all, 0) AS mem_all,
+           coalesce(sum(d_cpu_prod) OVER c, 0) * len_s + coalesce(w_cpu_prod, 0) AS cpu_prod,
+           coalesce(sum(d_mem_prod) OVER c, 0) * len_s + coalesce(w_mem_prod, 0) AS mem_prod
+    FROM (SELECT p.cell, p.a, p.bucket, meta.seconds($trace, p.b - p.a) AS len_s,
+                 d.d_cap_cpu, d.d_cap_mem, d.d_cpu_all, d.d_mem_all, d.d_cpu_prod, d.d_mem_prod,
+                 d.w_cap_cpu, d.w_cap_mem, d.w_cpu_all, d.w_mem_all, d.w_cpu_prod, d.w_mem_prod
+          FROM pieces AS p LEFT JOIN placed AS d ON d.cell IS NOT DISTINCT FROM p.cell AND d.a = p.a)
+    WINDOW c AS (PARTITION BY cell ORDER BY a ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
 observed AS (
-    -- only the steps inside an observed segment count: the time of a missing part never does
+    -- only the pieces inside an observed segment count: the time of a missing part never does
     SELECT s.* FROM steps AS s
-    SEMI JOIN segs AS g ON g.cell IS NOT DISTINCT FROM s.cell AND s.time >= g.t0 AND s.time < g.t1
-    WHERE s.len_s IS NOT NULL
+    SEMI JOIN segs AS g ON g.cell IS NOT DISTINCT FROM s.cell AND s.a >= g.t0 AND s.a < g.t1
 ),
 integrals AS (
     SELECT bucket, max(len_s) AS len_s, sum(cap_cpu) AS cap_cpu, sum(cap_mem) AS cap_mem,
            sum(cpu_all) AS cpu_all, sum(mem_all) AS mem_all, sum(cpu_prod) AS cpu_prod, sum(mem_prod) AS mem_prod
     FROM (
         -- per cell first: the observed seconds of a bucket are those of its most observed cell
-        SELECT cell, bucket, sum(len_s) AS len_s, sum(cap_cpu * len_s) AS cap_cpu, sum(cap_mem * len_s) AS cap_mem,
-               sum(cpu_all * len_s) AS cpu_all, sum(mem_all * len_s) AS mem_all,
-               sum(cpu_prod * len_s) AS cpu_prod, sum(mem_prod * len_s) AS mem_prod
+        SELECT cell, bucket, sum(len_s) AS len_s, sum(cap_cpu) AS cap_cpu, sum(cap_mem) AS cap_mem,
+               sum(cpu_all) AS cpu_all, sum(mem_all) AS mem_all, sum(cpu_prod) AS cpu_prod, sum(mem_prod) AS mem_prod
         FROM observed GROUP BY cell, bucket
     )
     GROUP BY bucket
@@ -108,7 +137,9 @@ per_bucket AS (
 rows AS (
     SELECT 'per bucket' AS section, bucket, * EXCLUDE (bucket) FROM per_bucket
     UNION ALL
-    SELECT 'whole window', NULL, sum(COLUMNS(* EXCLUDE (bucket))) FROM per_bucket
+    SELECT 'whole window', NULL, sum(len_s), sum(cap_cpu), sum(cap_mem), sum(cpu_all), sum(mem_all), sum(cpu_prod),
+           sum(mem_prod), sum(used_cpu_all), sum(used_mem_all), sum(used_cpu_prod), sum(used_mem_prod)
+    FROM per_bucket
 )
 SELECT
     section,
