@@ -260,6 +260,133 @@ def test_unpivot_and_parallel_unnest(spark):
     assert ws.fetch(spark, zipped).rows == [(1, "x"), (2, "y"), (3, None)]
 
 
+def _both(spark, sql, params=None):
+    """The rows of one DuckDB query in DuckDB itself and on Spark through the override layer."""
+    con = duckdb.connect()
+    try:
+        duck = con.execute(sql, params or {}).fetchall()
+    finally:
+        con.close()
+    return duck, ws.fetch(spark, sql, params).rows
+
+
+def test_generate_subscripts_beside_unnest(spark):
+    """generate_subscripts(l, 1) numbers the elements 1..n beside unnest(l) (cast per element);
+    an empty list has no row; the lateral form of ali-job."""
+    sql = "SELECT generate_subscripts(l, 1) AS i, unnest(l)::DOUBLE AS x FROM (SELECT [10, 20, 30] AS l)"
+    assert all(rows == [(1, 10.0), (2, 20.0), (3, 30.0)] for rows in _both(spark, sql))
+    empty = "SELECT generate_subscripts([]::INTEGER[], 1) AS i"
+    assert _both(spark, empty) == ([], [])
+    lateral = """
+    SELECT t.name, p.parent, p.k
+    FROM (VALUES ('a', [7, 5]), ('b', [])) AS t(name, ps)
+    CROSS JOIN LATERAL (SELECT unnest(t.ps) AS parent, generate_subscripts(t.ps, 1) AS k) AS p
+    """
+    assert all(sorted(rows) == [("a", 5, 2), ("a", 7, 1)] for rows in _both(spark, lateral))
+
+
+def test_a_computed_list_index_counts_from_one(spark):
+    """l[i]: element i counting from 1; out of range NULL (a literal index sqlglot shifts itself)."""
+    sql = "SELECT i, l[i] AS v, l[2] AS second FROM (SELECT [7, 8, 9] AS l), (VALUES (1), (3), (4)) AS t(i)"
+    expected = [(1, 7, 8), (3, 9, 8), (4, None, 8)]
+    assert all(sorted(rows) == expected for rows in _both(spark, sql))
+
+
+def test_row_number_without_order_is_the_same_numbering_each_time(spark):
+    """row_number() OVER (): some numbering 1..n; a CTE read twice gets the same one (Spark
+    evaluates it twice: ordered by the other columns, x pairs with itself)."""
+    sql = """
+    WITH g AS (SELECT x, row_number() OVER () AS id FROM (VALUES ('b'), ('a'), ('c')) AS t(x))
+    SELECT a.x, b.x AS y, a.id FROM g AS a JOIN g AS b USING (id)
+    """
+    for rows in _both(spark, sql):
+        assert sorted((x, y) for x, y, _ in rows) == [("a", "a"), ("b", "b"), ("c", "c")]
+        assert sorted(i for _, _, i in rows) == [1, 2, 3]
+
+
+def test_a_named_window_as_an_operand(spark):
+    """lead(x) OVER w - x: the next x minus this one (1 -> 4: 3, 4 -> 9: 5, last: NULL)."""
+    sql = "SELECT x, lead(x) OVER w - x AS d FROM (VALUES (1), (4), (9)) AS t(x) WINDOW w AS (ORDER BY x)"
+    assert all(sorted(rows, key=str) == [(1, 3), (4, 5), (9, None)] for rows in _both(spark, sql))
+
+
+def test_an_ordered_list_with_a_filter(spark):
+    """list(v ORDER BY v DESC) FILTER (v > 1) per k: k=1 keeps 3, 2 in that order; k=2 keeps no
+    row: NULL (not []); list(v ORDER BY o) keeps a NULL element in its place."""
+    sql = """
+    SELECT k, list(v ORDER BY v DESC) FILTER (v > 1) AS l, list(w ORDER BY v) AS m
+    FROM (VALUES (1, 1, 'x'), (1, 3, NULL), (1, 2, 'z'), (2, 1, 'y')) AS t(k, v, w) GROUP BY k
+    """
+    expected = [(1, [3, 2], ["x", "z", None]), (2, None, ["y"])]
+    assert all(sorted(rows) == expected for rows in _both(spark, sql))
+
+
+def test_a_window_frame_bound_from_parameters(spark):
+    """ROWS BETWEEN greatest($w // $b, 1) - 1 PRECEDING: w=7, b=3 -> 1 row before (sums 1, 1+2,
+    2+4, 4+8); w=1, b=3 -> the row alone."""
+    sql = """
+    SELECT x, sum(x) OVER (ORDER BY x ROWS BETWEEN greatest($w // $b, 1) - 1 PRECEDING AND CURRENT ROW) AS s
+    FROM (VALUES (1), (2), (4), (8)) AS t(x)
+    """
+    for rows in _both(spark, sql, {"w": 7, "b": 3}):
+        assert sorted(rows) == [(1, 1), (2, 3), (4, 6), (8, 12)]
+    for rows in _both(spark, sql, {"w": 1, "b": 3}):
+        assert sorted(rows) == [(1, 1), (2, 2), (4, 4), (8, 8)]
+
+
+def test_columns_star_expressions(spark):
+    """COLUMNS(p.* EXCLUDE (bucket)) inside a function: one column per column of p but bucket,
+    named as it; over a CTE that is itself expanded; a regex form; a parameter in a CTE before."""
+    ctes = """
+    WITH p AS (SELECT * FROM (VALUES (1, 2, NULL::INTEGER), (3, 5, 7)) AS t(bucket, a, b) WHERE bucket < $n),
+    q AS (
+        SELECT k.bucket, coalesce(COLUMNS(p.* EXCLUDE (bucket)), 0)
+        FROM (VALUES (1), (2)) AS k(bucket) LEFT JOIN p USING (bucket)
+    )
+    """
+    params = {"n": 3}
+    filled = ctes + "SELECT * FROM q"
+    # bucket 1: a 2, b NULL -> 0; bucket 2: no row of p -> 0, 0; bucket 3 is left out by $n
+    for rows in _both(spark, filled, params):
+        assert sorted(rows) == [(1, 2, 0), (2, 0, 0)]
+    assert ws.fetch(spark, filled, params).columns == ["bucket", "a", "b"]
+    total = ctes + "SELECT 'total' AS what, sum(COLUMNS(* EXCLUDE (bucket))) FROM q"
+    for rows in _both(spark, total, params):
+        assert rows == [("total", 2, 0)]
+    assert ws.fetch(spark, total, params).columns == ["what", "a", "b"]
+    regex = ctes + "SELECT max(COLUMNS('^(a|b)$')) AS top FROM q"
+    for rows in _both(spark, regex, params):
+        assert rows == [(2, 0)]
+
+
+def test_information_schema_columns(spark):
+    """information_schema.columns of a database: its views' columns in order, with the type names
+    DuckDB's information_schema gives (INTEGER, VARCHAR, DOUBLE)."""
+    spark.sql("CREATE DATABASE IF NOT EXISTS tracewh_test_schema")
+    try:
+        spark.sql("CREATE OR REPLACE VIEW tracewh_test_schema.v AS SELECT 1 AS x, 'a' AS y, 2.5D AS z")
+        rows = ws.fetch(
+            spark,
+            "SELECT table_name, column_name, ordinal_position, data_type FROM information_schema.columns "
+            "WHERE table_schema = 'tracewh_test_schema' ORDER BY ordinal_position",
+        ).rows
+        assert rows == [("v", "x", 1, "INTEGER"), ("v", "y", 2, "VARCHAR"), ("v", "z", 3, "DOUBLE")]
+    finally:
+        spark.sql("DROP DATABASE tracewh_test_schema CASCADE")
+
+
+def test_the_job_dag_step_on_spark(spark):
+    """ali-job's Python step: job 1 -> 2 (run 10 then 5) and 1 -> 3 (run 20): levels 0, 1, 1; the
+    critical path 1, 3 (30 s against 15 s); no cycle."""
+    tasks = spark.createDataFrame(
+        [(1, [], 10.0), (2, [1], 5.0), (3, [1], 20.0)],
+        "task_id BIGINT, parent_task_ids ARRAY<BIGINT>, run_s DOUBLE",
+    )
+    ws.register_job_dag(spark, tasks)
+    rows = sorted(tuple(r) for r in spark.sql("SELECT * FROM job_dag").collect())
+    assert rows == [(1, 0, True, False), (2, 1, False, False), (3, 1, True, False)]
+
+
 def test_macros_become_functions_users_can_call(spark_sample, spark):
     """The DuckDB macros are Spark SQL functions of the same name (hand values: time 600 s is the
     trace start 2011-05-01 23:00 UTC; 0 is before the window)."""
@@ -271,6 +398,48 @@ def test_macros_become_functions_users_can_call(spark_sample, spark):
     assert rows == [
         ("before_window", dt.datetime(2011, 5, 1, 23, 0, 1, tzinfo=dt.timezone.utc), "dag_dependent", [7, 9])
     ]
+
+
+def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
+    """Each DuckDB macro of the catalog is a Spark function of the same name (an aggregating one
+    is expanded where it is called instead); the vocabulary macros come from the trace folders
+    only (none in lifecycle) and answer as in DuckDB for every code and tier of each trace, an
+    unknown one and NULL."""
+    with query.read_only(sample_home) as con:
+        duck = {
+            f"{s}.{f}"
+            for s, f in con.execute(
+                "SELECT schema_name, function_name FROM duckdb_functions() "
+                "WHERE function_type = 'macro' AND NOT internal"
+            ).fetchall()
+            if s in VIEW_SCHEMAS
+        }
+    on_spark = {
+        f"{db}.{r[0].split('.')[-1]}"
+        for db in VIEW_SCHEMAS
+        if spark.catalog.databaseExists(db)
+        for r in spark.sql(f"SHOW USER FUNCTIONS IN {db}").collect()
+    }
+    assert on_spark | set(ws._aggregate_macros()) == duck
+    assert not any(m.startswith("lifecycle.") and m.endswith(("decode", "priority_tier")) for m in on_spark)
+    for trace in trace_names():
+        codes = f"{trace}.codes"
+        decoded = (
+            f"SELECT code_set, code, {trace}.decode(code_set, code) AS name FROM (SELECT code_set, code "
+            f"FROM {codes} UNION ALL SELECT DISTINCT code_set, 999 FROM {codes} "
+            f"UNION ALL SELECT DISTINCT code_set, NULL FROM {codes}) AS c"
+        )
+        tiers = (
+            f"SELECT p, {trace}.priority_tier(p) AS tier, {trace}.is_production(p) AS production FROM "
+            "(SELECT unnest(range(min(min_priority) - 1, max(max_priority) + 2)) AS p "
+            f"FROM {trace}.priority_tiers UNION ALL SELECT NULL) AS t"
+        )
+        checks = [(f"{trace}.decode", decoded), (f"{trace}.priority_tier", tiers)]
+        for sql in (sql for macro, sql in checks if macro in duck):
+            with query.read_only(sample_home) as con:
+                expected = query.fetch(con, sql)
+            assert len(expected.rows) > 3
+            assert_same_rows(expected, ws.fetch(spark, sql), sql)
 
 
 def test_a_macro_without_a_parameter_type_is_refused():

@@ -162,7 +162,13 @@ def layout_job(
 
 def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.RecordBatchReader) -> None:
     """Lay out the one job of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s)
-    and register the view ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle).
+    and register the view ``job_dag`` (job_dag_table)."""
+    con.register("job_dag", job_dag_table(tasks))
+
+
+def job_dag_table(tasks: pa.Table | pa.RecordBatchReader) -> pa.Table:
+    """The rows of ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle) for the one job
+    of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s).
 
     Rows without a task_id (task_<base64>, MergeTask, unparsed names) belong to the job but not to its DAG."""
     from tracewh.errors import UsageError
@@ -188,16 +194,13 @@ def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.Record
     known = not stuck and all(r is not None for _, r in nodes.values())
     on_path = set(path)
     ids = sorted(nodes)
-    con.register(
-        "job_dag",
-        pa.table(
-            {
-                "task_id": pa.array(ids, pa.int64()),
-                "level": pa.array([level.get(t) for t in ids], pa.int64()),
-                "on_critical_path": pa.array([t in on_path if known else None for t in ids], pa.bool_()),
-                "on_or_behind_cycle": pa.array([t in stuck for t in ids], pa.bool_()),
-            }
-        ),
+    return pa.table(
+        {
+            "task_id": pa.array(ids, pa.int64()),
+            "level": pa.array([level.get(t) for t in ids], pa.int64()),
+            "on_critical_path": pa.array([t in on_path if known else None for t in ids], pa.bool_()),
+            "on_or_behind_cycle": pa.array([t in stuck for t in ids], pa.bool_()),
+        }
     )
 
 

@@ -172,20 +172,16 @@ def _quantile(node: exp.Expression) -> exp.Expression:
 def _constant(levels: exp.Expression) -> exp.Expression:
     """Spark wants the levels of percentile as a literal: a constant DuckDB expression (e.g.
     ``list_transform(range(101), lambda x: x / 100)``) is evaluated here, by DuckDB itself."""
-    import duckdb
     from sqlglot import exp
 
     if isinstance(levels, exp.Literal) or (
         isinstance(levels, exp.Array) and all(isinstance(e, exp.Literal) for e in levels.expressions)
     ):
         return levels
-    con = duckdb.connect()
     try:
-        value: Any = con.execute(f"SELECT {levels.sql(dialect='duckdb')}").fetchall()[0][0]
-    except duckdb.Error:
+        value = _evaluate(levels)
+    except SparkError:
         return levels  # not a constant: Spark will say so
-    finally:
-        con.close()
     if isinstance(value, list):
         return exp.Array(expressions=[exp.Literal.number(repr(float(v))) for v in value])
     return exp.Literal.number(repr(float(value)))
@@ -236,12 +232,16 @@ def _intervals(node: exp.Expression) -> exp.Expression:
 
 
 def _ordered_list(node: exp.Expression) -> exp.Expression:
-    """list(x ORDER BY k): sqlglot drops the ORDER BY (collect_list has none). Collect (k, x)
-    pairs, sort them, keep x. NULL x are dropped by collect_list (DuckDB keeps them)."""
+    """list(x ORDER BY k) [FILTER (cond)]: sqlglot drops the ORDER BY (collect_list has none).
+    Collect (k, x) pairs (of the rows the filter keeps), sort them, keep x; NULL x are kept, as in
+    DuckDB. No row collected: NULL, as DuckDB's list (collect_list gives [])."""
     from sqlglot import exp
 
+    original, where = node, None
+    if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg):
+        where, node = node.expression, node.this
     if not (isinstance(node, exp.ArrayAgg) and isinstance(node.this, exp.Order)):
-        return node
+        return original
     order = node.this
     value = order.this
     keys = order.expressions
@@ -249,7 +249,11 @@ def _ordered_list(node: exp.Expression) -> exp.Expression:
     for i, k in enumerate(keys):
         fields += [exp.Literal.string(f"k{i}"), k.this]
     fields += [exp.Literal.string("v"), value]
-    collected = exp.Anonymous(this="collect_list", expressions=[exp.func("named_struct", *fields)])
+    collected: exp.Expression = exp.Anonymous(
+        this="collect_list", expressions=[exp.func("named_struct", *fields)]
+    )
+    if where is not None:
+        collected = exp.Filter(this=collected, expression=where)
     ordered: exp.Expression = exp.Anonymous(this="array_sort", expressions=[collected])
     if all(k.args.get("desc") for k in keys):
         ordered = exp.Anonymous(this="reverse", expressions=[ordered])
@@ -259,7 +263,27 @@ def _ordered_list(node: exp.Expression) -> exp.Expression:
         this=exp.Dot(this=exp.to_identifier("e"), expression=exp.to_identifier("v")),
         expressions=[exp.to_identifier("e")],
     )
-    return exp.Anonymous(this="transform", expressions=[ordered, lam])
+    values = exp.Anonymous(this="transform", expressions=[ordered, lam])
+    some = exp.GT(
+        this=exp.Anonymous(this="size", expressions=[collected.copy()]), expression=exp.Literal.number(0)
+    )
+    return exp.Case(ifs=[exp.If(this=some, true=values)])
+
+
+def _list_index(node: exp.Expression) -> exp.Expression:
+    """``l[i]`` with a computed index: DuckDB counts from 1 and gives NULL out of range; sqlglot
+    shifts literal indexes only. Spark's ``try_element_at(l, i)`` counts from 1, NULL out of range;
+    it wants an INT index (a computed key of a MAP is not supported: the cast fails or mismatches)."""
+    from sqlglot import exp
+
+    if (
+        isinstance(node, exp.Bracket)
+        and len(node.expressions) == 1
+        and not isinstance(node.expressions[0], exp.Literal | exp.Slice)
+    ):
+        index = exp.Cast(this=node.expressions[0], to=exp.DataType.build("INT"))
+        return exp.Anonymous(this="try_element_at", expressions=[node.this, index])
+    return node
 
 
 def _hugeint(node: exp.Expression) -> exp.Expression:
@@ -415,6 +439,90 @@ def _named_parameter(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _cast_unnest(node: exp.Expression) -> exp.Expression:
+    """``unnest(l)::T`` (a cast of each element): Spark does not nest a generator in an
+    expression, so the list is cast instead, ``explode(CAST(l AS ARRAY<T>))``, the same values."""
+    from sqlglot import exp
+
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Explode)
+        and not node.this.args.get("expressions")
+    ):
+        to = exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[node.to.copy()], nested=True)
+        return exp.Explode(this=exp.Cast(this=node.this.this, to=to))
+    return node
+
+
+def _generate_subscripts(node: exp.Expression) -> exp.Expression:
+    """``generate_subscripts(l, 1)``: one row per index 1..len(l) (none for an empty or NULL list),
+    a set-returning function like unnest: Spark's ``explode`` of the list's indices, which
+    _parallel_unnest then zips with an ``unnest(l)`` beside it."""
+    from sqlglot import exp
+
+    if not _anonymous(node, "generate_subscripts"):
+        return node
+    if len(node.expressions) != 2 or node.expressions[1].sql() != "1":
+        raise SparkError("generate_subscripts(list, dim) has a Spark form for dimension 1 only")
+    # transform(l, (x, i) -> i + 1): the 1-based indices, as long as the list (empty, NULL alike)
+    index = exp.Cast(
+        this=exp.Add(this=exp.to_identifier("i"), expression=exp.Literal.number(1)),
+        to=exp.DataType.build("BIGINT"),
+    )
+    lam = exp.Lambda(this=index, expressions=[exp.to_identifier("x"), exp.to_identifier("i")])
+    return exp.Explode(this=exp.Anonymous(this="transform", expressions=[node.expressions[0], lam]))
+
+
+def _paren_named_window(node: exp.Expression) -> exp.Expression:
+    """``f() OVER w - x`` (a named window as an operand): Spark's parser reads ``w - x`` as one
+    (invalid) dashed identifier; ``(f() OVER w) - x`` means the same."""
+    from sqlglot import exp
+
+    if (
+        isinstance(node, exp.Window)
+        and node.args.get("over")
+        and isinstance(node.args.get("alias"), exp.Identifier)
+        and not node.args.get("partition_by")
+        and not node.args.get("order")
+        and not node.args.get("spec")
+        and isinstance(node.parent, exp.Binary)
+    ):
+        return exp.Paren(this=node)
+    return node
+
+
+def _unordered_row_number(node: exp.Expression) -> exp.Expression:
+    """``row_number() OVER ()`` numbers the rows in no stated order; Spark wants an ORDER BY. The
+    rows are ordered by the other columns of the SELECT, so the numbering is the same each time the
+    query (or a CTE read twice) is evaluated; rows equal on all of them differ only by their number."""
+    from sqlglot import exp
+
+    if not (
+        isinstance(node, exp.Window)
+        and isinstance(node.this, exp.RowNumber)
+        and not node.args.get("order")
+        and not node.args.get("partition_by")
+        and not node.args.get("alias")
+    ):
+        return node
+    select = node.find_ancestor(exp.Select)
+    if select is None:
+        return node
+    keys = []
+    for item in select.expressions:
+        value = item.this if isinstance(item, exp.Alias) else item
+        if value.find(exp.Star):
+            raise SparkError("row_number() OVER () beside a * has no Spark form: name the columns")
+        if value.find(exp.Window):
+            continue  # this row number (or another window function)
+        keys.append(exp.Ordered(this=value.copy(), nulls_first=True))
+    if not keys:
+        raise SparkError("row_number() OVER () with no other column to order by has no Spark form")
+    node = node.copy()
+    node.set("order", exp.Order(expressions=keys))
+    return node
+
+
 # Text rewrites (before parsing) and AST rewrites (after), in order.
 TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot, rewrite_len)
 OVERRIDES: tuple[Callable[[Any], Any], ...] = (
@@ -423,22 +531,241 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _not_materialized,
     _table_range,
     _from_range,
+    _generate_subscripts,
+    _cast_unnest,
     _parallel_unnest,
+    _paren_named_window,
+    _unordered_row_number,
     _regex_named_groups,
     _quantile,
     _regexp_full_match,
     _timezone,
     _intervals,
     _ordered_list,
+    _list_index,
     _hugeint,
 )
 
 
-def transpile(text: str, spark: SparkSession | None = None) -> list[str]:
+# Rewrites that need what a statement alone does not say: the parameters' values, or the columns
+# of the relations it reads (asked of the Spark session, which has the views registered).
+
+
+def _frame_bounds(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
+    """A window frame bound computed from parameters (``ROWS BETWEEN greatest($w // $b, 1) - 1
+    PRECEDING``): Spark wants a literal, so the bound is evaluated (by DuckDB, with the values
+    given) and written as the number."""
+    from sqlglot import exp
+
+    for spec in list(stmt.find_all(exp.WindowSpec)):
+        for side in ("start", "end"):
+            bound = spec.args.get(side)
+            if not isinstance(bound, exp.Expression) or isinstance(bound, exp.Literal):
+                continue
+            for p in list(bound.find_all(exp.Placeholder)):
+                if p.name not in params:
+                    raise SparkError(f"a window frame bound uses the parameter ${p.name}, which has no value")
+                p.replace(exp.convert(params[p.name]))
+            value = _evaluate(bound)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SparkError(f"window frame bound {bound.sql(dialect='duckdb')} is not a whole number")
+            spec.set(side, exp.Literal.number(value))
+    return stmt
+
+
+def _evaluate(expression: exp.Expression) -> Any:
+    """The value of a constant DuckDB expression, computed by DuckDB."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        return con.execute(f"SELECT {expression.sql(dialect='duckdb')}").fetchall()[0][0]
+    except duckdb.Error as e:
+        raise SparkError(f"{expression.sql(dialect='duckdb')}: not a constant ({e})") from e
+    finally:
+        con.close()
+
+
+def _star_columns(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
+    """DuckDB's star expression ``f(COLUMNS(rel.* EXCLUDE (a)), ...)`` (or ``COLUMNS('regex')``):
+    one select item per column the star stands for, ``f(rel.c, ...) AS c`` (the item's own alias
+    if it has one), as DuckDB expands it. The columns are those Spark resolves for the star over the
+    same FROM clause and the CTEs before it (earlier COLUMNS expanded first)."""
+    from sqlglot import exp
+
+    while True:
+        pending = list(stmt.find_all(exp.Columns))
+        if not pending:
+            return stmt
+        for node in pending:
+            select = node.find_ancestor(exp.Select)
+            if select is None:
+                raise SparkError("COLUMNS(...) outside a SELECT has no Spark form")
+            inner = node.this
+            star = inner if not (isinstance(inner, exp.Literal) and inner.is_string) else exp.Star()
+            probe = _scope_probe(select, star)
+            if probe.find(exp.Columns) is None:
+                break
+        else:
+            raise SparkError("COLUMNS(...) over columns that are themselves a COLUMNS(...) has no Spark form")
+        if spark is None:
+            raise SparkError("COLUMNS(...) needs the Spark session that resolves its columns")
+        names = _probe_columns(spark, probe, params)
+        if isinstance(inner, exp.Literal):
+            pattern = re.compile(inner.this)
+            names = [n for n in names if pattern.search(n)]
+        if len(set(n.lower() for n in names)) != len(names):
+            raise SparkError(f"COLUMNS({inner.sql(dialect='duckdb')}): the names are ambiguous: {names}")
+        table = inner.args.get("table") if isinstance(inner, exp.Column) else None
+        items = []
+        for item in select.expressions:
+            if not any(c.this == inner for c in item.find_all(exp.Columns)):
+                items.append(item)
+                continue
+            for name in names:
+                column = exp.column(name, table=table.copy() if table else None, quoted=True)
+                value = item.this if isinstance(item, exp.Alias) else item
+                value = value.copy().transform(
+                    lambda n, column=column, inner=inner: (
+                        column.copy() if isinstance(n, exp.Columns) and n.this == inner else n
+                    )
+                )
+                alias = (
+                    item.args["alias"].copy()
+                    if isinstance(item, exp.Alias)
+                    else exp.to_identifier(name, quoted=True)
+                )
+                items.append(exp.Alias(this=value, alias=alias))
+        select.set("expressions", items)
+
+
+def _scope_probe(select: exp.Select, star: exp.Expression) -> exp.Select:
+    """``SELECT <star> FROM <select's FROM and joins>`` with the CTEs visible there (those before
+    the CTE it is in): the query whose columns a star of ``select`` stands for."""
+    from sqlglot import exp
+
+    probe = select.copy()
+    probe.set("expressions", [star.copy()])
+    for arg in ("where", "group", "having", "qualify", "order", "limit", "offset", "windows", "distinct"):
+        probe.set(arg, None)
+    ctes: list[exp.Expression] = []
+    path = {id(select)}  # the select and the nodes it is in
+    node = select.parent
+    while node is not None:
+        with_ = node.args.get("with_")
+        if isinstance(with_, exp.With):
+            visible = []
+            for cte in with_.expressions:
+                if id(cte) in path:
+                    break
+                visible.append(cte.copy())
+            ctes = visible + ctes
+        path.add(id(node))
+        node = node.parent
+    own = probe.args.get("with_")
+    if ctes or own:
+        probe.set("with_", exp.With(expressions=ctes + (list(own.expressions) if own else [])))
+    return probe
+
+
+def _probe_columns(spark: SparkSession, probe: exp.Select, params: dict[str, object]) -> list[str]:
+    """The column names Spark resolves for a probe query (analysed, not run); a parameter without
+    a value is NULL there (the names do not depend on it)."""
+    from sqlglot import exp
+
+    unbound = probe.transform(
+        lambda n: exp.Null() if isinstance(n, exp.Placeholder) and n.name not in params else n
+    )
+    text = unbound.sql(dialect="spark")
+    args = {k: v for k, v in params.items() if f":{k}" in text}
+    return list(_run(spark, text, "the columns of COLUMNS(...)", args).columns)
+
+
+def _information_schema(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
+    """``information_schema.columns`` (table_schema, table_name, column_name, ordinal_position,
+    data_type as DuckDB names the type): Spark has no such view; the rows are read from the
+    session's catalog (of the databases a ``table_schema = '...'`` / ``IN (...)`` condition names,
+    else all) and put in the query as VALUES."""
+    from sqlglot import exp
+
+    for table in list(stmt.find_all(exp.Table)):
+        if table.args.get("db") is None or table.db.lower() != "information_schema":
+            continue
+        if table.name.lower() != "columns":
+            raise SparkError(f"information_schema.{table.name} has no Spark form (only columns)")
+        if spark is None:
+            raise SparkError("information_schema.columns needs the Spark session whose catalog it lists")
+        select = table.find_ancestor(exp.Select)
+        named: set[str] = set()
+        for cond in select.find_all(exp.EQ, exp.In) if select is not None else []:
+            if isinstance(cond.this, exp.Column) and cond.this.name.lower() == "table_schema":
+                values = [cond.expression] if isinstance(cond, exp.EQ) else cond.expressions
+                named |= {v.this for v in values if isinstance(v, exp.Literal) and v.is_string}
+        dbs = sorted(named) if named else sorted(d.name for d in spark.catalog.listDatabases())
+        rows = []
+        for db in dbs:
+            if not spark.catalog.databaseExists(db):
+                continue
+            # the catalog's views and tables (a report step's temporary views are no database's)
+            tables = [t for t in spark.catalog.listTables(db) if not t.isTemporary]
+            for t in sorted(tables, key=lambda t: t.name):
+                for i, c in enumerate(spark.catalog.listColumns(f"{db}.{t.name}"), start=1):
+                    rows.append((db, t.name, c.name, i, c.dataType))
+        names = _duckdb_type_names({r[4] for r in rows})
+        rows = [(*r[:4], names[r[4]]) for r in rows]
+        columns = ["table_schema", "table_name", "column_name", "ordinal_position", "data_type"]
+        alias = table.alias or "columns"
+        if rows:
+            relation: exp.Expression = exp.values(rows, alias=alias, columns=columns)
+        else:
+            empty = exp.select(
+                *(
+                    exp.alias_(exp.cast(exp.Null(), "BIGINT" if c == "ordinal_position" else "STRING"), c)
+                    for c in columns
+                )
+            ).where(exp.false())
+            relation = empty.subquery(alias)
+        table.replace(relation)
+    return stmt
+
+
+def _duckdb_type_names(spark_types: set[str]) -> dict[str, str]:
+    """Spark type strings -> the names DuckDB gives the same types (INTEGER, VARCHAR, ...), by DuckDB."""
+    import duckdb
+    from sqlglot import exp
+
+    con = duckdb.connect()
+    try:
+        out = {}
+        for t in spark_types:
+            duck = exp.DataType.build(t, dialect="spark").sql(dialect="duckdb")
+            out[t] = con.execute(f"SELECT typeof(CAST(NULL AS {duck}))").fetchall()[0][0]
+        return out
+    finally:
+        con.close()
+
+
+SESSION_OVERRIDES: tuple[Callable[[Any, Any, dict[str, object]], Any], ...] = (
+    _frame_bounds,
+    _information_schema,
+    _star_columns,
+)
+
+
+def transpile(
+    text: str, spark: SparkSession | None = None, params: dict[str, object] | None = None
+) -> list[str]:
     """The Spark SQL statements for one DuckDB SQL file (or query); comments are left out.
 
     The registry placeholders of shared SQL (``{{union X}}``, ``{{each trace: ...}}``) are filled
-    with the columns of the adapter views registered in ``spark`` (Spark has no UNION BY NAME).
+    with the columns of the adapter views registered in ``spark`` (Spark has no UNION BY NAME);
+    SESSION_OVERRIDES ask ``spark`` for columns and use the values of ``params``.
     """
     import sqlglot
     from sqlglot import exp
@@ -454,7 +781,7 @@ def transpile(text: str, spark: SparkSession | None = None) -> list[str]:
     for stmt in statements:
         if stmt is None or isinstance(stmt, exp.Comment):
             continue
-        spark_sql = _statement(stmt)
+        spark_sql = _statement(stmt, spark, params or {})
         if spark_sql is not None:
             out.append(spark_sql)
     return out
@@ -482,11 +809,15 @@ def view_columns(spark: SparkSession) -> Callable[[str], list[tuple[str, str]]]:
     return columns
 
 
-def _statement(stmt: Any) -> str | None:
+def _statement(
+    stmt: Any, spark: SparkSession | None = None, params: dict[str, object] | None = None
+) -> str | None:
     from sqlglot import exp
 
     for override in OVERRIDES:
         stmt = stmt.transform(override)
+    for session_override in SESSION_OVERRIDES:
+        stmt = session_override(stmt, spark, params or {})
     if isinstance(stmt, exp.Create):
         kind = str(stmt.args.get("kind") or "").upper()
         if kind == "SCHEMA":
@@ -765,7 +1096,7 @@ def _one_line(e: BaseException) -> str:
 
 def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> DataFrame:
     """One DuckDB SQL query (the last statement of ``text``) as a Spark DataFrame."""
-    statements = transpile(text, spark)
+    statements = transpile(text, spark, params)
     if not statements:
         raise UsageError("no SQL statement to run")
     *before, last = statements
@@ -894,7 +1225,22 @@ def register_dag_paths(spark: SparkSession, tasks: DataFrame) -> None:
     paths.createOrReplaceTempView("dag_paths")
 
 
-SPARK_STEPS: dict[str, Callable[[SparkSession, DataFrame], None]] = {"dag_paths": register_dag_paths}
+def register_job_dag(spark: SparkSession, tasks: DataFrame) -> None:
+    """The temporary view ``job_dag`` of one job (tracewh.dag.job_dag_table, as in DuckDB): its
+    tasks are few, so they are laid out on the driver."""
+    from tracewh import dag
+
+    table = dag.job_dag_table(_arrow(tasks))
+    try:
+        spark.createDataFrame(table).createOrReplaceTempView("job_dag")
+    except Exception as e:
+        raise SparkError(f"job_dag: {_one_line(e)}") from e
+
+
+SPARK_STEPS: dict[str, Callable[[SparkSession, DataFrame], None]] = {
+    "dag_paths": register_dag_paths,
+    "job_dag": register_job_dag,
+}
 
 
 # ---------------------------------------------------------------------------------------------
