@@ -704,6 +704,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-results", action="store_true", help="do not write RESULTS.md")
     ap.add_argument("--keep-home", action="store_true", help="keep the tracewh home afterwards")
     ap.add_argument("--no-sql-parts", action="store_true", help="skip timing the report's SQL parts (~90 s)")
+    ap.add_argument("--no-phases", action="store_true", help="skip the instrumented in-process report runs")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     command = (
@@ -734,7 +735,7 @@ def main(argv: list[str] | None = None) -> int:
     runs["naive"], base = naive(folder)
     ph: dict = {}
     parts: list = []
-    if runs["ingest"].ok:
+    if runs["ingest"].ok and not args.no_phases:
         for name in DAG_REPORTS:
             runs[f"phases {name}"], ph[name] = phases(home, name)
         if not args.no_sql_parts:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,7 +84,7 @@ def measure_ingest(a: argparse.Namespace) -> dict:
         sys.exit(f"stage {a.stage}: only {len(events)} {base_table} parts exist")
     stage: dict = {
         "home": str(a.home),
-        "parts": a.stage,
+        "parts": a.stage + (f" ({a.label})" if a.label else ""),
         "tables": a.tables,
         "files": len(events),
         "gz_mb": sum(f.stat().st_size for f in events) / 1e6,
@@ -93,20 +94,26 @@ def measure_ingest(a: argparse.Namespace) -> dict:
     floor, out, _ = h.measure("gzip floor", ["sh", "-c", f"gzip -dc {listing} | wc -c"])
     stage["csv_mb"] = int(out.strip()) / 1e6
     stage["floor"] = floor.__dict__
+    stage["bare"] = None
     with tempfile.TemporaryDirectory(dir=a.home.parent) as tmp:
-        bare, out, _ = h.measure(
-            "bare COPY",
-            [
-                str(h.VENV_PY),
-                "-c",
-                COPY_CODE,
-                json.dumps([str(f) for f in events]),
-                f"{tmp}/t.parquet",
-                a.ingest_limit,
-            ],
+        bare, out, _ = (
+            (None, "", "")
+            if a.no_copy
+            else h.measure(
+                "bare COPY",
+                [
+                    str(h.VENV_PY),
+                    "-c",
+                    COPY_CODE,
+                    json.dumps([str(f) for f in events]),
+                    f"{tmp}/t.parquet",
+                    a.ingest_limit,
+                ],
+            )
         )
-        stage["bare"] = bare.__dict__
-        stage["bare_rows"] = (h.last_json(out) or {}).get("rows")
+        if bare is not None:
+            stage["bare"] = bare.__dict__
+            stage["bare_rows"] = (h.last_json(out) or {}).get("rows")
     cmd = [
         str(h.TRACEWH),
         "--home",
@@ -119,12 +126,36 @@ def measure_ingest(a: argparse.Namespace) -> dict:
         "-q",
     ]
     cmd += ["--tables", a.tables, "--memory-limit", a.ingest_limit]
+    cmd += ["--no-compact"] if a.no_compact else []
+    stage["compacted_by_ingest"] = not a.no_compact
     ing, _, err = h.measure("tracewh ingest", cmd)
     if not ing.ok:
         sys.exit(f"ingest failed: {err[-2000:]}")
     stage["ingest"] = ing.__dict__
     stage["catalog"] = catalog_figures(a.home)
+    if a.snapshot:
+        stage.update(snapshot(a))
     return stage
+
+
+def snapshot(a: argparse.Namespace) -> dict:
+    """A hard-linked copy of the home (its catalog files copied, the views repointed), compacted
+    there by ``tracewh compact`` (measured): the home itself stays uncompacted and grows on."""
+    snap = a.snapshot
+    if snap.exists():
+        shutil.rmtree(snap)
+    subprocess.run(["cp", "-al", str(a.home), str(snap)], check=True)
+    for f in snap.rglob("*.duckdb*"):  # DuckDB may write its file in place: no shared inode
+        if f.is_file() and not f.is_symlink():
+            data = f.read_bytes()
+            f.unlink()
+            f.write_bytes(data)
+    subprocess.run([str(h.TRACEWH), "--home", str(snap), "repair"], check=True, capture_output=True)
+    cmd = [str(h.TRACEWH), "--home", str(snap), "compact", "google2011", "--memory-limit", a.ingest_limit]
+    run, _, err = h.measure("tracewh compact", cmd)
+    if not run.ok:
+        sys.exit(f"compact failed: {err[-2000:]}")
+    return {"snapshot": str(snap), "compact": run.__dict__, "catalog_compacted": catalog_figures(snap)}
 
 
 def run_stage(a: argparse.Namespace, state: dict) -> None:
@@ -140,7 +171,7 @@ def run_stage(a: argparse.Namespace, state: dict) -> None:
         run, _, err = h.measure(name, rcmd, stdout_devnull=True)
         if not run.ok:
             run.note = err.strip().splitlines()[-1] if err.strip() else run.note
-        stage["reports"][name] = run.__dict__
+        stage.setdefault(a.into, {})[name] = run.__dict__
         state.setdefault("stages", {})[a.key] = stage
         save(a.state, state)
     state.setdefault("stages", {})[a.key] = stage
@@ -166,6 +197,14 @@ def save(path: Path, state: dict) -> None:
     path.write_text(json.dumps(state, indent=1))
 
 
+def load_range(stages: list[dict]) -> str:
+    """The smallest and largest 1-minute load average seen before any measured run."""
+    runs = [s.get(k) for s in stages for k in ("floor", "bare", "ingest", "compact")]
+    runs += [r for s in stages for k in ("reports", "reports_uncompacted") for r in s.get(k, {}).values()]
+    loads = [r["load1"] for r in runs if r and r.get("load1") is not None]
+    return f"{min(loads):.0f}-{max(loads):.0f}" if loads else "?"
+
+
 def write(a: argparse.Namespace, state: dict) -> None:
     stages = list(state.get("stages", {}).values())
     for s in stages:
@@ -177,8 +216,9 @@ def write(a: argparse.Namespace, state: dict) -> None:
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/bench_wholetrace.py`.",
         "",
-        h.machine_text(mi) + " Shared: other engineers' test suites and `tracewh synth` ran beside it "
-        "(load average 10-17); the last column of each table gives the cores other processes used.",
+        h.machine_text(mi) + " Shared with other engineers' work (1-minute load average "
+        f"{load_range(stages)} before the runs); the last column of each table gives the cores other "
+        "processes used during each run: read CPU s and peak RSS, walls are inflated.",
         "",
         "**Command**: " + "; ".join(f"`{c}`" for c in state.get("commands", [])),
         "",
@@ -187,32 +227,39 @@ def write(a: argparse.Namespace, state: dict) -> None:
         "",
         "### Ingest per stage (only the parts the stage adds), baselines on the same task_events files",
         "",
-        "| parts | tables (baselines read the first) | baseline files | gz MB | CSV MB | gzip floor s | "
-        "bare COPY s | tracewh ingest s | "
-        "ingest / bare COPY | ingest / floor | ingest CPU s | ingest peak RSS MB | MB/s (CSV) | "
-        "others during (floor / COPY / ingest) |",
+        "| parts | tables (baselines read the first) | baseline files | gz MB | CSV MB | "
+        "gzip floor s / CPU s | bare COPY s / CPU s | tracewh ingest s / CPU s | "
+        "ingest / bare COPY (wall; CPU) | ingest / floor (wall; CPU) | ingest peak RSS MB | MB/s (CSV) | "
+        "compact s / CPU s / peak RSS MB | others during (floor / COPY / ingest) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in stages:
-        f, b, i = s["floor"], s["bare"], s["ingest"]
+        f, b, i, c = s["floor"], s.get("bare"), s["ingest"], s.get("compact")
+        bare = f"{b['wall']:.1f} / {h.fmt(b['cpu_s'], '.1f')}" if b else "not run"
+        vs_bare = f"{i['wall'] / b['wall']:.2f}; {i['cpu_s'] / b['cpu_s']:.2f}" if b else "-"
+        comp = "in the ingest" if s.get("compacted_by_ingest", True) else "-"
+        if c:
+            comp = f"{c['wall']:.1f} / {h.fmt(c['cpu_s'], '.1f')} / {h.fmt(c['rss_mb'], '.0f')}"
         lines.append(
             f"| {s['parts']} | {s.get('tables', DEFAULT_TABLES)} | {s['files']} | "
-            f"{s['gz_mb']:,.0f} | {s['csv_mb']:,.0f} | {f['wall']:.1f} | "
-            f"{b['wall']:.1f} | {i['wall']:.1f} | {i['wall'] / b['wall']:.2f} | "
-            f"{i['wall'] / f['wall']:.2f} | "
-            f"{h.fmt(i['cpu_s'], '.1f')} | {h.fmt(i['rss_mb'], '.0f')} | {s['csv_mb'] / i['wall']:.0f} | "
-            f"{f['others']:.2f} / {b['others']:.2f} / {i['others']:.2f} |"
+            f"{s['gz_mb']:,.0f} | {s['csv_mb']:,.0f} | {f['wall']:.1f} / {h.fmt(f['cpu_s'], '.1f')} | "
+            f"{bare} | {i['wall']:.1f} / {h.fmt(i['cpu_s'], '.1f')} | {vs_bare} | "
+            f"{i['wall'] / f['wall']:.2f}; {i['cpu_s'] / f['cpu_s']:.2f} | "
+            f"{h.fmt(i['rss_mb'], '.0f')} | {s['csv_mb'] / i['wall']:.0f} | {comp} | "
+            f"{f['others']:.2f} / {b['others'] if b else 0:.2f} / {i['others']:.2f} |"
         )
     lines += [
         "",
         "Note: the tracewh ingest also converts the stage's job_events parts (about 2% of the bytes).",
     ]
-    lines += [
-        "",
-        f"### Every google2011 report at each size (memory limit {state.get('limit', '4GB')}; one run each)",
-        "",
-    ]
     rstages = [s for s in stages if s["reports"]]  # an ingest-only step (e.g. task_usage) has none
+    if rstages:
+        lines += [
+            "",
+            "### Every google2011 report at each size "
+            f"(memory limit {state.get('limit', '4GB')}; one run each)",
+            "",
+        ]
     names = list(dict.fromkeys(n for s in rstages for n in s["reports"]))
     sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in rstages]
     head = "| report | " + " | ".join(f"wall s @ {n / 1e6:.1f} M" for n in sizes)
@@ -222,7 +269,7 @@ def write(a: argparse.Namespace, state: dict) -> None:
         + " | ".join(f"peak RSS MB @ {n / 1e6:.1f} M" for n in sizes)
         + " | wall s per 10 M (largest) | CPU s per 10 M (largest) | others (largest) |"
     )
-    lines += [head, "|---" * (3 * len(rstages) + 4) + "|"]
+    lines += [head, "|---" * (3 * len(rstages) + 4) + "|"] if rstages else []
     for name in names:
         runs = [s["reports"].get(name) for s in rstages]
         walls = [("FAIL" if not r["ok"] else f"{r['wall']:.1f}") if r else "-" for r in runs]
@@ -236,18 +283,44 @@ def write(a: argparse.Namespace, state: dict) -> None:
         oth = f"{last[0]['others']:.2f}" if last else "-"
         cells = " | ".join(walls + cpus + rss)
         lines.append(f"| {name} | {cells} | {per} | {per_cpu} | {oth} |")
+    cmp = [s for s in stages if s.get("reports_uncompacted")]
+    for s in cmp:
+        n = s["catalog"].get("task_events", {}).get("rows", 0)
+        nc, cc = s["catalog"].get("task_events", {}), s.get("catalog_compacted", {}).get("task_events", {})
+        lines += [
+            "",
+            f"### Compacted vs uncompacted, same reports at {n / 1e6:.1f} M task events "
+            f"(task_events {nc.get('files', '?')} -> {cc.get('files', '?')} Parquet files)",
+            "",
+            "| report | uncompacted wall s / CPU s / peak RSS MB | compacted wall s / CPU s / peak RSS MB | "
+            "CPU compacted / uncompacted | others (uncompacted / compacted) |",
+            "|---|---|---|---|---|",
+        ]
+        for name, u in s["reports_uncompacted"].items():
+            c = s["reports"].get(name)
+            if not c:
+                continue
+            lines.append(
+                f"| {name} | {u['wall']:.1f} / {h.fmt(u['cpu_s'], '.1f')} / {h.fmt(u['rss_mb'], '.0f')} | "
+                f"{c['wall']:.1f} / {h.fmt(c['cpu_s'], '.1f')} / {h.fmt(c['rss_mb'], '.0f')} | "
+                f"{c['cpu_s'] / u['cpu_s']:.2f} | {u['others']:.2f} / {c['others']:.2f} |"
+            )
     failures = [(s["parts"], n, r["note"]) for s in stages for n, r in s["reports"].items() if not r["ok"]]
     if failures:
         lines += ["", "Failures:"] + [f"- parts {p}, {n}: {note}" for p, n, note in failures]
     lines += ["", "Catalog after each stage (rows / Parquet files / MB):", ""]
     for s in stages:
-        cat = s["catalog"]
-        lines.append(
-            f"- parts {s['parts']}: "
-            + "; ".join(
-                f"{t} {c['rows']:,} / {c['files']} / {c['bytes'] / 1e6:,.0f}" for t, c in sorted(cat.items())
+        for label, key in (("", "catalog"), (", compacted", "catalog_compacted")):
+            cat = s.get(key)
+            if not cat:
+                continue
+            lines.append(
+                f"- parts {s['parts']}{label}: "
+                + "; ".join(
+                    f"{t} {c['rows']:,} / {c['files']} / {c['bytes'] / 1e6:,.0f}"
+                    for t, c in sorted(cat.items())
+                )
             )
-        )
     h.write_section(h.RESULTS, "\n".join(lines) + "\n" + state.get("reading", ""), SECTION)
 
 
@@ -277,6 +350,22 @@ def main(argv: list[str] | None = None) -> int:
         "--reports-only", action="store_true", help="rerun --only reports of a stage already measured"
     )
     p.add_argument("--write", action="store_true", help="write the RESULTS.md section from --state")
+    p.add_argument("--no-compact", action="store_true", help="ingest with --no-compact")
+    p.add_argument("--label", help="shown beside the stage's parts (e.g. real parts)")
+    p.add_argument(
+        "--snapshot",
+        type=Path,
+        help="after the ingest: hard-linked copy of the home here, compacted by `tracewh compact` (measured)",
+    )
+    p.add_argument(
+        "--no-copy", action="store_true", help="skip the bare COPY baseline (the gzip floor stays)"
+    )
+    p.add_argument(
+        "--into",
+        default="reports",
+        help="key of the stage's report results (e.g. reports_uncompacted, for the same reports on "
+        "the uncompacted home)",
+    )
     a = p.parse_args(argv)
     h.QUIET_WAIT_S = a.quiet_wait
     a.states = a.state or [Path("/work/bigdata/wholetrace.json")]
