@@ -359,6 +359,21 @@ def test_columns_star_expressions(spark):
         assert rows == [(2, 0)]
 
 
+def test_union_by_name(spark):
+    """UNION ALL BY NAME: the left side's columns, then the right side's new ones; NULL where a
+    side lacks a column; a side reading a CTE."""
+    sql = "SELECT 1 AS a, 'x' AS b UNION ALL BY NAME SELECT 'y' AS b, 2.5::DOUBLE AS c"
+    for rows in _both(spark, sql):
+        assert sorted(rows, key=str) == [(1, "x", None), (None, "y", 2.5)]
+    assert ws.fetch(spark, sql).columns == ["a", "b", "c"]
+    cte = (
+        "WITH t AS (SELECT 1 AS a) "
+        "SELECT * FROM (SELECT a FROM t UNION ALL BY NAME SELECT 3 AS c, a + 1 AS a FROM t)"
+    )
+    for rows in _both(spark, cte):
+        assert sorted(rows, key=str) == [(1, None), (2, 3)]
+
+
 def test_information_schema_columns(spark):
     """information_schema.columns of a database: its views' columns in order, with the type names
     DuckDB's information_schema gives (INTEGER, VARCHAR, DOUBLE)."""
@@ -429,10 +444,12 @@ def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
             f"FROM {codes} UNION ALL SELECT DISTINCT code_set, 999 FROM {codes} "
             f"UNION ALL SELECT DISTINCT code_set, NULL FROM {codes}) AS c"
         )
-        tiers = (
+        bounds = f"{trace}.priority_tiers"
+        tiers = (  # each tier's bounds and the priorities just outside them (2019's top bound is 2^31 - 1)
             f"SELECT p, {trace}.priority_tier(p) AS tier, {trace}.is_production(p) AS production FROM "
-            "(SELECT unnest(range(min(min_priority) - 1, max(max_priority) + 2)) AS p "
-            f"FROM {trace}.priority_tiers UNION ALL SELECT NULL) AS t"
+            f"(SELECT min_priority::BIGINT - 1 AS p FROM {bounds} UNION SELECT min_priority FROM {bounds} "
+            f"UNION SELECT max_priority FROM {bounds} UNION SELECT max_priority::BIGINT + 1 FROM {bounds} "
+            "UNION ALL SELECT NULL) AS t"
         )
         checks = [(f"{trace}.decode", decoded), (f"{trace}.priority_tier", tiers)]
         for sql in (sql for macro, sql in checks if macro in duck):

@@ -652,11 +652,23 @@ def _scope_probe(select: exp.Select, star: exp.Expression) -> exp.Select:
     probe.set("expressions", [star.copy()])
     for arg in ("where", "group", "having", "qualify", "order", "limit", "offset", "windows", "distinct"):
         probe.set(arg, None)
+    own = probe.args.get("with_")
+    ctes = _visible_ctes(select) + (list(own.expressions) if own else [])
+    if ctes:
+        probe.set("with_", exp.With(expressions=ctes))
+    return probe
+
+
+def _visible_ctes(node: exp.Expression) -> list[exp.Expression]:
+    """Copies of the CTEs a node can read: those of the WITH clauses it is in, before the CTE it
+    is part of (its own WITH, if it has one, left out)."""
+    from sqlglot import exp
+
     ctes: list[exp.Expression] = []
-    path = {id(select)}  # the select and the nodes it is in
-    node = select.parent
-    while node is not None:
-        with_ = node.args.get("with_")
+    path = {id(node)}  # the node and the nodes it is in
+    parent = node.parent
+    while parent is not None:
+        with_ = parent.args.get("with_")
         if isinstance(with_, exp.With):
             visible = []
             for cte in with_.expressions:
@@ -664,12 +676,58 @@ def _scope_probe(select: exp.Select, star: exp.Expression) -> exp.Select:
                     break
                 visible.append(cte.copy())
             ctes = visible + ctes
-        path.add(id(node))
-        node = node.parent
-    own = probe.args.get("with_")
-    if ctes or own:
-        probe.set("with_", exp.With(expressions=ctes + (list(own.expressions) if own else [])))
-    return probe
+        path.add(id(parent))
+        parent = parent.parent
+    return ctes
+
+
+def _union_by_name(
+    stmt: exp.Expression, spark: SparkSession | None, params: dict[str, object]
+) -> exp.Expression:
+    """``a UNION [ALL] BY NAME b``: Spark SQL has no BY NAME. Each side becomes a SELECT of the
+    union's columns by name (the left side's, then those only the right side has, as DuckDB
+    orders them), NULL where the side has no such column, and the sides are unioned by position.
+    The sides' columns are those Spark resolves for them (with the CTEs visible there)."""
+    from sqlglot import exp
+
+    while True:
+        unions = [
+            u
+            for u in stmt.find_all(exp.Union)
+            if u.args.get("by_name")
+            and not any(x.args.get("by_name") for x in u.find_all(exp.Union) if x is not u)
+        ]
+        if not unions:
+            return stmt
+        if spark is None:
+            raise SparkError("UNION BY NAME needs the Spark session that resolves the columns of its sides")
+        union = unions[0]
+        own = union.args.get("with_")
+        ctes = _visible_ctes(union) + (list(own.expressions) if own else [])
+        sides = [union.this, union.expression]
+        names = []
+        for side in sides:
+            probe = exp.select("*").from_(side.copy().subquery("s"))
+            if ctes:
+                probe.set("with_", exp.With(expressions=[c.copy() for c in ctes]))
+            names.append(_probe_columns(spark, probe, params))
+        left = {n.lower() for n in names[0]}
+        columns = names[0] + [n for n in names[1] if n.lower() not in left]
+        selects = []
+        for side, have in zip(sides, names, strict=True):
+            by_lower = {n.lower(): n for n in have}
+            items = [
+                exp.alias_(
+                    exp.column(by_lower[c.lower()], quoted=True) if c.lower() in by_lower else exp.Null(),
+                    c,
+                    quoted=True,
+                )
+                for c in columns
+            ]
+            selects.append(exp.select(*items).from_(side.copy().subquery("s")))
+        union.set("this", selects[0])
+        union.set("expression", selects[1])
+        union.set("by_name", None)
 
 
 def _probe_columns(spark: SparkSession, probe: exp.Select, params: dict[str, object]) -> list[str]:
@@ -682,7 +740,7 @@ def _probe_columns(spark: SparkSession, probe: exp.Select, params: dict[str, obj
     )
     text = unbound.sql(dialect="spark")
     args = {k: v for k, v in params.items() if f":{k}" in text}
-    return list(_run(spark, text, "the columns of COLUMNS(...)", args).columns)
+    return list(_run(spark, text, "resolving the columns of a star or a UNION BY NAME side", args).columns)
 
 
 def _information_schema(
@@ -755,6 +813,7 @@ SESSION_OVERRIDES: tuple[Callable[[Any, Any, dict[str, object]], Any], ...] = (
     _frame_bounds,
     _information_schema,
     _star_columns,
+    _union_by_name,
 )
 
 
