@@ -27,7 +27,7 @@ from tracewh.traces import expand_sql, trace_names
 
 # `make install` installs the spark extra (a missing pyspark fails here, it is not skipped). One
 # xdist group: the run's one Spark session lives on one worker (`--dist loadgroup`). Not in `make
-# test` yet (-m "not spark": 20 min on the loaded 2-core machine); `make test-spark` runs them.
+# test` (-m "not spark": about 500 CPU s of Spark planning, README); `make test-spark` runs them.
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 # Stated tolerance for floats: the engines sum and divide in other orders, so values agree to
