@@ -92,6 +92,16 @@ def task_row(
 # ---- issue 9: hand-built edge-case homes (tests/handbuilt.py) and the golden files' update switch
 
 
+def pytest_collection_modifyitems(items):
+    """The Spark tests that need the whole catalog registered and every view computed in Spark
+    (the `spark_sample` fixture: about 500 CPU s of Spark planning on the sample) are marked `spark`:
+    `make test-spark` runs them, `make test` leaves them out. The other Spark tests (the override
+    layer, the fanned-out ingest) run in `make test`."""
+    for item in items:
+        if "spark_sample" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-goldens",

@@ -26,9 +26,10 @@ from tracewh.home import Home
 from tracewh.traces import expand_sql, trace_names
 
 # `make install` installs the spark extra (a missing pyspark fails here, it is not skipped). One
-# xdist group: the run's one Spark session lives on one worker (`--dist loadgroup`). Not in `make
-# test` (-m "not spark": about 500 CPU s of Spark planning, README); `make test-spark` runs them.
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+# xdist group: the run's one Spark session lives on one worker (`--dist loadgroup`). The tests that
+# use `spark_sample` (the whole catalog on Spark: the parity) are marked `spark` by conftest.py and
+# run by `make test-spark` (about 500 CPU s of Spark planning, README); the rest run in `make test`.
+pytestmark = [pytest.mark.xdist_group("spark")]
 
 # Stated tolerance for floats: the engines sum and divide in other orders, so values agree to
 # 1e-9 relative; a value the SQL rounds (round(x, d)) may land on either side of a rounding
@@ -593,3 +594,13 @@ def test_engine_options_are_checked(sample_home, capsys):
     assert code == 2 and "--engine 'flink'" in err
     code, out, err = run(capsys, "--home", home, "report", "overview", "--master", "local[2]")
     assert code == 2 and "--master goes with --engine spark" in err
+
+
+def test_a_local_session_has_room_for_the_catalog(spark):
+    """The local session's heap and status store are sized for the catalog (a 1 GB heap and 1,000
+    retained executions ran out of memory after ~100 reports on the sample)."""
+    import os
+
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.driver.memory") == os.environ.get("SPARK_DRIVER_MEMORY", ws.LOCAL_DRIVER_MEMORY)
+    assert int(conf.get("spark.sql.ui.retainedExecutions")) <= 50

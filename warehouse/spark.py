@@ -66,9 +66,21 @@ OWN_SESSION_CONF = {
     "spark.sql.catalogImplementation": "in-memory",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # The status store keeps the last 1,000 SQL executions, jobs and stages with their plan graphs
+    # for the web UI even when the UI is off; a catalog's plans are large (hundreds of nodes), and
+    # a session that ran ~150 of them ran out of the driver's default 1 GB heap. A few suffice.
+    "spark.sql.ui.retainedExecutions": "20",
+    "spark.ui.retainedJobs": "50",
+    "spark.ui.retainedStages": "50",
+    "spark.ui.retainedTasks": "2000",
 }
 # Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
 LOCAL_SHUFFLE_PARTITIONS = 8
+# Local sessions run the executors inside the driver's JVM, so its heap holds the cached views, the
+# broadcast tables and the catalog's large plans: Spark's default of 1 GB ran out ("Java heap space",
+# "Not enough memory to build and broadcast") after ~100 reports on the sample. $SPARK_DRIVER_MEMORY
+# (Spark's own variable) wins; it only applies when tracewh starts the JVM.
+LOCAL_DRIVER_MEMORY = "4g"
 
 
 def sql_folders() -> tuple[str | Path, ...]:
@@ -945,6 +957,9 @@ def session(master: str | None = None, app_name: str = "tracewh") -> SparkSessio
     if (master or "local").startswith("local"):
         builder = builder.config("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
         builder = builder.config("spark.ui.enabled", "false")
+        builder = builder.config(
+            "spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", LOCAL_DRIVER_MEMORY)
+        )
         # Python workers (the DAG walk, the ingest tasks) run with this interpreter, which has
         # tracewh installed, unless the user chose one (pyspark reads only the environment).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
