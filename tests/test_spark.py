@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -76,8 +77,14 @@ VIEWS = _views_in_sql_files()
 REPORT_RUNS = _report_runs()
 
 
+# The parity caches every view of the sample and runs two reports at a time in the one local JVM:
+# with the users' default 4 GB heap the JVM died (out of memory) in the middle of the run.
+TEST_DRIVER_MEMORY = "8g"
+
+
 @pytest.fixture(scope="session")
 def spark():
+    os.environ.setdefault("SPARK_DRIVER_MEMORY", TEST_DRIVER_MEMORY)
     session = ws.session("local[2]", app_name="tracewh-tests")
     # Sample-sized data: one partition per core, and the sample's small files packed together.
     session.conf.set("spark.sql.shuffle.partitions", "2")
@@ -599,8 +606,6 @@ def test_engine_options_are_checked(sample_home, capsys):
 def test_a_local_session_has_room_for_the_catalog(spark):
     """The local session's heap and status store are sized for the catalog (a 1 GB heap and 1,000
     retained executions ran out of memory after ~100 reports on the sample)."""
-    import os
-
     conf = spark.sparkContext.getConf()
     assert conf.get("spark.driver.memory") == os.environ.get("SPARK_DRIVER_MEMORY", ws.LOCAL_DRIVER_MEMORY)
     assert int(conf.get("spark.sql.ui.retainedExecutions")) <= 50
