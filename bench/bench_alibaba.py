@@ -649,11 +649,11 @@ Measured {time.strftime("%Y-%m-%d %H:%M %Z")} by `bench/bench_alibaba.py` (whole
 
 **Command**: `{ctx["command"]}`
 
-**Input** (`bench/work/ali_{gen["jobs"]}/`, plain headerless CSV): {mix_text(gen)}
+**Input** (`{ctx["folder"]}/`, plain headerless CSV): {mix_text(gen)}
 
 **What runs** (each in a fresh subprocess; wall time by the parent, peak RSS and CPU time from
 {"`/usr/bin/time`" if h.GNU_TIME else "`getrusage(RUSAGE_CHILDREN)` in a wrapper"}; before each the bench
-waits until the machine is quiet, as in the ingest bench):
+waits up to {h.QUIET_WAIT_S:.0f} s until the machine is quiet, as in the ingest bench):
 - `.venv/bin/tracewh --home <home> ingest alibaba2018 <in> --quiet --tables batch_task,batch_instance`
   (one run; catalog rows checked against the generator).
 - `.venv/bin/tracewh --home <home> report <name> --format csv > /dev/null` for {", ".join(REPORTS)},
@@ -705,7 +705,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-home", action="store_true", help="keep the tracewh home afterwards")
     ap.add_argument("--no-sql-parts", action="store_true", help="skip timing the report's SQL parts (~90 s)")
     ap.add_argument("--no-phases", action="store_true", help="skip the instrumented in-process report runs")
+    ap.add_argument(
+        "--quiet-wait", type=float, default=h.QUIET_WAIT_S, help="max seconds to wait for a quiet machine"
+    )
     args = ap.parse_args(argv)
+    h.QUIET_WAIT_S = args.quiet_wait
     started = time.perf_counter()
     command = (
         ".venv/bin/python bench/bench_alibaba.py "
@@ -753,6 +757,7 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     ctx = {
         "gen": gen,
+        "folder": folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder,
         "mi": mi,
         "runs": runs,
         "base": base,
