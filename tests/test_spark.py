@@ -181,18 +181,21 @@ def assert_same_rows(duck: query.Rows, spark_rows: query.Rows, what: str) -> Non
             assert _same(a, b), f"{what}: row {i} column {col}: DuckDB {a!r}, Spark {b!r}"
 
 
+def _catalog_names(home, sql: str) -> set[str]:
+    """`schema.name` of each (schema, name) row of a query over DuckDB's catalog functions, for the
+    schemas the parity covers."""
+    with query.read_only(home) as con:
+        return {f"{s}.{n}" for s, n in con.execute(sql).fetchall() if s in VIEW_SCHEMAS}
+
+
 def test_the_parity_covers_every_view_of_the_catalog(sample_home):
     """The views found in the SQL files are exactly the catalog's views and tables (no view is
     left out of the parity because it was made some other way)."""
-    with query.read_only(sample_home) as con:
-        in_catalog = {
-            f"{s}.{t}"
-            for s, t in con.execute(
-                "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal "
-                "UNION SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name <> 'meta'"
-            ).fetchall()
-            if s in VIEW_SCHEMAS
-        }
+    in_catalog = _catalog_names(
+        sample_home,
+        "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal "
+        "UNION SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name <> 'meta'",
+    )
     assert in_catalog == set(VIEWS)
     assert len(VIEWS) > 40 and len(REPORT_RUNS) > 20
 
@@ -429,15 +432,11 @@ def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
     is expanded where it is called instead); the vocabulary macros come from the trace folders
     only (none in lifecycle) and answer as in DuckDB for every code and tier of each trace, an
     unknown one and NULL."""
-    with query.read_only(sample_home) as con:
-        duck = {
-            f"{s}.{f}"
-            for s, f in con.execute(
-                "SELECT schema_name, function_name FROM duckdb_functions() "
-                "WHERE function_type = 'macro' AND NOT internal"
-            ).fetchall()
-            if s in VIEW_SCHEMAS
-        }
+    duck = _catalog_names(
+        sample_home,
+        "SELECT schema_name, function_name FROM duckdb_functions() "
+        "WHERE function_type = 'macro' AND NOT internal",
+    )
     on_spark = {
         f"{db}.{r[0].split('.')[-1]}"
         for db in VIEW_SCHEMAS
