@@ -357,3 +357,23 @@ def test_dag_timing_plot(home, tmp_path):
 def test_copy_of_the_sample_folder_is_refused_as_another_trace(tmp_path):
     with pytest.raises(InputError, match="no google2011 files found"):
         ingest.ingest(Home.resolve(tmp_path / "h"), "google2011", SAMPLE)
+
+
+def test_examples_and_max_jobs_follow_a_total_order_not_the_row_order(tmp_path):
+    """Ties pick by name, whatever order the rows come in (Spark's join strategy once changed it):
+    the _Stg example is the first (job, name), here J1_Stg2 although R2_1_Stg1 comes first in the
+    file; j_1 and j_2 have the same critical path (10 + 20 = 30 s), max_job is the first, j_1."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "batch_task.csv").write_text(
+        "M1,1,j_2,1,Terminated,100,110,100,0.5\n"
+        "M2_1,1,j_2,1,Terminated,110,130,100,0.5\n"
+        "R2_1_Stg1,1,j_1,1,Terminated,110,130,100,0.5\n"
+        "J1_Stg2,1,j_1,1,Terminated,100,110,100,0.5\n"
+    )
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "alibaba2018", src)
+    stg = next(r for r in rows(home, "ali-dag-anomalies") if r["anomaly"] == "_Stg<n> suffix")
+    assert (stg["occurrences"], stg["example_job"], stg["example"]) == (2, "j_1", "J1_Stg2")
+    timing = {r["measure"]: r for r in rows(home, "ali-dag-timing")}
+    assert (timing["critical path"]["max_s"], timing["critical path"]["max_job"]) == (30, "j_1")

@@ -4,7 +4,7 @@
 -- params: none
 -- python: dag_paths
 -- reproduces: Alibaba co-location paper, Figures 7 and 9: with one parent, interval and waiting time nearly coincide for short waits (about 3 s) and the interval matters less as waits grow; with several parents, the interval from an early parent includes the wait for the slowest one (e.g. 239 s in job j_2959) and tracks the waiting time
--- note: as the paper defines them (sections 4.2 and 4.3): a task actually starts when its first instance starts; interval = child's actual start - parent's end (batch_task end_time); waiting = child's actual start - its start_time (registration in the job master); parent execution = parent end - parent start. Cases by the child's usable parents (existing, not itself; alibaba2018.dag_tasks): one parent | several parents; the paper's Figure 9 splits by job instead (case 1: every task of the job has at most one parent). Unknown times are left out, never taken as 0: start_time 0, end_time 0 or before the start, and a task still Running, Waiting or Ready has no known end (end_time_class of alibaba2018.batch_task). Jobs with a cycle are left out whole; intervals below 0 (the child starts before the parent ends) are counted, not put in the distribution. ali-dag-timing's edge interval measures from the child's registration instead.
+-- note: as the paper defines them (sections 4.2 and 4.3): a task actually starts when its first instance starts; interval = child's actual start - parent's end (batch_task end_time); waiting = child's actual start - its start_time (registration in the job master); parent execution = parent end - parent start. Cases by the child's usable parents (existing, not itself; alibaba2018.dag_tasks): one parent | several parents; the paper's Figure 9 splits by job instead (case 1: every task of the job has at most one parent). Unknown times are left out, never taken as 0: start_time 0, end_time 0 or before the start, and a task still Running, Waiting or Ready has no known end (end_time_class of alibaba2018.batch_task). Jobs with a cycle are left out whole; intervals below 0 (the child starts before the parent ends) are counted, not put in the distribution. ali-dag-timing's edge interval measures from the child's registration instead. max_job = the job with the largest value (ties: the first job name).
 -- caveat: the paper splits the cases by job, this report by task (see note); its figures are over the whole trace
 -- plot: kind=quantiles; group=measure; panel_by=case; where=p50_s; title=Waiting, parent execution and interval time (CDF) by case; xlabel=seconds (log scale); ylabel=fraction; logx=true
 SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.dag_tasks ORDER BY job_name, task_id;
@@ -71,7 +71,8 @@ SELECT c."case", k.measure,
        round(quantile_cont(m.v, 0.90) FILTER (m.v >= 0), 3) AS p90_s,
        round(quantile_cont(m.v, 0.99) FILTER (m.v >= 0), 3) AS p99_s,
        max(m.v) FILTER (m.v >= 0) AS max_s,
-       arg_max(m.job_name, m.v) FILTER (m.v >= 0) AS max_job
+       -- the largest value, ties to the first job name (a total order: the same job on every engine)
+       arg_min(m.job_name, {'neg_v': -m.v, 'job': m.job_name}) FILTER (m.v >= 0) AS max_job
 FROM cases AS c CROSS JOIN kinds AS k
 LEFT JOIN measures AS m ON m."case" = c."case" AND m.ord = k.ord
 GROUP BY c.case_ord, c."case", k.ord, k.measure
