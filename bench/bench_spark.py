@@ -3,12 +3,14 @@
 Usage (from the project root):
 
     .venv/bin/python bench/bench_spark.py [--events 5000000] [--report task-times] [--out bench/work]
+    .venv/bin/python bench/bench_spark.py --home /work/bigdata/c14   # an existing google2011 home
 
 What it does:
 
 1. Builds (or reuses) the google2011 input of bench_reports.py (``tracewh synth google2011``,
    with task_usage) with ``--events`` task events, and ingests it once with ``tracewh ingest``
-   (DuckDB).
+   (DuckDB). ``--home`` takes an already ingested google2011 home instead (e.g. a snapshot of
+   bench_wholetrace.py: 14.5 M task events), for inputs whose generation would dominate the run.
 2. Runs ``tracewh report <report> --trace google2011 --format csv`` in a fresh subprocess, with
    the default engine (DuckDB) and with ``--engine spark --master local[2]``, best of ``--repeat``
    each: wall (parent), CPU time (``/usr/bin/time``: the process tree), peak RSS summed over the
@@ -130,22 +132,52 @@ def best(cmd: list[str], repeat: int) -> tuple[h.Run, str, float, list[float]]:
     return run, out, max(p for _, _, p in runs), walls
 
 
+def catalog_task_events(home: Path) -> int:
+    """google2011 task events in a home's catalog (read-only: the home stays as it is)."""
+    import duckdb
+
+    from tracewh.home import Home
+
+    con = duckdb.connect(str(Home.resolve(home).catalog), read_only=True)
+    try:
+        return con.execute("SELECT count(*) FROM google2011.task_events").fetchone()[0]
+    finally:
+        con.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--events", type=int, default=5_000_000)
     ap.add_argument("--report", default="task-times")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("bench/work"))
+    ap.add_argument("--home", type=Path, help="an ingested google2011 home to read (no input built)")
     ap.add_argument("--results", type=Path, default=Path("bench/RESULTS.md"))
     args = ap.parse_args(argv)
     started = time.time()
-    work = args.out.resolve()
-    work.mkdir(parents=True, exist_ok=True)
-    inp = br.build_input(work, args.events, True)
-    home = br.home_for(work, inp)
-    ingest_run = br.ingest(inp, work)
-    if not ingest_run.ok:
-        return 1
+    if args.home:
+        home = args.home.resolve()
+        events = catalog_task_events(home)
+        command = f"--home {args.home} --report {args.report} --repeat {args.repeat}"
+        input_text = (
+            f"an existing home, `{args.home}` (bench_wholetrace.py's snapshot): {events:,} task events "
+            "ingested by DuckDB earlier; both engines read the same Parquet."
+        )
+    else:
+        work = args.out.resolve()
+        work.mkdir(parents=True, exist_ok=True)
+        inp = br.build_input(work, args.events, True)
+        home = br.home_for(work, inp)
+        ingest_run = br.ingest(inp, work)
+        if not ingest_run.ok:
+            return 1
+        events = inp.task_events
+        command = f"--events {args.events} --report {args.report} --repeat {args.repeat}"
+        input_text = (
+            f"the bench_reports.py input (`tracewh synth google2011`, `{inp.folder.name}`): "
+            f"{events:,} task events, ingested once by DuckDB ({ingest_run.wall:.1f} s); both engines "
+            "read the same Parquet."
+        )
     base = [str(h.TRACEWH), "--home", str(home), "report", args.report, "--trace", "google2011"]
     duck, duck_out, duck_rss, duck_walls = best([*base, "--format", "csv"], args.repeat)
     spark_cmd = [*base, "--engine", "spark", "--master", "local[2]", "--format", "csv"]
@@ -159,18 +191,16 @@ def main(argv: list[str] | None = None) -> int:
     mi = h.machine_info()
     fixed = phases["session"] + phases["register"]
     lines = [
-        f"{HEADING}: `{args.report}` over {inp.task_events / 1e6:.1f} M google2011 task events",
+        f"{HEADING}: `{args.report}` over {events / 1e6:.1f} M google2011 task events",
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} by `bench/bench_spark.py` "
         f"(whole run {time.time() - started:.0f} s).",
         "",
         f"{h.machine_text(mi)} Java 17, pyspark {__import__('pyspark').__version__}.",
         "",
-        f"**Command**: `.venv/bin/python bench/bench_spark.py --events {args.events} --report {args.report}`",
+        f"**Command**: `.venv/bin/python bench/bench_spark.py {command}`",
         "",
-        f"**Input**: the bench_reports.py input (`tracewh synth google2011`, `{inp.folder.name}`): "
-        f"{inp.task_events:,} task events, "
-        f"ingested once by DuckDB ({ingest_run.wall:.1f} s); both engines read the same Parquet.",
+        f"**Input**: {input_text}",
         "",
         "| engine | wall s (runs) | CPU s (process tree) | peak RSS MB (process tree) | output |",
         "|---|--:|--:|--:|---|",

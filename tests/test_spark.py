@@ -82,6 +82,13 @@ REPORT_RUNS = _report_runs()
 # one report (task-times) failed with "Could not allocate memory to grow BytesToBytesMap".
 TEST_DRIVER_MEMORY = "12g"
 
+# The parity's synthetic home: the scales of tests/test_synth.py (thousands of events per trace).
+SYNTH_PARITY = {
+    "google2011": {"scale": 0.0001, "parts": 2},
+    "google2019": {"scale": 0.000006, "cells": ["a"]},
+    "alibaba2018": {"scale": 0.0002, "form": "csv"},
+}
+
 
 @pytest.fixture(scope="session")
 def spark():
@@ -94,18 +101,17 @@ def spark():
     session.stop()
 
 
-@pytest.fixture(scope="session")
-def spark_sample(spark, sample_home):
-    """The sample registered in Spark with every view computed once and cached (each view's own
-    plan runs over the cached views under it, instead of the whole chain again per query), then
-    every view and report read there (two at a time: planning on the driver overlaps the tasks).
+def _parity_runs(spark, home) -> dict:
+    """``home`` registered in Spark with every view computed once and cached (each view's own plan
+    runs over the cached views under it, instead of the whole chain again per query), then every
+    view and report read there (two at a time: planning on the driver overlaps the tasks).
 
-    Broadcast joins are off for this session: with every view cached and two reports at a time,
+    Broadcast joins are off for these sessions: with every view cached and two reports at a time,
     building and broadcasting a join side ran the 12 GB heap out at task-times (on either trace,
     run to run). Sort-merge joins give the same rows; the reports' ties are broken by name so the
     join strategy cannot change an answer (tests/test_alibaba2018.py, total order)."""
     spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
-    ws.register(spark, sample_home, cache=True)
+    ws.register(spark, home, cache=True)
 
     def one(job):
         kind, name, trace = job
@@ -113,13 +119,43 @@ def spark_sample(spark, sample_home):
             if kind == "view":
                 return job, ws.fetch(spark, f"SELECT * FROM {name}")
             options = reports.get(name).example_options
-            return job, ws.run_report(spark, sample_home, name, trace=trace, options=options)
+            return job, ws.run_report(spark, home, name, trace=trace, options=options)
         except Exception as e:
             return job, e
 
     jobs = [("view", v, None) for v in VIEWS] + [("report", n, t) for n, t in REPORT_RUNS]
     with ThreadPoolExecutor(2) as ex:
         return dict(ex.map(one, jobs))
+
+
+@pytest.fixture(scope="session")
+def spark_sample(spark, sample_home):
+    """Every view and report of the bundled sample, read in Spark (`_parity_runs`)."""
+    return _parity_runs(spark, sample_home)
+
+
+@pytest.fixture(scope="session")
+def synth_home(tmp_path_factory) -> Home:
+    """A small synthetic home of all three traces (`tracewh synth`: the generator plants the traces'
+    oddities at rates the sample cannot: censored tasks, special times, odd DAG names, ...)."""
+    from tracewh.synth import synth
+
+    root = tmp_path_factory.mktemp("synth_parity")
+    home = Home.resolve(root / "home")
+    for trace, options in SYNTH_PARITY.items():
+        synth(trace, root / trace, workers=1, seed=11, **options)
+        ingest.ingest(home, trace, root / trace)
+    return home
+
+
+@pytest.fixture(scope="session")
+def spark_synth(spark, synth_home, sample_home):
+    """Every view and report of the synthetic home, read in Spark; then the sample is registered
+    again (without cache), as the tests that read the session's views expect it."""
+    try:
+        return _parity_runs(spark, synth_home)
+    finally:
+        ws.register(spark, sample_home)
 
 
 # --- comparing result sets ----------------------------------------------------------------------
@@ -615,3 +651,25 @@ def test_a_local_session_has_room_for_the_catalog(spark):
     conf = spark.sparkContext.getConf()
     assert conf.get("spark.driver.memory") == os.environ.get("SPARK_DRIVER_MEMORY", ws.LOCAL_DRIVER_MEMORY)
     assert int(conf.get("spark.sql.ui.retainedExecutions")) <= 50
+
+
+# --- the parity on a synthetic home (last: it registers another catalog in the session) --------
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_view_parity_on_synth(view, spark_synth, synth_home):
+    got = spark_synth[("view", view, None)]
+    if isinstance(got, Exception):
+        raise got
+    with query.read_only(synth_home) as con:
+        duck = query.fetch(con, f"SELECT * FROM {view}")
+    assert_same_rows(duck, got, f"{view} (synth)")
+
+
+@pytest.mark.parametrize(("report", "trace"), REPORT_RUNS)
+def test_report_parity_on_synth(report, trace, spark_synth, synth_home):
+    got = spark_synth[("report", report, trace)]
+    if isinstance(got, Exception):
+        raise got
+    duck = reports.run(synth_home, report, trace=trace, options=reports.get(report).example_options)
+    assert_same_rows(duck, got, f"{report} {trace or ''} (synth)")
