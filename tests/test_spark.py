@@ -242,24 +242,34 @@ def test_the_parity_covers_every_view_of_the_catalog(sample_home):
     assert len(VIEWS) > 40 and len(REPORT_RUNS) > 20
 
 
-@pytest.mark.parametrize("view", VIEWS)
-def test_view_parity(view, spark_sample, sample_home):
-    got = spark_sample[("view", view, None)]
+def _view_parity(runs: dict, home: Home, view: str) -> query.Rows:
+    """DuckDB's rows of ``view`` in ``home``, after checking Spark's (from ``runs``) are the same."""
+    got = runs[("view", view, None)]
     if isinstance(got, Exception):
         raise got
-    with query.read_only(sample_home) as con:
+    with query.read_only(home) as con:
         duck = query.fetch(con, f"SELECT * FROM {view}")
-    assert duck.rows, f"{view}: the sample has rows for every view (else the parity proves nothing)"
     assert_same_rows(duck, got, view)
+    return duck
+
+
+def _report_parity(runs: dict, home: Home, report: str, trace: str | None) -> None:
+    got = runs[("report", report, trace)]
+    if isinstance(got, Exception):
+        raise got
+    duck = reports.run(home, report, trace=trace, options=reports.get(report).example_options)
+    assert_same_rows(duck, got, f"{report} {trace or ''}")
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_view_parity(view, spark_sample, sample_home):
+    duck = _view_parity(spark_sample, sample_home, view)
+    assert duck.rows, f"{view}: the sample has rows for every view (else the parity proves nothing)"
 
 
 @pytest.mark.parametrize(("report", "trace"), REPORT_RUNS)
 def test_report_parity(report, trace, spark_sample, sample_home):
-    got = spark_sample[("report", report, trace)]
-    if isinstance(got, Exception):
-        raise got
-    duck = reports.run(sample_home, report, trace=trace, options=reports.get(report).example_options)
-    assert_same_rows(duck, got, f"{report} {trace or ''}")
+    _report_parity(spark_sample, sample_home, report, trace)
 
 
 def test_reports_keep_their_order(spark_sample, sample_home):
@@ -658,18 +668,9 @@ def test_a_local_session_has_room_for_the_catalog(spark):
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_view_parity_on_synth(view, spark_synth, synth_home):
-    got = spark_synth[("view", view, None)]
-    if isinstance(got, Exception):
-        raise got
-    with query.read_only(synth_home) as con:
-        duck = query.fetch(con, f"SELECT * FROM {view}")
-    assert_same_rows(duck, got, f"{view} (synth)")
+    _view_parity(spark_synth, synth_home, view)
 
 
 @pytest.mark.parametrize(("report", "trace"), REPORT_RUNS)
 def test_report_parity_on_synth(report, trace, spark_synth, synth_home):
-    got = spark_synth[("report", report, trace)]
-    if isinstance(got, Exception):
-        raise got
-    duck = reports.run(synth_home, report, trace=trace, options=reports.get(report).example_options)
-    assert_same_rows(duck, got, f"{report} {trace or ''} (synth)")
+    _report_parity(spark_synth, synth_home, report, trace)
