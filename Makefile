@@ -39,8 +39,9 @@ format: install
 
 # Spark (tests/test_spark.py, one xdist group: one JVM): `make test` runs the override layer and the
 # fanned-out ingest (~45 s); the parity of every view and report (marker `spark`, the tests that use
-# the registered sample) is not in it: Spark's planning makes that about 500 CPU s on the sample
-# (README), beyond the suite's 5-minute budget on 2 cores. `make test-spark` runs the whole file.
+# a registered home: the sample, then a small synthetic one) is not in it: Spark's planning makes
+# that about 500 CPU s per home (README), beyond the suite's 5-minute budget on 2 cores.
+# `make test-spark` runs the whole file.
 test: install lint
 	$(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark"
 

@@ -1,6 +1,6 @@
-"""The Spark engine against DuckDB on the bundled sample: every view and every report gives the same
-rows in Spark local[2] as in DuckDB; the override layer, each rewrite on its own; a Spark ingest
-equals a local one.
+"""The Spark engine against DuckDB on the bundled sample and a small synthetic home: every view and
+every report gives the same rows in Spark local[2] as in DuckDB; the override layer, each rewrite
+on its own; a Spark ingest equals a local one.
 
 One Spark session for the whole run (the group runs on one xdist worker): starting a JVM and
 registering the catalog cost tens of seconds, a query a second or two.
@@ -28,8 +28,9 @@ from tracewh.traces import expand_sql, trace_names
 
 # `make install` installs the spark extra (a missing pyspark fails here, it is not skipped). One
 # xdist group: the run's one Spark session lives on one worker (`--dist loadgroup`). The tests that
-# use `spark_sample` (the whole catalog on Spark: the parity) are marked `spark` by conftest.py and
-# run by `make test-spark` (about 500 CPU s of Spark planning, README); the rest run in `make test`.
+# use `spark_sample` or `spark_synth` (the whole catalog on Spark: the parity) are marked `spark` by
+# conftest.py and run by `make test-spark` (about 500 CPU s of Spark planning per home, README);
+# the rest run in `make test`.
 pytestmark = [pytest.mark.xdist_group("spark")]
 
 # Stated tolerance for floats: the engines sum and divide in other orders, so values agree to
