@@ -189,7 +189,10 @@ def run_stage(a: argparse.Namespace, state: dict) -> None:
             continue
         rcmd = [str(h.TRACEWH), "--home", str(a.home), "report", name, "--format", "csv"]
         rcmd += (["--trace", "google2011"] if needs_trace else []) + ["--memory-limit", a.limit]
-        run, _, err = h.measure(name, rcmd, stdout_devnull=True)
+        run, out, err = h.measure(name, rcmd, stdout_devnull=a.save is None)
+        if a.save is not None:  # the answer, for the checks (a report's csv is small)
+            a.save.mkdir(parents=True, exist_ok=True)
+            (a.save / f"{a.key}.{name}.csv").write_text(out)
         if not run.ok:
             run.note = err.strip().splitlines()[-1] if err.strip() else run.note
         stage.setdefault(a.into, {})[name] = run.__dict__
@@ -380,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         help="start --home (if new) as a hard-linked copy of this home, e.g. the compacted whole "
         "task_events home for task_usage stages",
     )
+    p.add_argument("--save", type=Path, help="write each report's csv here (<key>.<report>.csv)")
     p.add_argument("--input", help="the section's Input text (default: the task_events synth)")
     p.add_argument(
         "--grows",
