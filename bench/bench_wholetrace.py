@@ -182,6 +182,7 @@ def run_stage(a: argparse.Namespace, state: dict) -> None:
     stage = state.get("stages", {}).get(a.key) if a.reports_only else None
     if stage is None and a.from_home and not a.home.exists():
         link_copy(a.from_home, a.home)
+    if stage is None:
         stage = measure_ingest(a)
         stage["reports"] = {}
     for name, needs_trace in [] if a.no_reports else google_reports():
