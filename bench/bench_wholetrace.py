@@ -33,6 +33,20 @@ from pathlib import Path
 import harness as h
 
 SECTION = "## Whole trace: google2011 synth at scale 1.0, ingest and every report by input size"
+GROWS = "task_events"  # the table whose stages make the input sizes (--grows)
+INPUT = (
+    "`tracewh synth google2011 --scale 1.0 --tables task_events,job_events,machine_events` "
+    "(500 parts each; task_events and job_events at the published row counts)."
+)
+
+
+def section_title(grows: str) -> str:
+    """The RESULTS.md heading of a series of stages that grow ``grows``."""
+    if grows == GROWS:
+        return SECTION
+    return f"## Whole trace: google2011 {grows} by input size, beside the whole task_events"
+
+
 PART_FILE = "part-{:05d}-of-00500.csv.gz"
 DEFAULT_TABLES = "task_events,job_events,machine_events"
 
@@ -138,19 +152,25 @@ def measure_ingest(a: argparse.Namespace) -> dict:
     return stage
 
 
-def snapshot(a: argparse.Namespace) -> dict:
-    """A hard-linked copy of the home (its catalog files copied, the views repointed), compacted
-    there by ``tracewh compact`` (measured): the home itself stays uncompacted and grows on."""
-    snap = a.snapshot
-    if snap.exists():
-        shutil.rmtree(snap)
-    subprocess.run(["cp", "-al", str(a.home), str(snap)], check=True)
-    for f in snap.rglob("*.duckdb*"):  # DuckDB may write its file in place: no shared inode
+def link_copy(src: Path, dst: Path) -> None:
+    """``dst``: a hard-linked copy of the home ``src`` (its catalog files copied, the views
+    repointed by ``tracewh repair``): the Parquet files are shared, never rewritten in place."""
+    if dst.exists():
+        shutil.rmtree(dst)
+    subprocess.run(["cp", "-al", str(src), str(dst)], check=True)
+    for f in dst.rglob("*.duckdb*"):  # DuckDB may write its file in place: no shared inode
         if f.is_file() and not f.is_symlink():
             data = f.read_bytes()
             f.unlink()
             f.write_bytes(data)
-    subprocess.run([str(h.TRACEWH), "--home", str(snap), "repair"], check=True, capture_output=True)
+    subprocess.run([str(h.TRACEWH), "--home", str(dst), "repair"], check=True, capture_output=True)
+
+
+def snapshot(a: argparse.Namespace) -> dict:
+    """A hard-linked copy of the home, compacted there by ``tracewh compact`` (measured): the home
+    itself stays uncompacted and grows on."""
+    snap = a.snapshot
+    link_copy(a.home, snap)
     cmd = [str(h.TRACEWH), "--home", str(snap), "compact", "google2011", "--memory-limit", a.ingest_limit]
     run, _, err = h.measure("tracewh compact", cmd)
     if not run.ok:
@@ -160,6 +180,8 @@ def snapshot(a: argparse.Namespace) -> dict:
 
 def run_stage(a: argparse.Namespace, state: dict) -> None:
     stage = state.get("stages", {}).get(a.key) if a.reports_only else None
+    if stage is None and a.from_home and not a.home.exists():
+        link_copy(a.from_home, a.home)
     if stage is None:
         stage = measure_ingest(a)
         stage["reports"] = {}
@@ -168,7 +190,10 @@ def run_stage(a: argparse.Namespace, state: dict) -> None:
             continue
         rcmd = [str(h.TRACEWH), "--home", str(a.home), "report", name, "--format", "csv"]
         rcmd += (["--trace", "google2011"] if needs_trace else []) + ["--memory-limit", a.limit]
-        run, _, err = h.measure(name, rcmd, stdout_devnull=True)
+        run, out, err = h.measure(name, rcmd, stdout_devnull=a.save is None)
+        if a.save is not None:  # the answer, for the checks (a report's csv is small)
+            a.save.mkdir(parents=True, exist_ok=True)
+            (a.save / f"{a.key}.{name}.csv").write_text(out)
         if not run.ok:
             run.note = err.strip().splitlines()[-1] if err.strip() else run.note
         stage.setdefault(a.into, {})[name] = run.__dict__
@@ -207,12 +232,13 @@ def load_range(stages: list[dict]) -> str:
 
 def write(a: argparse.Namespace, state: dict) -> None:
     stages = list(state.get("stages", {}).values())
+    grows = state.get("grows", GROWS)
     for s in stages:
         if not s.get("catalog") and s.get("home"):
             s["catalog"] = catalog_figures(Path(s["home"]))
     mi = h.machine_info()
     lines = [
-        SECTION,
+        section_title(grows),
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/bench_wholetrace.py`.",
         "",
@@ -222,10 +248,10 @@ def write(a: argparse.Namespace, state: dict) -> None:
         "",
         "**Command**: " + "; ".join(f"`{c}`" for c in state.get("commands", [])),
         "",
-        "**Input**: `tracewh synth google2011 --scale 1.0 --tables task_events,job_events,machine_events` "
-        "(500 parts each; task_events and job_events at the published row counts).",
+        "**Input**: " + state.get("input", INPUT),
         "",
-        "### Ingest per stage (only the parts the stage adds), baselines on the same task_events files",
+        "### Ingest per stage (only the parts the stage adds), baselines on the same "
+        f"{stages[0].get('tables', DEFAULT_TABLES).split(',')[0] if stages else GROWS} files",
         "",
         "| parts | tables (baselines read the first) | baseline files | gz MB | CSV MB | "
         "gzip floor s / CPU s | bare COPY s / CPU s | tracewh ingest s / CPU s | "
@@ -248,20 +274,21 @@ def write(a: argparse.Namespace, state: dict) -> None:
             f"{h.fmt(i['rss_mb'], '.0f')} | {s['csv_mb'] / i['wall']:.0f} | {comp} | "
             f"{f['others']:.2f} / {b['others'] if b else 0:.2f} / {i['others']:.2f} |"
         )
-    lines += [
-        "",
-        "Note: the tracewh ingest also converts the stage's job_events parts (about 2% of the bytes).",
-    ]
+    if any("job_events" in s.get("tables", DEFAULT_TABLES).split(",")[1:] for s in stages):
+        lines += [
+            "",
+            "Note: the tracewh ingest also converts the stage's job_events parts (about 2% of the bytes).",
+        ]
     rstages = [s for s in stages if s["reports"]]  # an ingest-only step (e.g. task_usage) has none
     if rstages:
         lines += [
             "",
-            "### Every google2011 report at each size "
+            f"### {'Every google2011 report' if grows == GROWS else 'Reports'} at each size "
             f"(memory limit {state.get('limit', '4GB')}; one run each)",
             "",
         ]
     names = list(dict.fromkeys(n for s in rstages for n in s["reports"]))
-    sizes = [s["catalog"].get("task_events", {}).get("rows", 0) for s in rstages]
+    sizes = [s["catalog"].get(grows, {}).get("rows", 0) for s in rstages]
     head = "| report | " + " | ".join(f"wall s @ {n / 1e6:.1f} M" for n in sizes)
     head += " | " + " | ".join(f"CPU s @ {n / 1e6:.1f} M" for n in sizes)
     head += (
@@ -321,7 +348,7 @@ def write(a: argparse.Namespace, state: dict) -> None:
                     for t, c in sorted(cat.items())
                 )
             )
-    h.write_section(h.RESULTS, "\n".join(lines) + "\n" + state.get("reading", ""), SECTION)
+    h.write_section(h.RESULTS, "\n".join(lines) + "\n" + state.get("reading", ""), section_title(grows))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -351,6 +378,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--write", action="store_true", help="write the RESULTS.md section from --state")
     p.add_argument("--no-compact", action="store_true", help="ingest with --no-compact")
+    p.add_argument(
+        "--from-home",
+        type=Path,
+        help="start --home (if new) as a hard-linked copy of this home, e.g. the compacted whole "
+        "task_events home for task_usage stages",
+    )
+    p.add_argument("--save", type=Path, help="write each report's csv here (<key>.<report>.csv)")
+    p.add_argument("--input", help="the section's Input text (default: the task_events synth)")
+    p.add_argument(
+        "--grows",
+        default=GROWS,
+        help="the table whose rows are the stages' input sizes (its own RESULTS.md section unless "
+        "task_events)",
+    )
     p.add_argument("--label", help="shown beside the stage's parts (e.g. real parts)")
     p.add_argument(
         "--snapshot",
@@ -374,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     state = json.loads(a.state.read_text()) if a.state.is_file() else {}
     if a.stage:
         state["limit"] = a.limit
+        state["grows"] = a.grows
+        if a.input:
+            state["input"] = a.input
         state.setdefault("commands", []).append(h.command_line("bench_wholetrace.py", argv))
         a.home.parent.mkdir(parents=True, exist_ok=True)
         run_stage(a, state)

@@ -53,6 +53,14 @@ def synth(
             help="Part files, for traces published in numbered parts (default: the published count x scale).",
         ),
     ] = None,
+    instance_fraction: Annotated[
+        float | None,
+        typer.Option(
+            "--instance-fraction",
+            help="alibaba2018: thin batch_instance only; each task keeps its first "
+            "max(1, round(F x instance_num)) instances (0 < F <= 1; batch_task stays whole).",
+        ),
+    ] = None,
     level: Annotated[int, typer.Option("--level", help="gzip level 1..9 (originals: 6).")] = 6,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Worker processes (default: cores).")
@@ -72,6 +80,7 @@ def synth(
         level=level,
         form=form,
         parts=parts,
+        instance_fraction=instance_fraction,
         progress=_progress(quiet),
     )
     if not quiet:

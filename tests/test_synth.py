@@ -410,6 +410,76 @@ def test_alibaba_critical_path_matches_networkx(ali):
     assert m["tables"]["batch_task"]["jobs:dag"] == sum(status.values())
 
 
+def test_alibaba_thinned_instances_by_hand():
+    """--instance-fraction on five real-shaped batch_task rows (a DAG chain, an independent task
+    with a MergeTask, a Waiting task with times 0): each keeps its first max(1, round(F x n))."""
+    import numpy as np
+    import polars as pl
+
+    from tracewh.synth import Config, rng_for
+    from tracewh.synth import alibaba2018 as ali
+
+    tasks = pl.DataFrame(
+        {
+            "task_name": ["M1", "R2_1", "J3_2", "task_LTg0MTUwNTA5Mjg4MDkzNjE2OQ==", "MergeTask"],
+            "instance_num": [1, 2, 9, 40, 1234],
+            "job_name": ["j_1", "j_1", "j_1", "j_2", "j_2"],
+            "task_type": [1, 1, 1, 12, 12],
+            "status": ["Terminated", "Terminated", "Failed", "Terminated", "Waiting"],
+            "start_time": [86_500, 86_530, 86_600, 90_000, 0],
+            "end_time": [86_520, 86_590, 86_700, 90_100, 0],
+            "plan_cpu": [100.0, 100.0, 50.0, 200.0, 400.0],
+            "plan_mem": [0.39, 0.39, 0.2, 1.5, 0.05],
+        }
+    )
+    # by hand, F = 0.1: round(0.1) = 0 -> 1, round(0.2) = 0 -> 1, round(0.9) = 1, round(4.0) = 4,
+    # round(123.4) = 123; 130 rows instead of 1,286
+    cfg = Config("alibaba2018", 1.0, 1, ("batch_instance",), instance_fraction=0.1)
+    assert ali.kept_instances(tasks["instance_num"], 0.1).tolist() == [1, 1, 1, 4, 123]
+    assert ali.kept_instances(tasks["instance_num"], 1.0).tolist() == [1, 2, 9, 40, 1234]
+    rows = ali._instances(cfg, tasks, rng_for(cfg, "t"), 0)
+    assert rows.height == 130
+    got = rows.group_by("job_name", "task_name", maintain_order=True).agg(
+        pl.len().alias("n"), pl.col("seq_no"), pl.col("total_seq_no").unique()
+    )
+    assert got["task_name"].to_list() == tasks["task_name"].to_list()  # every task kept
+    assert got["n"].to_list() == [1, 1, 1, 4, 123]
+    assert [s.to_list() for s in got["seq_no"]] == [list(range(1, k + 1)) for k in [1, 1, 1, 4, 123]]
+    assert [s.to_list() for s in got["total_seq_no"]] == [[1], [2], [9], [40], [1234]]
+    assert rows["instance_name"].n_unique() == 130
+    # instances run inside their task (start 0-3 s after it), times 0 stay 0
+    first = rows.filter(pl.col("seq_no") == 1)["start_time"].to_numpy()
+    assert np.all(
+        (first[:4] >= [86_500, 86_530, 86_600, 90_000]) & (first[:4] <= [86_503, 86_533, 86_603, 90_003])
+    )
+    assert first[4] == 0
+    full = ali._instances(Config("alibaba2018", 1.0, 1, ("batch_instance",)), tasks, rng_for(cfg, "t"), 0)
+    assert full.height == 1 + 2 + 9 + 40 + 1234
+
+
+def test_alibaba_instance_fraction_keeps_batch_task_and_every_task(tmp_path):
+    """The whole generator at F = 0.05: batch_task byte-identical to the unthinned run, and per
+    task max(1, round(0.05 x instance_num)) instance rows, counted from the raw CSV."""
+    kw = {"scale": SCALE_ALI, "tables": ["batch_task", "batch_instance"], "form": "csv", "seed": 3}
+    whole = synth("alibaba2018", tmp_path / "whole", workers=1, **kw)
+    thin = synth("alibaba2018", tmp_path / "thin", workers=1, instance_fraction=0.05, **kw)
+    task_csv = (tmp_path / "thin" / "batch_task.csv").read_bytes()
+    assert task_csv == (tmp_path / "whole" / "batch_task.csv").read_bytes()
+    assert thin["instance_fraction"] == 0.05 and "instance_fraction" not in whole
+    want = Counter()
+    for name, n, job, *_ in csv.reader(io.StringIO(task_csv.decode())):
+        want[(job, name)] += max(1, round(0.05 * int(n)))
+    with open(tmp_path / "thin" / "batch_instance.csv", newline="") as fh:
+        got = Counter((r[2], r[1]) for r in csv.reader(fh))
+    assert got == want
+    assert thin["tables"]["batch_instance"]["rows"] == sum(want.values())
+    assert sum(want.values()) < whole["tables"]["batch_instance"]["rows"] / 5
+    with pytest.raises(UsageError, match="no per-task instance table"):
+        synth("google2011", tmp_path / "g", scale=SCALE_2011, instance_fraction=0.5)
+    with pytest.raises(UsageError, match=r"must be in \(0, 1\]"):
+        synth("alibaba2018", tmp_path / "a", scale=SCALE_ALI, instance_fraction=0)
+
+
 def test_alibaba_archives_are_single_gzip_members_with_the_same_rows(tmp_path):
     """tar.gz and csv.gz of a table made of two pieces: one gzip member each (tarfile's stream
     mode reads them), the same CSV bytes in both, and the archive ingests."""

@@ -56,6 +56,8 @@ class Config:
     level: int = DEFAULT_LEVEL
     form: str = ""  # alibaba2018: tar.gz (as published), csv or csv.gz
     parts: int = 0  # google2011: part files of the 500-part tables (0 = round(500 x scale))
+    # alibaba2018: each task keeps its first max(1, round(F x instance_num)) instance rows (THINNED)
+    instance_fraction: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -361,6 +363,7 @@ def synth(
     level: int = DEFAULT_LEVEL,
     form: str | None = None,
     parts: int | None = None,
+    instance_fraction: float | None = None,
     progress: Progress | None = None,
 ) -> dict:
     """Write a synthetic ``trace`` into the new or empty folder ``out``; return the manifest."""
@@ -379,6 +382,14 @@ def synth(
         if not 1 <= parts <= most:
             raise UsageError(f"--parts must be 1..{most} for {trace}")
         cfg = replace(cfg, parts=parts)
+    if instance_fraction is not None:
+        # a generator with a per-task instance table names it (THINNED); its task table stays whole
+        thinned = getattr(mod, "THINNED", None)
+        if thinned is None:
+            raise UsageError(f"--instance-fraction: synthetic {trace} has no per-task instance table")
+        if not 0 < instance_fraction <= 1:
+            raise UsageError(f"--instance-fraction must be in (0, 1], got {instance_fraction}")
+        cfg = replace(cfg, instance_fraction=instance_fraction)
     _check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     progress = progress or Progress()

@@ -13,6 +13,9 @@ The model:
   named twice, end_time 0 (Running / Failed, and Waiting rows with start 0 too), end < start.
   Children start after their parents' latest end plus a gap; instances start after their task
   and end by its end (heavy-tailed instance counts: most tasks 1-10, a few thousands).
+  ``--instance-fraction F`` thins batch_instance only (1.35 G rows at scale 1.0): each task keeps
+  its first max(1, round(F x instance_num)) instances, batch_task stays whole, so every (job,
+  task) group is still there (e.g. the DAG reports at the whole trace's 4.2 M jobs).
 - Machines (``m_1`` ..): machine_meta rows at time 0 and status changes; machine_usage every
   ~10-20 s (irregular) with mem_gps / mkpi empty in most rows; containers (``c_1`` ..) on
   machines, per app_du (Zipf sizes), with container_usage samples. Percent fields are -1 or 101
@@ -43,6 +46,7 @@ MACHINES = 4_034
 CONTAINERS = 71_476  # containers in container_meta (estimate)
 MIN_MACHINES = 4
 JOB_CHUNK = 2_000  # jobs per piece of batch_task / batch_instance
+THINNED = "batch_instance"  # what --instance-fraction thins (tracewh.synth; see kept_instances)
 MACHINE_CHUNK = 8  # machines per piece of machine_usage
 CONTAINER_CHUNK = 64  # containers per piece of container_usage
 MACHINE_SAMPLE_S = (10, 20)  # machine_usage interval (irregular)
@@ -167,6 +171,7 @@ def summary(cfg: Config, counts: dict) -> dict:
             "machines": machines(cfg),
         },
         "published_at_scale": {t: round(n * cfg.scale) for t, n in PUBLISHED.items()},
+        **({"instance_fraction": cfg.instance_fraction} if cfg.instance_fraction < 1 else {}),
     }
 
 
@@ -452,16 +457,35 @@ def batch_task(cfg: Config, piece: Piece) -> Output:
     return encode(piece, _csv(tasks), cfg.level, {**counts, "rows": tasks.height})
 
 
+def kept_instances(instance_num, fraction: float):
+    """Instance rows each task keeps when batch_instance is thinned to ``fraction`` (THINNED):
+    max(1, round(fraction x instance_num)), rounding half to even as Python's round; all of them
+    at 1.0. Every task keeps at least one, so the (job, task) groups stay those of batch_task."""
+    import numpy as np
+
+    k = np.asarray(instance_num, dtype=np.int64)
+    return k if fraction >= 1 else np.maximum(1, np.rint(k * fraction).astype(np.int64))
+
+
 def batch_instance(cfg: Config, piece: Piece) -> Output:
+    c = piece.args[0]
+    tasks, _ = _batch(cfg, c)
+    base = (J := jobs(cfg)) * c // _chunks(J, JOB_CHUNK)
+    instances = _instances(cfg, tasks, rng_for(cfg, "batch_instance", c), base)
+    return encode(piece, _csv(instances), cfg.level, {"rows": instances.height})
+
+
+def _instances(cfg: Config, tasks, rng, base: int):
+    """The batch_instance rows of the task rows ``tasks``: each task's first
+    ``kept_instances(instance_num, cfg.instance_fraction)`` instances (seq_no 1..kept; total_seq_no
+    stays the task's instance_num), named from ``base`` (the chunk's first job) on."""
     import numpy as np
     import polars as pl
 
-    c = piece.args[0]
-    tasks, _ = _batch(cfg, c)
-    rng = rng_for(cfg, "batch_instance", c)
     inst_k = tasks["instance_num"].to_numpy()
+    keep = kept_instances(inst_k, cfg.instance_fraction)
     R = tasks.height
-    ti = np.repeat(np.arange(R), inst_k)
+    ti = np.repeat(np.arange(R), keep)
     nI = ti.size
     ts, te = tasks["start_time"].to_numpy()[ti], tasks["end_time"].to_numpy()[ti]
     istart = np.where(ts > 0, ts + rng.integers(0, 4, nI), 0)
@@ -470,11 +494,10 @@ def batch_instance(cfg: Config, piece: Piece) -> Output:
     iend = np.where(valid, np.maximum(istart, np.minimum(te, istart + idur)), te)
     cpu_avg = np.round(rng.uniform(10, 300, nI), 2)
     mem_avg = np.round(rng.uniform(0.1, 5.0, nI), 2)
-    first = np.cumsum(inst_k) - inst_k
+    first = np.cumsum(keep) - keep
     seq = np.arange(nI) - first[ti] + 1
     ti_s = pl.Series(ti)
-    base = (J := jobs(cfg)) * c // _chunks(J, JOB_CHUNK)
-    instances = pl.DataFrame(
+    return pl.DataFrame(
         {
             "instance_name": "ins_" + pl.Series(np.arange(nI) + base * 1000 + 1).cast(pl.String),
             "task_name": tasks["task_name"].gather(ti_s),
@@ -492,7 +515,6 @@ def batch_instance(cfg: Config, piece: Piece) -> Output:
             "mem_max": np.round(mem_avg * rng.uniform(1.0, 1.3, nI), 2),
         }
     )
-    return encode(piece, _csv(instances), cfg.level, {"rows": nI})
 
 
 # --------------------------------------------------------------------------- machines and containers
