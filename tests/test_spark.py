@@ -19,6 +19,7 @@ import duckdb
 import pytest
 from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 from test_cli import run
+from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
 from tracewh import catalog, query, reports, sqlfiles
 from tracewh import ingestion as ingest
@@ -85,9 +86,9 @@ TEST_DRIVER_MEMORY = "12g"
 
 # The parity's synthetic home: the scales of tests/test_synth.py (thousands of events per trace).
 SYNTH_PARITY = {
-    "google2011": {"scale": 0.0001, "parts": 2},
-    "google2019": {"scale": 0.000006, "cells": ["a"]},
-    "alibaba2018": {"scale": 0.0002, "form": "csv"},
+    "google2011": {"scale": SCALE_2011, "parts": 2},
+    "google2019": {"scale": SCALE_2019, "cells": ["a"]},
+    "alibaba2018": {"scale": SCALE_ALI, "form": "csv"},
 }
 
 
