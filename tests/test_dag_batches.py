@@ -77,3 +77,15 @@ def test_a_piece_never_holds_more_than_a_batch_and_the_job_it_ends_in():
         ["C", "C"],
         ["D"],
     ]
+
+
+def test_the_paths_live_in_duckdbs_pool_not_in_python(tmp_path):
+    # A temporary table: DuckDB's memory limit covers it and spills it; an Arrow table registered
+    # on the connection would sit outside the limit (110 MiB at the whole trace's 2.9 M DAG jobs).
+    catalog = tmp_path / "catalog.duckdb"
+    duckdb.connect(str(catalog)).close()
+    con = duckdb.connect(str(catalog), read_only=True)  # reports read the catalog read-only
+    dag.register_dag_paths(con, _table(), 2)
+    kinds = con.execute("SELECT temporary FROM duckdb_tables() WHERE table_name = 'dag_paths'").fetchall()
+    assert kinds == [(True,)]
+    assert _paths(con) == WANT
