@@ -284,8 +284,8 @@ def rss():
 out = {"import_s": time.perf_counter() - t_import}
 rep = reports.get(sys.argv[3])
 first, _, second = rep.sql.partition(reports.STEP_MARKER)
-# The step takes an Arrow table (newer tracewh.dag) or (columns, rows) (older): call it as reports.run does.
-arrow_step = len(inspect.signature(dag.register_dag_paths).parameters) == 2 and hasattr(query, "fetch_arrow")
+# The step takes Arrow (newer tracewh.dag: tasks, batch_rows) or (columns, rows) (older), as reports.run does.
+arrow_step = "tasks" in inspect.signature(dag.register_dag_paths).parameters and hasattr(query, "fetch_arrow")
 out["mode"] = "query.fetch_arrow (Arrow table)" if arrow_step else "query.fetch (Python tuples)"
 COLS = ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")
 with query.read_only(Home.resolve(sys.argv[1])) as con:

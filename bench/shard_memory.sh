@@ -7,23 +7,28 @@
 # WORK gets three synthetic cells (tracewh synth google2019 --tables instance_usage, one shard each:
 # 73, 506 and 874 MB of JSON at scales 0.00003, 0.000125, 0.0005). Each ingest runs twice under
 # /usr/bin/time; a line per run: limit, scale, run, peak RSS KiB, user s, system s, wall s, and
-# (rows, sum of a row hash) over the Parquet written, which must be equal at every limit.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-work=$1; shift
+# (rows, sum of the rows' hashes) over the Parquet written, which must be equal at every limit. A
+# failed ingest prints FAILED and the sweep goes on.
+set -uo pipefail
+work=$(realpath -m "$1"); shift
+cd "$(dirname "$0")/.." || exit 1
 limits=(default "$@")
 for s in 0.00003 0.000125 0.0005; do
-  [ -d "$work/s$s" ] || .venv/bin/tracewh synth google2019 "$work/s$s" --scale $s --tables instance_usage --cells a -q
+  [ -d "$work/s$s" ] || .venv/bin/tracewh synth google2019 "$work/s$s" --scale $s --tables instance_usage --cells a -q || exit 1
 done
 for limit in "${limits[@]}"; do
   args=(); [ "$limit" = default ] || args=(--memory-limit "$limit")
   for s in 0.00003 0.000125 0.0005; do
     for run in 1 2; do
       home=$(mktemp -d)
-      /usr/bin/time -f "%M %U %S %e" -o "$home.time" .venv/bin/tracewh --home "$home/h" ingest google2019 "$work/s$s" \
-        --tables instance_usage --workers 1 --quiet "${args[@]}"
-      check=$(.venv/bin/python -c "import duckdb; print(duckdb.connect().sql(\"SELECT count(*), sum(hash(start_time, end_time, machine_id, collection_id, instance_index)) FROM read_parquet('$home/h/parquet/google2019/instance_usage/**/*.parquet')\").fetchall()[0])" 2>/dev/null)
-      echo "$limit $s run$run $(cat "$home.time") $check"
+      if /usr/bin/time -f "%M %U %S %e" -o "$home.time" .venv/bin/tracewh --home "$home/h" ingest google2019 \
+        "$work/s$s" --tables instance_usage --workers 1 --quiet "${args[@]}"; then
+        # every value of every row: the sum of the rows' hashes
+        check=$(.venv/bin/python -c "import duckdb; print(duckdb.connect().sql(\"SELECT count(*), sum(hash(t)) FROM read_parquet('$home/h/parquet/google2019/instance_usage/**/*.parquet') AS t\").fetchall()[0])")
+        echo "$limit $s run$run $(cat "$home.time") $check"
+      else
+        echo "$limit $s run$run FAILED (exit $?): $(tail -1 "$home.time")"
+      fi
       rm -rf "$home" "$home.time"
     done
   done

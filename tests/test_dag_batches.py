@@ -62,7 +62,7 @@ def test_any_batch_size_walks_each_job_whole(batch_rows):
     assert _paths(con) == WANT
 
 
-def test_no_dag_task_gives_an_empty_view():
+def test_no_dag_task_gives_an_empty_table():
     con = duckdb.connect()
     dag.register_dag_paths(con, _table().slice(0, 0))
     assert _paths(con) == []
@@ -89,3 +89,18 @@ def test_the_paths_live_in_duckdbs_pool_not_in_python(tmp_path):
     kinds = con.execute("SELECT temporary FROM duckdb_tables() WHERE table_name = 'dag_paths'").fetchall()
     assert kinds == [(True,)]
     assert _paths(con) == WANT
+
+
+def test_a_walk_that_fails_leaves_no_partial_table():
+    con = duckdb.connect()
+    dag.register_dag_paths(con, _table())  # an earlier, complete walk on the same connection
+
+    def failing():
+        yield from _table().to_batches(2)
+        raise RuntimeError("the input stream broke")
+
+    stream = pa.RecordBatchReader.from_batches(_table().schema, failing())
+    with pytest.raises(RuntimeError):
+        dag.register_dag_paths(con, stream, 2)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'dag_paths'").fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'dag_paths_piece'").fetchall() == [(0,)]

@@ -8,6 +8,7 @@ cycles instead of hanging. Input: the rows of ``alibaba2018.dag_tasks`` ordered 
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Iterator
 
@@ -125,6 +126,11 @@ def register_dag_paths(
         for piece in _batches(tasks, batch_rows):
             con.register("dag_paths_piece", _walk_piece(piece))
             con.execute("INSERT INTO temp.dag_paths FROM dag_paths_piece")
+    except BaseException:
+        # No half-filled table left for a later statement on this connection to read as whole.
+        with contextlib.suppress(duckdb.Error):
+            con.execute("DROP TABLE IF EXISTS temp.dag_paths")
+        raise
     finally:
         con.unregister("dag_paths_piece")
 

@@ -39,7 +39,7 @@ class Report:
     plot: dict[str, str] = field(default_factory=dict)
     note: str = field(default="")
     # A step in Python between two statements (header `-- python: dag_paths`): the first
-    # statement's rows go to tracewh.dag.STEPS[name], which registers views the second reads.
+    # statement's rows go to tracewh.dag.STEPS[name], which makes the tables the second reads.
     python: str = ""
     caveat: str = ""
     example: str = ""

@@ -1293,7 +1293,7 @@ def walk_jobs_pandas(tasks: Any) -> Any:
 
 
 def register_dag_paths(spark: SparkSession, tasks: DataFrame) -> None:
-    """The temporary view ``dag_paths`` (as tracewh.dag.register_dag_paths makes it in DuckDB),
+    """The temporary view ``dag_paths`` (in DuckDB a temporary table, tracewh.dag.register_dag_paths),
     one walk per job, jobs spread over the executors."""
     paths = tasks.groupBy("job_name").applyInPandas(walk_jobs_pandas, DAG_PATHS_SCHEMA)
     paths.createOrReplaceTempView("dag_paths")
