@@ -102,5 +102,7 @@ def test_a_walk_that_fails_leaves_no_partial_table():
     stream = pa.RecordBatchReader.from_batches(_table().schema, failing())
     with pytest.raises(RuntimeError):
         dag.register_dag_paths(con, stream, 2)
-    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'dag_paths'").fetchall() == [(0,)]
-    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'dag_paths_piece'").fetchall() == [(0,)]
+    tables = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'dag_paths'")
+    assert tables.fetchall() == [(0,)]
+    pieces = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'dag_paths_piece'")
+    assert pieces.fetchall() == [(0,)]
