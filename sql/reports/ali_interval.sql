@@ -47,7 +47,8 @@ per_child AS (
            CASE WHEN count(parent_end) = count(*) THEN max(parent_end) END AS last_parent_end
     FROM edges GROUP BY ALL
 ),
-measures AS (
+measures AS MATERIALIZED (
+    -- read twice below (the summary, the quantiles' sort): computed once
     SELECT "case", 1 AS ord, 'waiting time' AS measure, (actual_start - registered)::DOUBLE AS v, job_name
     FROM per_child WHERE actual_start IS NOT NULL AND registered IS NOT NULL
     UNION ALL SELECT "case", 2, 'parent execution time', parent_run_s, job_name FROM edges WHERE parent_run_s IS NOT NULL
@@ -58,22 +59,64 @@ measures AS (
 ),
 cases(case_ord, "case") AS (VALUES (1, 'one parent'), (2, 'several parents')),
 kinds(ord, measure) AS (VALUES (1, 'waiting time'), (2, 'parent execution time'), (3, 'interval time (each parent)'),
-                               (4, 'interval time (last parent)'))
-SELECT c."case", k.measure,
-       count(m.v) FILTER (m.v >= 0) AS n,
-       count(m.v) FILTER (m.v < 0) AS below_zero_left_out,
-       round(avg(m.v) FILTER (m.v >= 0), 3) AS mean_s,
-       min(m.v) FILTER (m.v >= 0) AS min_s,
-       round(quantile_cont(m.v, 0.10) FILTER (m.v >= 0), 3) AS p10_s,
-       round(quantile_cont(m.v, 0.25) FILTER (m.v >= 0), 3) AS p25_s,
-       round(quantile_cont(m.v, 0.50) FILTER (m.v >= 0), 3) AS p50_s,
-       round(quantile_cont(m.v, 0.75) FILTER (m.v >= 0), 3) AS p75_s,
-       round(quantile_cont(m.v, 0.90) FILTER (m.v >= 0), 3) AS p90_s,
-       round(quantile_cont(m.v, 0.99) FILTER (m.v >= 0), 3) AS p99_s,
-       max(m.v) FILTER (m.v >= 0) AS max_s,
-       -- the largest value, ties to the first job name (a total order: the same job on every engine)
-       arg_min(m.job_name, {'neg_v': -m.v, 'job': m.job_name}) FILTER (m.v >= 0) AS max_job
-FROM cases AS c CROSS JOIN kinds AS k
-LEFT JOIN measures AS m ON m."case" = c."case" AND m.ord = k.ord
-GROUP BY c.case_ord, c."case", k.ord, k.measure
-ORDER BY c.case_ord, k.ord;
+                               (4, 'interval time (last parent)')),
+summary AS (
+    SELECT c.case_ord, c."case", k.ord, k.measure,
+           count(m.v) FILTER (m.v >= 0) AS n,
+           count(m.v) FILTER (m.v < 0) AS below_zero_left_out,
+           round(avg(m.v) FILTER (m.v >= 0), 3) AS mean_s,
+           min(m.v) FILTER (m.v >= 0) AS min_s,
+           max(m.v) FILTER (m.v >= 0) AS max_s,
+           -- the largest value, ties to the first job name (a total order: the same job on every engine)
+           arg_min(m.job_name, {'neg_v': -m.v, 'job': m.job_name}) FILTER (m.v >= 0) AS max_job
+    FROM cases AS c CROSS JOIN kinds AS k
+    LEFT JOIN measures AS m ON m."case" = c."case" AND m.ord = k.ord
+    GROUP BY c.case_ord, c."case", k.ord, k.measure
+),
+-- The quantiles by a sort, not by quantile_cont (issue 13), as task-times does: quantile_cont keeps
+-- every value of a group in an aggregate state that never spills, one state per quantile (6 x ~33 M
+-- values at the whole trace's 4.2 M jobs: out of memory under 4GB); a sort spills. Same figures:
+-- quantile_cont's interpolation, the value at rank (n - 1) * q (0-based) between the values at its
+-- floor and ceiling ranks, lo + (rank - floor) * (hi - lo).
+groups AS (SELECT case_ord, ord, n, row_number() OVER () AS gid FROM summary WHERE n > 0),
+vals AS (
+    SELECT g.gid, m.v
+    FROM measures AS m JOIN cases AS c ON c."case" = m."case"
+    JOIN groups AS g ON g.case_ord = c.case_ord AND g.ord = m.ord
+    WHERE m.v >= 0
+),
+ranked AS (SELECT gid, v, row_number() OVER (PARTITION BY gid ORDER BY v) - 1 AS r FROM vals),
+levels AS (
+    -- the report's six levels, as percentages (x / 100 is the double quantile_cont was given)
+    SELECT gid, l.x, (n - 1) * (l.x / 100) AS pos FROM groups, (VALUES (10), (25), (50), (75), (90), (99)) AS l(x)
+),
+picked AS (
+    SELECT ranked.* FROM ranked
+    SEMI JOIN (SELECT gid, floor(pos)::BIGINT AS r FROM levels
+               UNION SELECT gid, ceil(pos)::BIGINT FROM levels) AS w USING (gid, r)
+),
+quantiles AS (
+    SELECT l.gid,
+           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 10) AS p10,
+           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 25) AS p25,
+           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 50) AS p50,
+           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 75) AS p75,
+           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 90) AS p90,
+           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 99) AS p99
+    FROM levels AS l
+    JOIN picked AS lo ON lo.gid = l.gid AND lo.r = floor(l.pos)::BIGINT
+    JOIN picked AS hi ON hi.gid = l.gid AND hi.r = ceil(l.pos)::BIGINT
+    GROUP BY l.gid
+)
+SELECT s."case", s.measure, s.n, s.below_zero_left_out, s.mean_s, s.min_s,
+       round(q.p10, 3) AS p10_s,
+       round(q.p25, 3) AS p25_s,
+       round(q.p50, 3) AS p50_s,
+       round(q.p75, 3) AS p75_s,
+       round(q.p90, 3) AS p90_s,
+       round(q.p99, 3) AS p99_s,
+       s.max_s, s.max_job
+FROM summary AS s
+LEFT JOIN groups AS g ON g.case_ord = s.case_ord AND g.ord = s.ord
+LEFT JOIN quantiles AS q ON q.gid = g.gid
+ORDER BY s.case_ord, s.ord;
