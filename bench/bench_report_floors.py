@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import harness as h
 
+from tracewh.home import Home
+
 FLOOR_CODE = r"""
 import json, sys, duckdb
 glob, limit, kind = sys.argv[1], sys.argv[2], sys.argv[3]
-if kind == "usage scan":
-    glob = glob.replace("/task_events/", "/task_usage/")
 con = duckdb.connect(config={"memory_limit": limit, "temp_directory": sys.argv[4]})
 src = f"read_parquet('{glob}', hive_partitioning = true)"
 sql = {
@@ -53,19 +52,9 @@ print("@@JSON " + json.dumps({"rows": rows, "check": str(check)}))
 """
 
 
-def events_of(home: Path) -> int:
-    code = (
-        'import duckdb,sys; print(duckdb.connect().execute("SELECT count(*) FROM read_parquet(\'" '
-        '+ sys.argv[1] + "\')").fetchall()[0][0])'
-    )
-    out = subprocess.run([str(h.VENV_PY), "-c", code, glob_of(home)], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"{home}: cannot count its task_events: {out.stderr.strip()[-300:]}")
-    return int(out.stdout.strip().splitlines()[-1])
-
-
-def glob_of(home: Path) -> str:
-    return str(home / "parquet" / "google2011" / "task_events" / "**" / "*.parquet")
+def glob_of(home: Home, table: str) -> str:
+    """Every Parquet file of a google2011 table's live data (the home's own path rule)."""
+    return str(home.table_link("google2011", table) / "**" / "*.parquet")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,15 +66,24 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     results = []
-    for home in a.homes:
-        events = events_of(home)
-        h.banner(f"{home}: {events:,} task events")
-        row: dict = {"home": str(home), "events": events, "runs": {}}
-        usage = (home / "parquet" / "google2011" / "task_usage").is_dir()
+    for home in map(Home.resolve, a.homes):
+        events = h.catalog_task_events(home.root)
+        h.banner(f"{home.root}: {events:,} task events")
+        row: dict = {"home": str(home.root), "events": events, "runs": {}}
+        usage = home.table_link("google2011", "task_usage").is_dir()
         for kind in ("usage scan", "scan", "sort") if usage else ("scan", "sort"):
+            source = "task_usage" if kind == "usage scan" else "task_events"
             run, out, _ = h.measure(
                 f"{kind} floor",
-                [str(h.VENV_PY), "-c", FLOOR_CODE, glob_of(home), a.memory_limit, kind, str(home / "tmp")],
+                [
+                    str(h.VENV_PY),
+                    "-c",
+                    FLOOR_CODE,
+                    glob_of(home, source),
+                    a.memory_limit,
+                    kind,
+                    str(home.tmp),
+                ],
             )
             run.extra = h.last_json(out) or {}
             if run.ok and kind != "usage scan" and run.extra.get("rows") != events:
@@ -98,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"TRACEWH_MEMORY_LIMIT={a.memory_limit}",
                 str(h.TRACEWH),
                 "--home",
-                str(home),
+                str(home.root),
                 "sql",
                 "SELECT count(*), sum(observed_run_s) FROM lifecycle.task_episodes",
                 "--format",
@@ -112,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     str(h.TRACEWH),
                     "--home",
-                    str(home),
+                    str(home.root),
                     "report",
                     name,
                     "--memory-limit",

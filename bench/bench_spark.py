@@ -134,20 +134,6 @@ def best(cmd: list[str], repeat: int) -> tuple[h.Run, str, float, list[float]]:
     return run, out, max(p for _, _, p in runs), walls
 
 
-def catalog_task_events(home: Path) -> int:
-    """google2011 task events in a home's catalog (read-only: the home stays as it is)."""
-    import duckdb
-
-    from tracewh.home import Home
-
-    con = duckdb.connect(str(Home.resolve(home).catalog), read_only=True)
-    try:
-        (n,) = con.execute("SELECT count(*) FROM google2011.task_events").fetchall()[0]
-        return int(n)
-    finally:
-        con.close()
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--events", type=int, default=5_000_000)
@@ -163,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     if args.home:
         home = args.home.resolve()
-        events = catalog_task_events(home)
+        events = h.catalog_task_events(home)
         command = f"--home {args.home} --report {args.report} --repeat {args.repeat}"
         input_text = (
             f"an existing home, `{args.home}` (bench_wholetrace.py's snapshot): {events:,} task events "

@@ -42,6 +42,20 @@ def banner(msg: str) -> None:
     print(f"\n{bar}\n!!! {msg}\n{bar}\n", file=sys.stderr, flush=True)
 
 
+def catalog_task_events(home: Path) -> int:
+    """google2011 task events in a home's catalog (read-only: the home stays as it is)."""
+    import duckdb
+
+    from tracewh.home import Home
+
+    con = duckdb.connect(str(Home.resolve(home).catalog), read_only=True)
+    try:
+        (n,) = con.execute("SELECT count(*) FROM google2011.task_events").fetchall()[0]
+        return int(n)
+    finally:
+        con.close()
+
+
 def last_json(out: str):
     """The JSON a measured script printed after its marker (DuckDB's progress bar may share stdout)."""
     i = out.rfind("@@JSON ")
