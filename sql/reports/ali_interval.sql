@@ -95,18 +95,18 @@ picked AS (
     SEMI JOIN (SELECT gid, floor(pos)::BIGINT AS r FROM levels
                UNION SELECT gid, ceil(pos)::BIGINT FROM levels) AS w USING (gid, r)
 ),
-quantiles AS (
-    SELECT l.gid,
-           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 10) AS p10,
-           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 25) AS p25,
-           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 50) AS p50,
-           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 75) AS p75,
-           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 90) AS p90,
-           max(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v)) FILTER (l.x = 99) AS p99
+interpolated AS (
+    SELECT l.gid, l.x, lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v) AS q
     FROM levels AS l
     JOIN picked AS lo ON lo.gid = l.gid AND lo.r = floor(l.pos)::BIGINT
     JOIN picked AS hi ON hi.gid = l.gid AND hi.r = ceil(l.pos)::BIGINT
-    GROUP BY l.gid
+),
+quantiles AS (
+    -- one row per group, a column per level
+    SELECT gid,
+           max(q) FILTER (x = 10) AS p10, max(q) FILTER (x = 25) AS p25, max(q) FILTER (x = 50) AS p50,
+           max(q) FILTER (x = 75) AS p75, max(q) FILTER (x = 90) AS p90, max(q) FILTER (x = 99) AS p99
+    FROM interpolated GROUP BY gid
 )
 SELECT s."case", s.measure, s.n, s.below_zero_left_out, s.mean_s, s.min_s,
        round(q.p10, 3) AS p10_s,
