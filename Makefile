@@ -1,23 +1,34 @@
-# The README's two commands: `make demo` and `make test`. Both work on a fresh
-# machine with only python3 + pip: they create .venv and install what they need.
+# The README's two commands: `make demo` and `make test`. Both work on a fresh machine with only
+# python3 + pip: they create .venv and install exactly the versions in requirements.lock (hashes
+# checked), the versions the suite last passed with. New versions come in on purpose: `make upgrade`.
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
+LOCK ?= requirements.lock
 STAMP := $(VENV)/.installed-stamp
 DEMO_HOME ?= tracewh-home
+# What the lock covers: the install and every extra (the suite needs them all).
+EXTRAS := --extra dev --extra plot --extra spark
+# The lock is resolved for the interpreter CI and `make` use; other Pythons install from the ranges.
+LOCK_PYTHON := 3.11
+RESOLVE = $(BIN)/uv pip compile pyproject.toml $(EXTRAS) --generate-hashes --python-version $(LOCK_PYTHON) \
+	--no-header --quiet
 
-.PHONY: install demo test test-spark lint format bench clean summary-screenshot
+.PHONY: install lock demo test test-spark test-lowest upgrade lint format bench clean summary-screenshot
 
 install: $(STAMP)
 
-# Quiet: `make demo` starts with tracewh's own lines. The editable install of a mapped layout
-# (warehouse/ -> tracewh) always adds setuptools' informational "Editable installation" note;
-# only that one message is filtered, every other warning still shows.
-$(STAMP): pyproject.toml
-	@echo "installing tracewh and its dependencies into $(VENV) (once)"
+# --no-deps: the lock is the whole environment (a missing pin fails here, not by a silent resolve).
+# The project itself is installed last without its dependencies or build isolation, from the
+# locked setuptools; the mapped layout's editable install always adds setuptools' informational
+# "Editable installation" note, and only that one message is filtered.
+$(STAMP): pyproject.toml $(LOCK)
+	@echo "installing tracewh and the locked dependencies ($(LOCK)) into $(VENV) (once)"
 	@$(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install --quiet --upgrade pip
-	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev,plot,spark]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r $(LOCK)
+	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet \
+		--disable-pip-version-check --no-deps --no-build-isolation -e .
+	@$(BIN)/python -m pip check --disable-pip-version-check > /dev/null
 	@touch $(STAMP)
 
 demo: install
@@ -43,10 +54,34 @@ format: install
 # that about 500 CPU s per home (README), beyond the suite's 5-minute budget on 2 cores.
 # `make test-spark` runs the whole file.
 test: install lint
-	$(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark"
+	TRACEWH_LOCK=$(LOCK) $(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark"
 
 test-spark: install
 	$(BIN)/pytest -q tests/test_spark.py $(ARGS)
+
+# After a change of the ranges in pyproject.toml: re-resolve the lock, keeping every pin the new
+# ranges still allow (then `make test`, and commit both files together).
+lock: install
+	$(RESOLVE) -o $(LOCK)
+
+# Take the newest versions the ranges in pyproject.toml allow, on purpose: resolve a candidate lock,
+# run the whole of `make test` on it in a venv of its own, and only when that passes replace
+# requirements.lock (review and commit the diff). A failure leaves requirements.lock as it was.
+upgrade: install
+	@mkdir -p build && rm -rf .venv-upgrade
+	$(RESOLVE) --upgrade -o build/upgrade.lock
+	$(MAKE) test VENV=.venv-upgrade LOCK=build/upgrade.lock
+	cp build/upgrade.lock $(LOCK) && rm -rf .venv-upgrade
+	@echo "$(LOCK) now holds the newest versions the suite passed with: review git diff $(LOCK), commit it"
+
+# The declared minimums are real: the suite against the lowest version of every direct dependency
+# the ranges allow (their own dependencies as new as those allow). The linters are held to one
+# minor release and judged by `make test`, so this runs the tests alone.
+test-lowest: install
+	@mkdir -p build && rm -rf .venv-lowest
+	$(RESOLVE) --resolution lowest-direct -o build/lowest.lock
+	$(MAKE) install VENV=.venv-lowest LOCK=build/lowest.lock
+	TRACEWH_LOCK=build/lowest.lock .venv-lowest/bin/pytest -n 2 --dist loadgroup -q -m "not spark" $(ARGS)
 
 bench: install
 	$(BIN)/python bench/bench_ingest.py
@@ -66,4 +101,4 @@ summary-screenshot: install
 	@echo "docs/summary.png: $$(stat -c %s docs/summary.png) bytes"
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-upgrade .venv-lowest build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

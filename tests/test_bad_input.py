@@ -173,13 +173,15 @@ def test_a_truncated_archive_fails_fast_naming_it(home, tmp_path):
         tar.addfile(info, io.BytesIO(data))
     src = tmp_path / "ali"
     src.mkdir()
-    # Old code: sometimes a 30 s stall (the feeder's second open of the pipe raced the reader).
+    # Old code: sometimes a stall of 30 s and more (the feeder's second open of the pipe raced the
+    # reader). The bound is a hang detector, far above what one small ingest takes on a loaded
+    # machine, not a timing claim.
     for cut in (40, 300, len(buf.getvalue()) // 2):
         (src / "machine_meta.tar.gz").write_bytes(buf.getvalue()[:cut])
         started = time.monotonic()
         with pytest.raises(ingest.InputError, match=r"machine_meta\.tar\.gz"):
             ingest.ingest(home, "alibaba2018", src, verify=False)
-        assert time.monotonic() - started < 20
+        assert time.monotonic() - started < 120
 
 
 # ---- one clear line, never "internal error" -------------------------------------------------
@@ -247,10 +249,10 @@ def test_ctrl_c_during_a_query_is_one_line_and_exit_130(sample_home):
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
-    # Signal once the query runs: the CLI blocks SIGINT for its watcher only then (on a loaded
-    # machine a fixed sleep could signal a process still importing).
-    assert _blocks_sigint_within(proc.pid, seconds=30), "the query never started"
-    time.sleep(0.5)
+    # Signal as soon as the CLI blocks SIGINT for its watcher (before that, the process may still
+    # be importing). The query may not have started yet: the watcher stops it all the same (old
+    # code: a signal before the query's start stopped nothing and the query ran on).
+    assert _blocks_sigint_within(proc.pid, seconds=120), "the query never started"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert (proc.returncode, out, err) == (130, "", "Error: interrupted\n")

@@ -320,10 +320,12 @@ def test_an_interrupted_export_keeps_the_earlier_file_and_leaves_no_temporary(sa
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while not any(p.name.endswith(".part") for p in tmp_path.iterdir()) and time.monotonic() < deadline:
+    # The signal goes once the file beside the target exists, so it lands while the result is being
+    # written (the deadline is only a safety net for a process that never gets there).
+    deadline = time.monotonic() + 120
+    while not any(p.name.endswith(".part") for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr and proc.stderr.read()
         time.sleep(0.05)
-    time.sleep(0.3)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0, err

@@ -49,6 +49,10 @@ class TraceServer:
         # request accepts gzip.
         self.transcoded: set[str] = set()
         self.trickle: float = 0.0  # seconds to sleep between 16 KiB pieces of a body
+        # A body stops after this many bytes until `released` is set: a test can act while a
+        # transfer is surely under way, whatever the machine's load.
+        self.hold_after: int | None = None
+        self.released = threading.Event()
         self.lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -199,6 +203,8 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
                 return
             out = body if drop_after is None else body[:drop_after]
             for i in range(0, len(out), 16384):
+                if server.hold_after is not None and i >= server.hold_after:
+                    server.released.wait(timeout=300)
                 piece = out[i : i + 16384]
                 self.wfile.write(piece)
                 self.wfile.flush()

@@ -29,7 +29,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, parts, sqlfiles
+from tracewh import __version__, parts, signals, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
@@ -164,6 +164,7 @@ def staged(home: Home, tag: str) -> Iterator[Stage]:
         stage.con = con
         try:
             con.execute("BEGIN")
+            signals.pause_point("staged catalog")
             yield stage
             con.execute("COMMIT")
             con.execute("CHECKPOINT")
@@ -204,7 +205,9 @@ def publish(home: Home, stage: Stage) -> None:
         home.retired.mkdir(exist_ok=True)
         Path(f"{retired}.dirs").write_text("".join(f"{d}\n" for d in old.values()), encoding="utf-8")
         os.link(home.catalog, f"{retired}.duckdb")
+        signals.pause_point("retiring the old catalog")
     os.replace(stage.path, home.catalog)
+    signals.pause_point("catalog replaced")
     _fsync(home.root)
 
 

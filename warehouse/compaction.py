@@ -152,6 +152,7 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
                     gen.mkdir(parents=True)
                     new_gens[(t, table)] = gen
                     ingestion.link_generation(old, gen, set())
+                    signals.pause_point("converting")
                     if not merge_small(con, gen, writer_id):
                         shutil.rmtree(gen)
                         del new_gens[(t, table)]

@@ -231,6 +231,7 @@ def ingest(
                             )
             todo = [r for rs in work.values() for r in rs]
             progress.begin(len(todo), sum(r.size for r in todo))
+            signals.pause_point("converting")
             stats = _convert(
                 trace,
                 todo,

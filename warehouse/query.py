@@ -51,6 +51,9 @@ def open_read_only(home: Home, memory_limit: str | None = None) -> duckdb.DuckDB
     con = catalog.connect(home, read_only=True, memory_limit=limit)
     try:
         catalog.check_location(con, home)
+    except duckdb.Error as e:
+        con.close()
+        raise sql_error(e) from e
     except BaseException:
         con.close()
         raise
@@ -100,7 +103,7 @@ def stream(
     try:
         cur = con.execute(sql, params or {})
     except duckdb.Error as e:
-        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+        raise sql_error(e) from e
     if cur is None or cur.description is None:
         return [], [], iter(())
     columns = [d[0] for d in cur.description]
@@ -111,7 +114,7 @@ def stream(
             try:
                 batch = cur.fetchmany(BATCH_ROWS)
             except duckdb.Error as e:
-                raise TracewhError(f"SQL error: {_one_line(e)}") from e
+                raise sql_error(e) from e
             if not batch:
                 return
             yield batch
@@ -130,7 +133,7 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = 
     try:
         return cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_table()
     except duckdb.Error as e:
-        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+        raise sql_error(e) from e
     finally:
         cur.close()
 
@@ -146,7 +149,7 @@ def stream_arrow(
         try:
             reader = cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_reader(rows)
         except duckdb.Error as e:
-            raise TracewhError(f"SQL error: {_one_line(e)}") from e
+            raise sql_error(e) from e
         yield reader
     finally:
         cur.close()
@@ -161,7 +164,7 @@ def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> int
             raise TracewhError("the statement returns no rows to write")
         return write_parquet(rel.to_arrow_reader(BATCH_ROWS * 10), path)
     except duckdb.Error as e:
-        raise TracewhError(f"SQL error: {_one_line(e)}") from e
+        raise sql_error(e) from e
 
 
 def write_parquet(reader: Any, path: Path) -> int:
@@ -184,6 +187,17 @@ def write_parquet(reader: Any, path: Path) -> int:
     finally:
         tmp.unlink(missing_ok=True)
     return rows
+
+
+def sql_error(e: duckdb.Error) -> TracewhError:
+    """DuckDB's error as one line; running out of memory names the knob that moves the limit (the
+    message's "(used/limit used)" shows the limit in force)."""
+    if isinstance(e, duckdb.OutOfMemoryException):
+        return TracewhError(
+            f"out of memory under the memory limit: raise --memory-limit or $TRACEWH_MEMORY_LIMIT "
+            f"({str(e).splitlines()[0] if str(e).strip() else type(e).__name__})"
+        )
+    return TracewhError(f"SQL error: {_one_line(e)}")
 
 
 def _one_line(e: BaseException) -> str:

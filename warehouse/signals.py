@@ -4,11 +4,25 @@ new one, never half of each: the signal is remembered and raised as KeyboardInte
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM)
+
+# A crash test names one moment of a commit here; the process stops itself there (SIGSTOP), so the
+# test signals or kills it exactly at that moment, whatever the machine's load, then resumes it.
+PAUSE_ENV = "TRACEWH_PAUSE_AT"
+_paused: set[str] = set()
+
+
+def pause_point(moment: str) -> None:
+    """A named moment of a commit ("converting", "staged catalog", "retiring the old catalog",
+    "catalog replaced"): a no-op unless $TRACEWH_PAUSE_AT names it; then the first time only."""
+    if os.environ.get(PAUSE_ENV) == moment and moment not in _paused:
+        _paused.add(moment)
+        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 @contextlib.contextmanager
@@ -53,6 +67,10 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
             info = signal.sigtimedwait(_DEFERRED, 0.1)
             if info is not None:
                 caught.append(info.si_signo)
+            if caught:
+                # Again at every tick until the block ends: a signal that came before the query
+                # started, or between two statements, would otherwise stop nothing and leave the
+                # next statement to run to its end.
                 with contextlib.suppress(Exception):
                     stop()
 
