@@ -306,10 +306,12 @@ def test_a_catalog_held_by_another_writer_is_a_clear_error(home, monkeypatch):
         [
             sys.executable,
             "-c",
-            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-            "print('ready', flush=True); time.sleep(30)",
+            # holds the catalog until its stdin closes (not for a time a slow machine could outlast)
+            "import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+            "print('ready', flush=True); sys.stdin.read()",
             str(home.catalog),
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
