@@ -208,6 +208,12 @@ def test_odd_sources_are_one_clear_line(home, tmp_path):
         (["sql", ""], 2, "the query is empty"),
         (["report", "queue", "--param", "bucket_s=0"], 2, "bucket_s must be a whole number > 0"),
         (["report", "queue", "--param", "bucket_s=-5"], 2, "bucket_s must be a whole number > 0"),
+        # nan passed "> 0" (it compares false with everything) and reached the report
+        (["report", "resubmissions", "--param", "peak_factor=nan"], 2, "peak_factor must be a finite"),
+        (["report", "resubmissions", "--param", "peak_factor=inf"], 2, "peak_factor must be a finite"),
+        # 2^63 is one past BIGINT: it reached DuckDB as an SQL error, exit 1
+        (["report", "queue", "--param", "bucket_s=9223372036854775808"], 2, "up to 9223372036854775807"),
+        (["report", "alloc-usage", "--param", "bucket_s=-99999999999999999999"], 2, "bucket_s must be"),
         (
             ["report", "queue", "--trace", "google2019", "--cell", "z"],
             2,
