@@ -255,6 +255,7 @@ def split_json_file(table: Table, path: Path, clean: Path) -> list[tuple]:
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as src, open(clean, "wb") as out:
         for line_no, raw in enumerate(src, start=1):
+            problem: str | None
             try:
                 text = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as e:
