@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tracewh.cli.common import FormatOpt, err_console, examples
+from tracewh.errors import Interrupted
 from tracewh.traces import download_options, downloadable
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
@@ -72,10 +73,10 @@ def download(
     try:
         result = dl.download(plan, jobs=jobs, progress=make_progress(quiet))
     except KeyboardInterrupt:
-        err_console.print(
-            "Error: interrupted; partial files are kept as .part and the same command resumes them"
-        )
-        raise typer.Exit(130) from None
+        # The error boundary prints it: one line, exit 130.
+        raise Interrupted(
+            "interrupted; partial files are kept as .part and the same command resumes them"
+        ) from None
     if not quiet:
         err_console.print(
             f"{trace}: {len(result.downloaded)} file(s) downloaded ({dl.human_bytes(result.bytes_received)} "
