@@ -308,10 +308,12 @@ def test_moving_the_home_is_detected_and_repaired_by_one_command(capsys, tmp_pat
 
 
 def test_demo_ingests_the_sample_into_a_fresh_home_and_prints_reports(capsys, tmp_path):
-    code, out, err = run(capsys, "--home", str(tmp_path / "demo"), "demo")
+    home = tmp_path / "demo[/x]"  # rich markup in the path: the old code crashed on the first line
+    code, out, err = run(capsys, "--home", str(home), "demo")
     assert code == 0, err
+    assert err.startswith(f"tracewh demo: ingesting the bundled sample into {home}\n")
     assert "lifecycle-counts" in out and "task_events" in out
-    code, out, err = run(capsys, "--home", str(tmp_path / "demo"), "demo")  # re-runnable
+    code, out, err = run(capsys, "--home", str(home), "demo")  # re-runnable
     assert code == 0, err
 
 
@@ -343,3 +345,38 @@ def test_global_options_do_not_leak_into_the_next_call_in_one_process(capsys, sa
     assert code != 0
     code, _, err = run(capsys, "sql", "SELECT 1")
     assert code == 1 and "Traceback" not in err and err.startswith("Error: ")
+
+
+# ---- text from outside holding rich markup prints as written (the old code: MarkupError tracebacks)
+
+
+def test_repair_prints_a_home_path_holding_markup_as_written(capsys, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "machine_meta.csv").write_text("m_1,0,219,17,96,100,USING\n")
+    first, moved = tmp_path / "h[/x]", tmp_path / "m[bold]"
+    code, _, err = run(capsys, "--home", str(first), "ingest", "alibaba2018", str(src), "-q")
+    assert code == 0, err
+    shutil.move(first, moved)
+    code, _, err = run(capsys, "--home", str(moved), "repair")
+    assert (code, err) == (0, f"views rebuilt for {moved} (was {first})\n")
+
+
+def test_sql_names_and_values_holding_markup_print_as_written(capsys, sample_home):
+    q = """SELECT 1 AS "[/x]", '\\[/x]' AS b, 'tail\\' AS c, '[bold]x' AS d"""
+    code, out, err = run(capsys, "--home", str(sample_home.root), "sql", q)
+    assert code == 0, err
+    head, row = [line for line in out.splitlines() if line.startswith(("┃", "│"))]
+    assert head.split() == ["┃", "[/x]", "┃", "b", "┃", "c", "┃", "d", "┃"]
+    assert row.split() == ["│", "1", "│", "\\[/x]", "│", "tail\\", "│", "[bold]x", "│"]
+
+
+def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(capsys, monkeypatch):
+    from tracewh import holdings
+
+    def broken(*args, **kwargs):  # an unexpected failure whose text carries markup
+        raise RuntimeError("no [/x] here")
+
+    monkeypatch.setattr(holdings, "tables", broken)
+    code, out, err = run(capsys, "info")
+    assert (code, err) == (1, "Error: internal error: RuntimeError: no [/x] here (run with --debug)\n")

@@ -651,6 +651,25 @@ def test_a_size_probe_without_content_length_leaves_the_size_unknown(
     assert (tmp_path / "machine_meta.tar.gz").read_bytes() == server.files[path]  # the sha256 decides
 
 
+def test_markup_in_a_folder_a_listed_name_or_an_http_reason_prints_as_written(server, tmp_path, capsys):
+    # Each of these is text from outside that rich read as markup: the old code died on "[/x]"
+    # (MarkupError, then again in the error boundary: a raw traceback).
+    dest = tmp_path / "d[/x]"
+    odd = f"x[/x]/{SMALL}"  # a name inside the folder, as the checksum file lists it
+    server.files["clusterdata-2011-2/SHA256SUM"] = f"{SMALL_SHA}  {odd}\n".encode()
+    server.files[f"clusterdata-2011-2/{odd}"] = (SAMPLE / SMALL).read_bytes()
+    server.faults[f"clusterdata-2011-2/{odd}"] = [Fault(status=503, reason="Slow [/x] Down")]
+    code, out, err = run(capsys, "download", "google2011", str(dest), "--mirror", server.url)
+    assert code == 0, err
+    first, done, summary, hint = err.splitlines()
+    assert first.startswith(f"{odd}: HTTP 503 Slow [/x] Down; retry 1 in ")
+    assert done == f"{odd}: downloaded"
+    assert summary.startswith("google2011: 1 file(s) downloaded (")
+    assert summary.endswith(f"0 already present, all verified, in {dest}")
+    assert hint == f"next: tracewh ingest google2011 {dest}"
+    assert (dest / odd).read_bytes() == (SAMPLE / SMALL).read_bytes()
+
+
 # ----------------------------------------------------------------------------- ingest, interrupt
 
 
