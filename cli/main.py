@@ -337,7 +337,8 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as e:  # the boundary: anything unexpected is still one line
         if debug:
             raise
-        err_console.print(literal(f"Error: internal error: {type(e).__name__}: {e} (run with --debug)"))
+        text = " ".join(str(e).split())  # one line, even for a message of several (mathtext's)
+        err_console.print(literal(f"Error: internal error: {type(e).__name__}: {text} (run with --debug)"))
         sys.exit(1)
 
 

@@ -253,6 +253,53 @@ def test_plot_on_a_report_without_a_chart_is_a_usage_error(capsys, sample_home, 
     assert code == 2 and "no chart" in err
 
 
+def test_plot_to_a_format_matplotlib_cannot_write_is_a_usage_error_before_the_report_runs(
+    capsys, sample_home, tmp_path
+):
+    target = tmp_path / "x.txt"
+    args = (
+        "--home",
+        str(sample_home.root),
+        "report",
+        "queue",
+        "--trace",
+        "google2011",
+        "--plot",
+        str(target),
+    )
+    code, out, err = run(capsys, *args)
+    # Old code: the report printed, then "internal error: ValueError: Format 'txt' is not supported".
+    assert (code, out) == (2, "") and not target.exists()
+    assert (
+        err.startswith(f"Error: --plot {target}: cannot write a .txt chart (choose ") and err.count("\n") == 1
+    )
+
+
+def test_a_job_name_holding_mathtext_is_drawn_as_written(capsys, tmp_path):
+    from matplotlib.cbook import is_math_text
+
+    import tracewh
+
+    job = "j_$\\x$"  # matplotlib's mathtext: "Unknown symbol: \x" failed the whole drawing
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "batch_task.csv").write_text(
+        f"M1,2,{job},1,Terminated,100,200,100,0.39\nM2_1,1,{job},1,Terminated,210,260,50,0.2\n"
+    )
+    home = tmp_path / "home"
+    assert run(capsys, "--home", str(home), "ingest", "alibaba2018", str(src), "-q")[0] == 0
+    chart = tmp_path / "dag"  # no suffix: matplotlib writes dag.png, and that is the name to print
+    code, out, err = run(
+        capsys, "--home", str(home), "report", "ali-job", "-t", "alibaba2018", "-p", f"job={job}",
+        "--plot", str(chart), "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"plot written to {chart}.png" in err and (tmp_path / "dag.png").read_bytes()[:4] == b"\x89PNG"
+    fig = tracewh.plot("ali-job", trace="alibaba2018", home=home, job=job)
+    title = fig.axes[0].get_title()
+    assert not is_math_text(title) and title.startswith("DAG of the job j_")
+
+
 def test_info_and_check_pass_on_the_sample(capsys, sample_home):
     code, out, _ = run(capsys, "--home", str(sample_home.root), "info", "--format", "csv")
     rows = [r for r in csv.DictReader(io.StringIO(out)) if r["trace"] == "google2011"]
@@ -374,9 +421,12 @@ def test_sql_names_and_values_holding_markup_print_as_written(capsys, sample_hom
 def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(capsys, monkeypatch):
     from tracewh import holdings
 
-    def broken(*args, **kwargs):  # an unexpected failure whose text carries markup
-        raise RuntimeError("no [/x] here")
+    def broken(*args, **kwargs):  # an unexpected failure whose text carries markup and lines
+        raise RuntimeError("no [/x] here\n  ^\nsee above")
 
     monkeypatch.setattr(holdings, "tables", broken)
     code, out, err = run(capsys, "info")
-    assert (code, err) == (1, "Error: internal error: RuntimeError: no [/x] here (run with --debug)\n")
+    assert (code, err) == (
+        1,
+        "Error: internal error: RuntimeError: no [/x] here ^ see above (run with --debug)\n",
+    )
