@@ -596,6 +596,17 @@ def test_a_host_streaming_past_the_listed_size_is_stopped_and_the_file_failed(se
     assert (tmp_path / "schema.csv").is_file()  # the other file of the run still completed
 
 
+def test_a_checksum_file_that_streams_on_is_refused_at_the_limit(server, tmp_path, monkeypatch):
+    monkeypatch.setattr(dl, "SMALL_LIMIT", 1 << 20)  # the real limit (64 MiB) works alike, slower
+    server.faults["clusterdata-2011-2/SHA256SUM"] = [Fault(overrun=256 << 20, chunked=True)]
+    with pytest.raises(
+        DownloadError, match=r"SHA256SUM: more than 1\.0 MiB, far more than a listing; refusing"
+    ):
+        fetch(server, "google2011", tmp_path, tables=["job_events"])
+    assert server.served["clusterdata-2011-2/SHA256SUM"] < 32 << 20  # not the 256 MiB on offer
+    assert files_under(tmp_path) == []
+
+
 @pytest.mark.parametrize(
     ("faults", "message"),
     [

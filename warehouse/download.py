@@ -45,6 +45,8 @@ DEFAULT_JOBS = 4
 CHUNK = 1 << 20
 PART_SUFFIX = ".part"
 LISTING_PAGE = 1000  # the storage JSON API's largest page
+# The most a listing page or checksum file may hold: the real ones are under 1 MiB.
+SMALL_LIMIT = 64 << 20
 # Timeouts per network operation (not per file): a stalled read is retried like a dropped one.
 TIMEOUT = httpx.Timeout(60.0, connect=15.0)
 # Ask for the bytes as stored: no server-side compression (a mirror's gzip-on-the-fly would
@@ -286,13 +288,21 @@ class _Http:
             except (httpx.RequestError, httpx.InvalidURL) as e:  # not transient: another try fails alike
                 raise DownloadError(f"{what}: {_reason(e)} ({url})") from e
 
-    def get(self, url: str, **params: Any) -> httpx.Response:
-        """A small GET (a listing, a checksum file), read whole, with retries."""
+    def get(self, url: str, **params: Any) -> tuple[bytes, str]:
+        """A small GET (a listing, a checksum file), read whole, with retries: its body and
+        Content-Type. A body past SMALL_LIMIT is refused as it arrives (a host streaming on would
+        fill the memory)."""
 
-        def step() -> httpx.Response:
-            r = self.client().get(url, params=params or None)
-            _check_status(r, url)
-            return r
+        def step() -> tuple[bytes, str]:
+            with self.client().stream("GET", url, params=params or None) as r:
+                _check_status(r, url)
+                body = bytearray()
+                for chunk in r.iter_bytes():
+                    body += chunk
+                    if len(body) > SMALL_LIMIT:
+                        too_much = f"more than {human_bytes(SMALL_LIMIT)}, far more than a listing"
+                        raise DownloadError(f"{url}: {too_much}; refusing it")
+                return bytes(body), r.headers.get("content-type", "no content type")
 
         return self.attempts(urlsplit(url).path.rpartition("/")[2] or url, url, step)
 
@@ -459,7 +469,7 @@ def _plan_checksum_file(
     """The checksum file first: it names every file and gives its sha256; then select from it."""
     assert remote.checksum_file is not None
     root = f"{base}/{remote.root}"
-    body = http.get(f"{root}/{remote.checksum_file}").content
+    body, _ = http.get(f"{root}/{remote.checksum_file}")
     listed = parse_sha256sum(body.decode("utf-8", errors="replace"))
     if not listed:
         raise DownloadError(f"{root}/{remote.checksum_file}: lists no files")
@@ -520,13 +530,12 @@ def _list_objects(
     seen: set[str] = set()
     where = f"{url}?prefix={prefix}"
     while True:
-        r = http.get(url, **params)
+        body, kind = http.get(url, **params)
         try:
-            page = r.json()
+            page = json.loads(body)
         except ValueError:  # not JSON, or not UTF-8
             page = None
         if not isinstance(page, dict) or not isinstance(page.get("items", []), list):
-            kind = r.headers.get("content-type", "no content type")
             raise DownloadError(f"{where}: not a storage listing (the host sent {kind}); check --mirror")
         for item in page.get("items", []):
             yield _listed_object(where, item)
