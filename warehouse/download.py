@@ -335,7 +335,7 @@ def _ssl_context() -> ssl.SSLContext:
 
 def _length(header: str | None) -> int | None:
     """A Content-Length header's value; None when absent or not a number."""
-    return int(header) if header is not None and header.strip().isdigit() else None
+    return int(header) if header is not None and re.fullmatch(r"[0-9]+", header.strip()) else None
 
 
 def _check_status(r: httpx.Response, url: str) -> None:
@@ -545,15 +545,16 @@ def _list_objects(
         if not isinstance(token, str):
             raise DownloadError(f"{where}: not a storage listing (page token {token!r})")
         if token in seen:  # a host that hands out the same page again would loop forever
-            raise DownloadError(f"{url}?prefix={prefix}: the listing repeats page token {token!r}")
+            raise DownloadError(f"{where}: the listing repeats page token {token!r}")
         seen.add(token)
         params["pageToken"] = token
 
 
 def _listed_object(where: str, item: Any) -> tuple[str, int | None, dict[str, str]]:
+    """One item of a listing page as name, size and digests, or a DownloadError showing it."""
     try:
         name, size = item["name"], item.get("size")
-        if not isinstance(name, str) or not (size is None or re.fullmatch(r"\d+", str(size))):
+        if not isinstance(name, str) or not (size is None or re.fullmatch(r"[0-9]+", str(size))):
             raise ValueError(name)
         return name, None if size is None else int(size), _listing_digests(item)
     except (KeyError, TypeError, AttributeError, ValueError, binascii.Error):
