@@ -16,6 +16,7 @@ from tracewh.cli.common import (
     err_console,
     examples,
     home_of,
+    literal,
     spark_session,
 )
 
@@ -134,7 +135,7 @@ def make_progress(quiet: bool) -> Any:
     class Bar(Progress):
         def __init__(self) -> None:
             self.bar = RichProgress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 DownloadColumn(),
                 TransferSpeedColumn(),
@@ -156,7 +157,7 @@ def make_progress(quiet: bool) -> Any:
 
         def phase(self, text: str) -> None:
             if self.task is None:
-                err_console.print(f"[dim]{text}...[/dim]")
+                err_console.print(literal(f"{text}...", "dim"))
             else:
                 self.bar.update(self.task, description=text)
 
