@@ -177,17 +177,20 @@ def sql(
 
 
 def _sql_duckdb(home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int) -> None:
+    from tracewh import provenance
     from tracewh import query as query_lib
     from tracewh.cli.render import render_stream
+
+    record = provenance.collect(home, sql=query) if output is not None else None
 
     with query_lib.read_only(home) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
         if fmt == "parquet" and output is not None:
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
-            query_lib.copy_to_parquet(con, query, output)
+            query_lib.copy_to_parquet(con, query, output, provenance.parquet_metadata(record or {}))
         else:
             columns, types, batches = query_lib.stream(con, query)
-            render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output)
+            render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output, provenance=record)
 
 
 @app.command(
@@ -254,6 +257,25 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
         err_console.print(f"check {r.name} failed: {r.count} offending row(s), e.g. {r.sample[:1]}")
     if failed:
         raise typer.Exit(1)
+
+
+@app.command(
+    help=examples(
+        "BibTeX for the traces (what their publishers ask users to cite) and the papers a report reproduces.",
+        "tracewh cite",
+        "tracewh cite google2019",
+        "tracewh cite task-times > refs.bib",
+    )
+)
+def cite(
+    target: Annotated[
+        str | None,
+        typer.Argument(help="A trace or a report (default: every trace).", metavar="[TRACE|REPORT]"),
+    ] = None,
+) -> None:
+    from tracewh import citations
+
+    sys.stdout.write(citations.bibtex(target))
 
 
 @app.command(

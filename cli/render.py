@@ -68,9 +68,17 @@ def check_format(fmt: str | None, output: Path | None = None) -> str:
     return fmt
 
 
-def render(rows: Rows, fmt: str | None, title: str | None = None, output: Path | None = None) -> None:
+def render(
+    rows: Rows,
+    fmt: str | None,
+    title: str | None = None,
+    output: Path | None = None,
+    provenance: dict | None = None,
+) -> None:
     """Render a tracewh.query.Rows."""
-    render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, title=title, output=output)
+    render_stream(
+        rows.columns, rows.types, iter([rows.rows]), fmt, title=title, output=output, provenance=provenance
+    )
 
 
 def render_stream(
@@ -82,16 +90,21 @@ def render_stream(
     title: str | None = None,
     max_rows: int | None = None,
     output: Path | None = None,
+    provenance: dict | None = None,
 ) -> None:
+    """``provenance`` (tracewh.provenance.collect) goes with a file written to ``output``: in the
+    Parquet metadata, else in a sidecar beside it."""
     fmt = check_format(fmt, output)
     if fmt == "parquet":
         assert output is not None  # check_format refuses parquet without a file
         with atomic_file(output, binary=True) as tmp:
-            _parquet(columns, batches, tmp)
+            _parquet(columns, batches, tmp, provenance)
         return
     if output is not None:
         with atomic_file(output) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
             _write(fh, fmt, columns, types, batches, title, None, PIPE_WIDTH)
+        if provenance is not None:
+            write_sidecar(output, provenance)
         return
     try:
         _write(sys.stdout, fmt, columns, types, batches, title, max_rows, screen_width())
@@ -145,12 +158,30 @@ def atomic_file(target: Path, binary: bool = False) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(name)
     try:
+        # mkstemp makes the file 0600; an export is created as any other file of the user's
+        os.chmod(tmp, 0o666 & ~_umask())
         yield tmp
         os.replace(tmp, target)
     except OSError as e:
         raise TracewhError(f"cannot write {target}: {e.strerror or e}") from e
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return mask
+
+
+def write_sidecar(output: Path, record: dict) -> Path:
+    """The provenance record beside an export: ``<file>.provenance.json``."""
+    from tracewh import provenance
+
+    path = provenance.sidecar(output)
+    with atomic_file(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
 
 
 def _rows(batches: Iterable[list[tuple]]) -> Iterator[tuple]:
@@ -191,8 +222,11 @@ def _markdown(out: IO[str], columns: list[str], types: list[str], batches: Itera
         out.write(line([display.human(v, c, t) for v, c, t in zip(row, columns, types, strict=True)]))
 
 
-def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path) -> None:
+def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path, record: dict | None) -> None:
     import polars as pl
+    import pyarrow.parquet as pq
+
+    from tracewh import provenance
 
     frames = [
         pl.DataFrame(batch, schema=columns, orient="row", infer_schema_length=None)
@@ -200,7 +234,12 @@ def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path) -> 
         if batch
     ]
     frame = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame(schema=columns)
-    frame.write_parquet(path)
+    table = frame.to_arrow()
+    if record is not None:
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}), **provenance.parquet_metadata(record)}
+        )
+    pq.write_table(table, path, compression="zstd")
 
 
 def _table(

@@ -119,7 +119,7 @@ def _make_command(report: reports.Report):
             spark=spark,
             **parse_params(param),
         )
-        render(result.rows, fmt, title=report.name, output=output)
+        render(result.rows, fmt, title=report.name, output=output, provenance=dict(result.provenance))
         # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
         for line in result.footer:
             err_console.print(line, markup=False, highlight=False)
@@ -128,7 +128,7 @@ def _make_command(report: reports.Report):
         if plot is not None:
             from tracewh import plots
 
-            written = plots.write(report.name, result.rows, plot)
+            written = plots.write(report.name, result.rows, plot, dict(result.provenance))
             err_console.print(f"plot written to {written}", markup=False, highlight=False)
 
     return command

@@ -72,11 +72,16 @@ class ReportResult:
     zone: str
     params: Mapping[str, object]
     rows: Rows = field(repr=False)
+    # Where the numbers come from (tracewh.provenance.collect): version, catalog generations,
+    # source digests, parameters, caveats; exports and figures carry it.
+    provenance: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def caveats(self) -> list[str]:
         """The footer without its 'reproduces' line: what to keep in mind reading these numbers."""
-        return [line for line in self.footer if not line.startswith(f"{self.name} reproduces:")]
+        from tracewh import reports
+
+        return reports.caveats(self.name, self.footer)
 
     @property
     def df(self) -> pl.DataFrame:
@@ -159,19 +164,32 @@ def report(
         spark=spark,  # a SparkSession with the catalog registered (warehouse/spark.py), or None
         memory_limit=memory_limit,
     )
+    from tracewh import provenance
+
     ctx = rows.context
     chosen = str(ctx["trace"]) if ctx.get("trace") else None
+    footer = tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace))
+    caveats = reports.caveats(meta.name, footer)
+    chosen_params: dict[str, object] = dict(ctx.get("params", {}))  # type: ignore[call-overload]
     return ReportResult(
         name=meta.name,
         description=meta.description,
         reproduces=meta.reproduces,
-        footer=tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace)),
+        footer=footer,
         method=meta.note,
-        trace=str(ctx["trace"]) if ctx.get("trace") else None,
+        trace=chosen,
         cell=str(ctx["cell"]) if ctx.get("cell") else None,
         zone=str(ctx.get("zone", "UTC")),
-        params=dict(ctx.get("params", {})),  # type: ignore[call-overload]
+        params=chosen_params,
         rows=rows,
+        provenance=provenance.collect(
+            where,
+            [chosen] if chosen else list(meta.traces),
+            report=meta.name,
+            params={"trace": chosen, "cell": ctx.get("cell"), "tz": ctx.get("zone"), **chosen_params},
+            reproduces=meta.reproduces,
+            caveats=caveats,
+        ),
     )
 
 

@@ -210,14 +210,19 @@ def figure(report_name: str, rows: Rows) -> Any:
     return fig
 
 
-def write(report_name: str, rows: Rows, path: Path) -> Path:
-    """Draw the chart into a PNG; returns the path written."""
+def write(report_name: str, rows: Rows, path: Path, record: dict[str, Any] | None = None) -> Path:
+    """Draw the chart into a file (PNG, PDF, SVG: the suffix says which); ``record``
+    (tracewh.provenance.collect) goes into the file's metadata. Returns the path written."""
+    from tracewh import provenance
+
     fig = figure(report_name, rows)
+    path = Path(path)
+    meta = provenance.figure_metadata(record, path.suffix) if record else {}
     try:
-        fig.savefig(path)
+        fig.savefig(path, metadata=meta or None)
     except OSError as e:
         raise TracewhError(f"cannot write {path}: {e.strerror or e}") from e
-    return Path(path)
+    return path
 
 
 def with_gaps(points: list[tuple[Any, Any]]) -> tuple[list[Any], list[float]]:
