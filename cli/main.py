@@ -21,10 +21,12 @@ from tracewh.cli import ingest as ingest_cmd
 from tracewh.cli import report as report_cmd
 from tracewh.cli import synth as synth_cmd
 from tracewh.cli.common import (
+    ColumnsOpt,
     EngineOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
+    MaxRowsOpt,
     OutputOpt,
     State,
     StdoutClosed,
@@ -117,11 +119,13 @@ def info(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
     tz: TzOpt = None,
+    columns: ColumnsOpt = None,
 ) -> None:
     from tracewh import holdings
     from tracewh.cli.render import render
 
-    render(holdings.tables(home_of(ctx, home), tz=tz), fmt, title="ingested tables", output=output)
+    held = holdings.tables(home_of(ctx, home), tz=tz)
+    render(held, fmt, title="ingested tables", output=output, columns=columns)
     from tracewh import parts  # issue 9: missing parts named on stderr too
 
     for line in parts.warnings(home_of(ctx, home)):
@@ -142,14 +146,13 @@ def sql(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
     tz: TzOpt = None,
-    max_rows: Annotated[
-        int, typer.Option("--max-rows", help="Rows shown by --format table (other formats: all).")
-    ] = 1000,
+    max_rows: MaxRowsOpt = 1000,
+    columns: ColumnsOpt = None,
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
     from tracewh import query as query_lib
-    from tracewh.cli.render import check_format, render_stream
+    from tracewh.cli.render import check_format, render
     from tracewh.errors import UsageError
 
     if query == "-":
@@ -157,6 +160,8 @@ def sql(
     if not query.strip():
         raise UsageError("the query is empty")
     fmt = check_format(fmt, output)
+    if columns and fmt == "parquet":
+        raise UsageError("--columns does not apply to parquet: name the columns in the query")
     spark = spark_session(engine, master)
     if spark is not None:
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
@@ -168,15 +173,22 @@ def sql(
         if fmt == "parquet" and output is not None:
             query_lib.write_parquet(spark_engine.to_arrow(spark, query).to_reader(), output)
         else:
-            rows = spark_engine.fetch(spark, query, zone=zone)
-            render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
+            render(
+                spark_engine.fetch(spark, query, zone=zone),
+                fmt,
+                output=output,
+                columns=columns,
+                max_rows=max_rows,
+            )
     else:
-        _sql_duckdb(home_of(ctx, home), query, fmt, output, tz, max_rows)
+        _sql_duckdb(home_of(ctx, home), query, fmt, output, tz, max_rows, columns)
     if output is not None:
         err_console.print(f"wrote {output}", markup=False, highlight=False)
 
 
-def _sql_duckdb(home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int) -> None:
+def _sql_duckdb(
+    home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int, columns: str | None
+) -> None:
     from tracewh import provenance
     from tracewh import query as query_lib
     from tracewh.cli.render import render_stream
@@ -189,8 +201,10 @@ def _sql_duckdb(home: Home, query: str, fmt: str, output: Path | None, tz: str |
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
             query_lib.copy_to_parquet(con, query, output, provenance.parquet_metadata(record or {}))
         else:
-            columns, types, batches = query_lib.stream(con, query)
-            render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output, provenance=record)
+            names, types, batches = query_lib.stream(con, query)
+            render_stream(
+                names, types, batches, fmt, max_rows=max_rows, output=output, provenance=record, only=columns
+            )
 
 
 @app.command(

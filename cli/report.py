@@ -9,11 +9,14 @@ import typer
 
 from tracewh import reports
 from tracewh.cli.common import (
+    REPORT_ROWS,
     CellOpt,
+    ColumnsOpt,
     EngineOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
+    MaxRowsOpt,
     OutputOpt,
     TraceOpt,
     TzOpt,
@@ -59,11 +62,29 @@ ParamOpt = Annotated[
     ),
 )
 def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
-    from tracewh.cli.render import render_stream
+    from tracewh.cli.render import check_format, render_stream, screen_width
+    from tracewh.traces import trace_names
 
+    every = set(trace_names())
     rows = [
         (r.name, ", ".join(r.traces), r.description, r.reproduces) for r in reports.all_reports().values()
     ]
+    if check_format(fmt, output) == "table" and output is None:
+        # One line per report: the description cut to the width (the whole text: the report's
+        # --help, or -f csv), traces covering every trace as 'all'.
+        short = [(n, "all" if set(t.split(", ")) == every else t, d) for n, t, d, _ in rows]
+        name_w = max(len(n) for n, _, _ in short)
+        traces_w = max(len(t) for _, t, _ in short)
+        room = max(screen_width() - name_w - traces_w - 10, 20)
+        cut = [(n, t, d if len(d) <= room else d[: room - 1].rsplit(" ", 1)[0] + "…") for n, t, d in short]
+        render_stream(["report", "traces", "description"], ["VARCHAR"] * 3, iter([cut]), fmt, title="reports")
+        err_console.print(
+            "the whole description and parameters: tracewh report NAME --help; "
+            "what each reproduces: tracewh report list -f csv",
+            markup=False,
+            highlight=False,
+        )
+        return
     render_stream(
         ["report", "traces", "description", "reproduces"],
         ["VARCHAR"] * 4,
@@ -97,6 +118,8 @@ def _make_command(report: reports.Report):
         param: ParamOpt = None,
         tz: TzOpt = None,
         memory_limit: MemoryOpt = None,
+        columns: ColumnsOpt = None,
+        max_rows: MaxRowsOpt = REPORT_ROWS,
         home: HomeOpt = None,
         engine: EngineOpt = "duckdb",
         master: MasterOpt = None,
@@ -119,7 +142,15 @@ def _make_command(report: reports.Report):
             spark=spark,
             **parse_params(param),
         )
-        render(result.rows, fmt, title=report.name, output=output, provenance=dict(result.provenance))
+        render(
+            result.rows,
+            fmt,
+            title=report.name,
+            output=output,
+            provenance=dict(result.provenance),
+            columns=columns,
+            max_rows=max_rows,
+        )
         # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
         for line in result.footer:
             err_console.print(line, markup=False, highlight=False)
