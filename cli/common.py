@@ -79,6 +79,17 @@ ColumnsOpt = Annotated[
         help="Only these columns, comma-separated, in this order (e.g. measure,grp,p50_s).",
     ),
 ]
+PlotSizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--plot-size",
+        help="Figure size: single (a paper column, 3.5 in), double (text width, 7 in), screen, or WxH.",
+    ),
+]
+DpiOpt = Annotated[
+    int | None, typer.Option("--dpi", help="Figure resolution (PNG); default 110, papers 300.")
+]
+FontSizeOpt = Annotated[float | None, typer.Option("--font-size", help="Figure font size in points.")]
 # Rows a report prints as a table by default (other formats and --output: all).
 REPORT_ROWS = 40
 MaxRowsOpt = Annotated[

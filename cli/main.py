@@ -22,12 +22,15 @@ from tracewh.cli import report as report_cmd
 from tracewh.cli import synth as synth_cmd
 from tracewh.cli.common import (
     ColumnsOpt,
+    DpiOpt,
     EngineOpt,
+    FontSizeOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
     MaxRowsOpt,
     OutputOpt,
+    PlotSizeOpt,
     State,
     StdoutClosed,
     TzOpt,
@@ -271,6 +274,30 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
         err_console.print(f"check {r.name} failed: {r.count} offending row(s), e.g. {r.sample[:1]}")
     if failed:
         raise typer.Exit(1)
+
+
+@app.command(
+    help=examples(
+        "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
+        "in another size or format, without running the query.",
+        "tracewh report queue --trace google2011 -o queue.parquet",
+        "tracewh plot queue.parquet -o queue.pdf --plot-size single",
+    )
+)
+def plot(
+    export: Annotated[Path, typer.Argument(help="A file written by tracewh report ... -o FILE.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The figure: .png, .pdf or .svg.")],
+    plot_size: PlotSizeOpt = None,
+    dpi: DpiOpt = None,
+    font_size: FontSizeOpt = None,
+) -> None:
+    from tracewh import plots
+
+    name, rows, record = plots.from_export(export)
+    plots.check_target(name, output)
+    style = plots.Style.parse(plot_size, dpi, font_size)
+    written = plots.write(name, rows, output, {**record, "replotted_from": str(export)}, style)
+    err_console.print(f"plot written to {written}", markup=False, highlight=False)
 
 
 @app.command(

@@ -12,12 +12,15 @@ from tracewh.cli.common import (
     REPORT_ROWS,
     CellOpt,
     ColumnsOpt,
+    DpiOpt,
     EngineOpt,
+    FontSizeOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
     MaxRowsOpt,
     OutputOpt,
+    PlotSizeOpt,
     TraceOpt,
     TzOpt,
     err_console,
@@ -37,7 +40,11 @@ app = typer.Typer(
 )
 
 PlotOpt = Annotated[
-    Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
+    Path | None,
+    typer.Option(
+        "--plot",
+        help="Also write the chart: .png, .pdf or .svg (vector, for papers); needs the plot extra.",
+    ),
 ]
 MemoryOpt = Annotated[
     str | None,
@@ -115,6 +122,9 @@ def _make_command(report: reports.Report):
         fmt: FormatOpt = None,
         output: OutputOpt = None,
         plot: PlotOpt = None,
+        plot_size: PlotSizeOpt = None,
+        dpi: DpiOpt = None,
+        font_size: FontSizeOpt = None,
         param: ParamOpt = None,
         tz: TzOpt = None,
         memory_limit: MemoryOpt = None,
@@ -127,6 +137,13 @@ def _make_command(report: reports.Report):
         from tracewh import api
         from tracewh.cli.render import render
 
+        style = None
+        if plot is not None:
+            from tracewh import plots
+
+            # a report without a chart, a bad suffix or style fails before the query runs
+            plots.check_target(report.name, plot)
+            style = plots.Style.parse(plot_size, dpi, font_size)
         spark = spark_session(engine, master)
         if spark is not None:
             from tracewh import spark as spark_engine
@@ -159,7 +176,7 @@ def _make_command(report: reports.Report):
         if plot is not None:
             from tracewh import plots
 
-            written = plots.write(report.name, result.rows, plot, dict(result.provenance))
+            written = plots.write(report.name, result.rows, plot, dict(result.provenance), style)
             err_console.print(f"plot written to {written}", markup=False, highlight=False)
 
     return command

@@ -63,9 +63,9 @@ BUILTIN_PARAMS = ("trace", "cell")
 TYPES = {"int": int, "float": float, "str": str}
 PLOT_KEYS = {
     "x", "y", "kind", "title", "xlabel", "ylabel", "where", "logx", "logy", "panels", "dashed",
-    "panel_by", "xtime", "ref", "group",
+    "panel_by", "xtime", "ref", "group", "powerlaw", "xstep", "negative",
 }  # fmt: skip
-PLOT_KINDS = {"line", "step", "points", "quantiles", "bar", "dag"}
+PLOT_KINDS = {"line", "step", "points", "quantiles", "bar", "dag", "area"}
 
 _LINE = re.compile(r"^--\s*([a-z_]+):\s*(.*)$")
 _PARAM = re.compile(

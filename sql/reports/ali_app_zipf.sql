@@ -6,7 +6,7 @@
 -- cites: wang2020colocation
 -- note: containers = distinct container_id per app_du in container_meta; ranks 1..n by descending count (ties in name order). Fit rows first, then the ranked apps. r2 is NULL when every fitted app has the same count (zero variance: no fit to judge).
 -- caveat: the fit is over the ingested container_meta; a few apps cannot judge a Zipf law
--- plot: x=rank; y=containers; kind=line; where=rank; title=Containers per application (rank-frequency); xlabel=rank (log scale); ylabel=containers; logx=true
+-- plot: x=rank; y=containers; kind=points; where=rank; title=Containers per application (rank-frequency); xlabel=rank (log scale); ylabel=containers (log scale); logx=true; logy=true; powerlaw=c,alpha
 WITH apps AS (
     SELECT app_du, count(DISTINCT container_id) AS containers
     FROM alibaba2018.container_meta WHERE app_du IS NOT NULL GROUP BY app_du

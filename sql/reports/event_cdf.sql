@@ -6,7 +6,7 @@
 -- cites: zhu2015observations
 -- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (2^63-1) are left out.
 -- caveat: counts are over the ingested parts; the published totals are for the whole trace
--- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events; xtime=hours
+-- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events; xtime=hours; xstep=bucket_s/3600
 WITH ev AS (
     SELECT time, to_event,
            to_event = 'SUBMIT' AND row_number() OVER (
