@@ -19,13 +19,17 @@ def task_times(sample_home):
 
 def test_plot_on_a_report_without_a_chart_fails_before_running_it(capsys, tmp_path):
     # an empty home: running the report would fail with exit 1 (no catalog); the chart check comes first
-    code, out, err = run_cli(capsys, "--home", str(tmp_path / "none"), "report", "overview", "--plot", "x.png")
+    code, out, err = run_cli(
+        capsys, "--home", str(tmp_path / "none"), "report", "overview", "--plot", "x.png"
+    )
     assert (code, out) == (2, "") and "has no chart" in err
     code, out, err = run_cli(capsys, "--home", str(tmp_path / "none"), "report", "queue", "--plot", "x.txt")
     assert (code, out) == (2, "") and "suffix" in err
 
 
-@pytest.mark.parametrize(("size", "pixels"), [("single", (1050, 651)), ("double", (2100, 1302)), ("4x2", (1200, 600))])
+@pytest.mark.parametrize(
+    ("size", "pixels"), [("single", (1050, 651)), ("double", (2100, 1302)), ("4x2", (1200, 600))]
+)
 def test_paper_sizes_set_width_height_and_dpi(tmp_path, task_times, size, pixels):
     from PIL import Image
 

@@ -231,7 +231,7 @@ def _draw(
                 label=human(name),
             )
             drawn_y += [r[y] for r in data]
-        ax.set_xticks(range(len(data)), [str(r[x]) for r in data], rotation=20, ha="right")
+        ax.set_xticks(range(len(data)), [str(r[x]) for r in data], rotation=30, ha="right", fontsize="small")
     elif kind == "quantiles":
         chart = rows.context.get("chart")
         cdfs = chart.get("_cdf") if isinstance(chart, dict) else None
@@ -277,6 +277,7 @@ def _draw(
                         key=lambda p: p[0],
                     ),
                     step,
+                    grid=s.get("logx") != "true",
                 )
                 drawn_x += [v for v, w in zip(xs, ys, strict=True) if v is not None and w == w]
                 drawn_y += [w for w in ys if w == w]
@@ -301,6 +302,9 @@ def _draw(
                 draw(xs_drawn, ys, label=label, **kwargs)
         for (panel, name), layers in stacks.items():
             _stack(axes[panel][0], layers, start, s, human(name))
+        if len(prefixes) > 1 and not stacks:
+            for (panel_ax,), prefix in zip(axes, prefixes, strict=True):
+                panel_ax.set_title(human(prefix), fontsize="small", loc="left")
         _powerlaw(axes[0][0], s, rows, data, drawn_x)
     _references(axes[0][0], s.get("ref", ""))
     title = _wrap(style, s.get("title", report_name))
@@ -352,12 +356,16 @@ def _draw(
 
 
 def _plain_log_ticks(axis: Any) -> None:
-    """Log-axis ticks as plain numbers (2, 30, 1e+06), not 2 x 10^0."""
-    from matplotlib.ticker import FuncFormatter, LogLocator
+    """Log-axis ticks as plain numbers (2, 30, 1e+06), not 2 x 10^0; the 2s and 5s between the
+    powers of ten are labelled only on a short axis (two decades or less), where they do not collide."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(plain)
     axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
-    axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    low, high = axis.get_view_interval()
+    short = low > 0 and math.log10(high / low) <= 2
+    axis.set_minor_formatter(plain if short else NullFormatter())
 
 
 def _wrap(style: Style, text: str, smaller: bool = False) -> str:
@@ -481,12 +489,15 @@ def write(
     return path
 
 
-def with_gaps(points: list[tuple[Any, Any]], step: float | None = None) -> tuple[list[Any], list[float]]:
+def with_gaps(
+    points: list[tuple[Any, Any]], step: float | None = None, grid: bool = True
+) -> tuple[list[Any], list[float]]:
     """x and y for a line that breaks where data is missing instead of bridging it.
 
     A NULL y becomes NaN (matplotlib leaves a gap); on a regular grid of x (``step``, else one
-    step size for at least half the steps), a jump larger than 1.5 times that step gets a NaN
-    point inserted, so empty buckets stay empty.
+    step size for at least half the steps, unless ``grid`` is false: values on a log axis or a
+    distribution's x are no grid), a jump larger than 1.5 times that step gets a NaN point
+    inserted, so empty buckets stay empty.
     """
     xs = [p[0] for p in points]
     ys = [math.nan if p[1] is None else float(p[1]) for p in points]
@@ -497,6 +508,8 @@ def with_gaps(points: list[tuple[Any, Any]], step: float | None = None) -> tuple
         return xs, ys
     if step:
         usual = step
+    elif not grid:
+        return xs, ys
     else:
         usual, count = Counter(steps).most_common(1)[0]
         if len(xs) < 3 or count * 2 < len(steps):
