@@ -7,7 +7,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_ALIBABA
+from conftest import REPO, SAMPLE_ALIBABA
 
 from tracewh import api, ingestion
 from tracewh.errors import CatalogError
@@ -49,11 +49,10 @@ def test_default_home_is_the_nearest_one_above_the_working_folder(tmp_path, monk
     assert Home.resolve().root == tmp_path / "elsewhere"  # the variable still wins
 
 
-README_SNIPPET = """
-import tracewh
-fig = tracewh.plot("queue", trace="google2011", bucket_s=1800)
-fig
-"""
+def readme_snippet() -> str:
+    """The README's Python example, as a reader would paste it into a notebook cell."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    return readme.split("```python\n", 1)[1].split("```", 1)[0]
 
 
 def test_readme_snippet_shows_its_figure_in_an_executed_notebook(sample_home, monkeypatch):
@@ -64,7 +63,7 @@ def test_readme_snippet_shows_its_figure_in_an_executed_notebook(sample_home, mo
         "nbclient", reason="nbclient is not installed (pip install nbclient ipykernel)"
     )
     pytest.importorskip("ipykernel", reason="ipykernel is not installed (pip install nbclient ipykernel)")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(README_SNIPPET)])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(readme_snippet())])
     monkeypatch.setenv("TRACEWH_HOME", str(sample_home.root))  # the kernel inherits it
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute(cwd=str(Path.cwd()))
     outputs = nb.cells[0].outputs
