@@ -80,6 +80,31 @@ TzOpt = Annotated[
 # Trace names and cells in help texts come from the registry (tracewh.traces).
 TRACES_HELP = ", ".join(registry())
 CELLS_HELP = "; ".join(f"{s.name}: {','.join(s.cells)}" for s in registry().values() if s.cells)
+ColumnsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--columns",
+        "-c",
+        help="Only these columns, comma-separated, in this order (e.g. measure,grp,p50_s).",
+    ),
+]
+PlotSizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--plot-size",
+        help="Figure size: single (a paper column, 3.5 in), double (text width, 7 in), screen, or WxH.",
+    ),
+]
+DpiOpt = Annotated[
+    int | None, typer.Option("--dpi", help="Figure resolution (PNG); default 110, papers 300.")
+]
+FontSizeOpt = Annotated[float | None, typer.Option("--font-size", help="Figure font size in points.")]
+# Rows a report prints as a table by default (other formats and --output: all).
+REPORT_ROWS = 40
+MaxRowsOpt = Annotated[
+    int,
+    typer.Option("--max-rows", help="Rows shown by --format table, 0 for all (other formats: all)."),
+]
 TraceOpt = Annotated[str | None, typer.Option("--trace", "-t", help=f"Trace: {TRACES_HELP}.")]
 CellOpt = Annotated[str | None, typer.Option("--cell", help=f"Cell, for traces with cells ({CELLS_HELP}).")]
 

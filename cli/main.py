@@ -21,11 +21,16 @@ from tracewh.cli import ingest as ingest_cmd
 from tracewh.cli import report as report_cmd
 from tracewh.cli import synth as synth_cmd
 from tracewh.cli.common import (
+    ColumnsOpt,
+    DpiOpt,
     EngineOpt,
+    FontSizeOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
+    MaxRowsOpt,
     OutputOpt,
+    PlotSizeOpt,
     State,
     StdoutClosed,
     TzOpt,
@@ -118,11 +123,13 @@ def info(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
     tz: TzOpt = None,
+    columns: ColumnsOpt = None,
 ) -> None:
     from tracewh import holdings
     from tracewh.cli.render import render
 
-    render(holdings.tables(home_of(ctx, home), tz=tz), fmt, title="ingested tables", output=output)
+    held = holdings.tables(home_of(ctx, home), tz=tz)
+    render(held, fmt, title="ingested tables", output=output, columns=columns)
     from tracewh import parts  # issue 9: missing parts named on stderr too
 
     for line in parts.warnings(home_of(ctx, home)):
@@ -143,14 +150,13 @@ def sql(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
     tz: TzOpt = None,
-    max_rows: Annotated[
-        int, typer.Option("--max-rows", help="Rows shown by --format table (other formats: all).")
-    ] = 1000,
+    max_rows: MaxRowsOpt = 1000,
+    columns: ColumnsOpt = None,
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
     from tracewh import query as query_lib
-    from tracewh.cli.render import check_format, render_stream
+    from tracewh.cli.render import check_format, render
     from tracewh.errors import UsageError
 
     if query == "-":
@@ -158,6 +164,8 @@ def sql(
     if not query.strip():
         raise UsageError("the query is empty")
     fmt = check_format(fmt, output)
+    if columns and fmt == "parquet":
+        raise UsageError("--columns does not apply to parquet: name the columns in the query")
     spark = spark_session(engine, master)
     if spark is not None:
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
@@ -169,26 +177,38 @@ def sql(
         if fmt == "parquet" and output is not None:
             query_lib.write_parquet(spark_engine.to_arrow(spark, query).to_reader(), output)
         else:
-            rows = spark_engine.fetch(spark, query, zone=zone)
-            render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, max_rows=max_rows, output=output)
+            render(
+                spark_engine.fetch(spark, query, zone=zone),
+                fmt,
+                output=output,
+                columns=columns,
+                max_rows=max_rows,
+            )
     else:
-        _sql_duckdb(home_of(ctx, home), query, fmt, output, tz, max_rows)
+        _sql_duckdb(home_of(ctx, home), query, fmt, output, tz, max_rows, columns)
     if output is not None:
         err_console.print(f"wrote {output}", markup=False, highlight=False)
 
 
-def _sql_duckdb(home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int) -> None:
+def _sql_duckdb(
+    home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int, columns: str | None
+) -> None:
+    from tracewh import provenance
     from tracewh import query as query_lib
     from tracewh.cli.render import render_stream
+
+    record = provenance.collect(home, sql=query) if output is not None else None
 
     with query_lib.read_only(home) as con:
         query_lib.set_zone(con, tz or query_lib.zone_for(con))
         if fmt == "parquet" and output is not None:
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
-            query_lib.copy_to_parquet(con, query, output)
+            query_lib.copy_to_parquet(con, query, output, provenance.parquet_metadata(record or {}))
         else:
-            columns, types, batches = query_lib.stream(con, query)
-            render_stream(columns, types, batches, fmt, max_rows=max_rows, output=output)
+            names, types, batches = query_lib.stream(con, query)
+            render_stream(
+                names, types, batches, fmt, max_rows=max_rows, output=output, provenance=record, only=columns
+            )
 
 
 @app.command(
@@ -255,6 +275,49 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
         err_console.print(literal(f"check {r.name} failed: {r.count} offending row(s), e.g. {r.sample[:1]}"))
     if failed:
         raise typer.Exit(1)
+
+
+@app.command(
+    help=examples(
+        "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
+        "in another size or format, without running the query.",
+        "tracewh report queue --trace google2011 -o queue.parquet",
+        "tracewh plot queue.parquet -o queue.pdf --plot-size single",
+    )
+)
+def plot(
+    export: Annotated[Path, typer.Argument(help="A file written by tracewh report ... -o FILE.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The figure: .png, .pdf or .svg.")],
+    plot_size: PlotSizeOpt = None,
+    dpi: DpiOpt = None,
+    font_size: FontSizeOpt = None,
+) -> None:
+    from tracewh import plots
+
+    name, rows, record = plots.from_export(export)
+    plots.check_target(name, output)
+    style = plots.Style.parse(plot_size, dpi, font_size)
+    written = plots.write(name, rows, output, {**record, "replotted_from": str(export)}, style)
+    err_console.print(f"plot written to {written}", markup=False, highlight=False)
+
+
+@app.command(
+    help=examples(
+        "BibTeX for the traces (what their publishers ask users to cite) and the papers a report reproduces.",
+        "tracewh cite",
+        "tracewh cite google2019",
+        "tracewh cite task-times > refs.bib",
+    )
+)
+def cite(
+    target: Annotated[
+        str | None,
+        typer.Argument(help="A trace or a report (default: every trace).", metavar="[TRACE|REPORT]"),
+    ] = None,
+) -> None:
+    from tracewh import citations
+
+    sys.stdout.write(citations.bibtex(target))
 
 
 @app.command(

@@ -23,7 +23,6 @@ import os
 import shutil
 import sys
 import tempfile
-import textwrap
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Literal
@@ -49,9 +48,14 @@ SUFFIXES = {
     ".parquet": "parquet",
     ".txt": "table",
 }
-# Up to this many rows a table too wide for the screen turns into records (psql -x); more rows keep
-# the leading columns that fit (a long record listing is harder to scan than a narrower table).
+# Up to this many rows a table too wide for the screen is printed in slices of columns that repeat
+# the key columns; more rows keep the leading columns that fit (slices of a long listing are
+# harder to follow than a narrower table with the others named).
 RECORD_ROWS = 60
+# Up to this many rows a table too wide for the screen may be turned on its side instead.
+TRANSPOSE_ROWS = 3
+# More slices than this read worse than the leading columns with the others named.
+MAX_SLICES = 3
 # A wrapping text column keeps at least this many characters (or its header's length).
 TEXT_MIN = 16
 
@@ -68,9 +72,29 @@ def check_format(fmt: str | None, output: Path | None = None) -> str:
     return fmt
 
 
-def render(rows: Rows, fmt: str | None, title: str | None = None, output: Path | None = None) -> None:
+def render(
+    rows: Rows,
+    fmt: str | None,
+    title: str | None = None,
+    output: Path | None = None,
+    provenance: dict | None = None,
+    *,
+    columns: str | None = None,
+    max_rows: int | None = None,
+) -> None:
     """Render a tracewh.query.Rows."""
-    render_stream(rows.columns, rows.types, iter([rows.rows]), fmt, title=title, output=output)
+    render_stream(
+        rows.columns,
+        rows.types,
+        iter([rows.rows]),
+        fmt,
+        title=title,
+        output=output,
+        provenance=provenance,
+        max_rows=max_rows,
+        total=len(rows.rows),
+        only=columns,
+    )
 
 
 def render_stream(
@@ -82,22 +106,45 @@ def render_stream(
     title: str | None = None,
     max_rows: int | None = None,
     output: Path | None = None,
+    provenance: dict | None = None,
+    total: int | None = None,
+    only: str | None = None,
 ) -> None:
+    """``total``: the row count when known (a table then says how many it left out).
+    ``only`` (``a,b``, from --columns): just those columns, in that order.
+    ``provenance`` (tracewh.provenance.collect) goes with a file written to ``output``: in the
+    Parquet metadata, else in a sidecar beside it."""
     fmt = check_format(fmt, output)
+    if only:
+        columns, types, batches = _select(columns, types, batches, only)
     if fmt == "parquet":
         assert output is not None  # check_format refuses parquet without a file
         with atomic_file(output, binary=True) as tmp:
-            _parquet(columns, batches, tmp)
+            _parquet(columns, batches, tmp, provenance)
         return
     if output is not None:
         with atomic_file(output) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
-            _write(fh, fmt, columns, types, batches, title, None, PIPE_WIDTH)
+            _write(fh, fmt, columns, types, batches, title, None, PIPE_WIDTH, total)
+        if provenance is not None:
+            write_sidecar(output, provenance)
         return
     try:
-        _write(sys.stdout, fmt, columns, types, batches, title, max_rows, screen_width())
+        _write(sys.stdout, fmt, columns, types, batches, title, max_rows, screen_width(), total)
         sys.stdout.flush()
     except BrokenPipeError as e:  # `| head`: the reader went away; main() ends quietly
         raise StdoutClosed from e
+
+
+def _select(
+    columns: list[str], types: list[str], batches: Iterator[list[tuple]], only: str
+) -> tuple[list[str], list[str], Iterator[list[tuple]]]:
+    wanted = [c.strip() for c in only.split(",") if c.strip()]
+    unknown = [c for c in wanted if c not in columns]
+    if unknown:
+        raise UsageError(f"--columns: no column {unknown[0]!r} (columns: {', '.join(columns)})")
+    idx = [columns.index(c) for c in wanted]
+    picked = ([tuple(r[i] for i in idx) for r in batch] for batch in batches)
+    return wanted, [types[i] for i in idx], picked
 
 
 def _write(
@@ -109,6 +156,7 @@ def _write(
     title: str | None,
     max_rows: int | None,
     width: int,
+    total: int | None = None,
 ) -> None:
     if fmt == "csv":
         _csv(out, columns, batches)
@@ -119,7 +167,7 @@ def _write(
     elif fmt == "markdown":
         _markdown(out, columns, types, batches)
     else:
-        _table(out, columns, types, batches, title, max_rows, width)
+        _table(out, columns, types, batches, title, max_rows, width, total)
 
 
 def screen_width() -> int:
@@ -145,12 +193,30 @@ def atomic_file(target: Path, binary: bool = False) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(name)
     try:
+        # mkstemp makes the file 0600; an export is created as any other file of the user's
+        os.chmod(tmp, 0o666 & ~_umask())
         yield tmp
         os.replace(tmp, target)
     except OSError as e:
         raise TracewhError(f"cannot write {target}: {e.strerror or e}") from e
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return mask
+
+
+def write_sidecar(output: Path, record: dict) -> Path:
+    """The provenance record beside an export: ``<file>.provenance.json``."""
+    from tracewh import provenance
+
+    path = provenance.sidecar(output)
+    with atomic_file(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
 
 
 def _rows(batches: Iterable[list[tuple]]) -> Iterator[tuple]:
@@ -191,8 +257,11 @@ def _markdown(out: IO[str], columns: list[str], types: list[str], batches: Itera
         out.write(line([display.human(v, c, t) for v, c, t in zip(row, columns, types, strict=True)]))
 
 
-def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path) -> None:
+def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path, record: dict | None) -> None:
     import polars as pl
+    import pyarrow.parquet as pq
+
+    from tracewh import provenance
 
     frames = [
         pl.DataFrame(batch, schema=columns, orient="row", infer_schema_length=None)
@@ -200,7 +269,12 @@ def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path) -> 
         if batch
     ]
     frame = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame(schema=columns)
-    frame.write_parquet(path)
+    table = frame.to_arrow()
+    if record is not None:
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}), **provenance.parquet_metadata(record)}
+        )
+    pq.write_table(table, path, compression="zstd")
 
 
 def _table(
@@ -211,103 +285,176 @@ def _table(
     title: str | None,
     max_rows: int | None,
     width: int,
+    total: int | None = None,
 ) -> None:
     cells: list[list[str]] = []
     more = False
     for row in _rows(batches):
-        if max_rows is not None and len(cells) >= max_rows:
+        if max_rows and len(cells) >= max_rows:
             more = True  # one row past the limit is enough: the rest is never read
             break
         cells.append([display.human(v, c, t) for v, c, t in zip(row, columns, types, strict=True)])
     layout = fit(columns, types, cells, width)
     console = Console(file=out, width=width, highlight=False, soft_wrap=False)
-    if layout.records:
-        _records(console, columns, cells, title, width)
+    if layout.transposed:
+        console.print(_transposed(columns, types, cells, title))
     else:
-        keep = layout.keep
-        table = Table(
-            title=None if title is None else literal(title), title_justify="left", box=box.HEAVY_HEAD
-        )
-        for i in keep:
-            numeric = display.is_numeric(types[i])
-            justify: Literal["left", "right"] = "right" if numeric else "left"
-            wraps = i in layout.wrapping
-            table.add_column(
-                literal(columns[i]),
-                justify=justify,
-                no_wrap=not wraps,
-                overflow="fold" if wraps else "ellipsis",
-                min_width=layout.widths[i],
-            )
-        for line in cells:
-            table.add_row(*[literal(line[i]) for i in keep])
-        console.print(table)
-        dropped = [columns[i] for i in range(len(columns)) if i not in keep]
+        for n, keep in enumerate(layout.slices):
+            if n:
+                console.print()
+            part = title if n == 0 else None
+            if len(layout.slices) > 1:
+                shown = [columns[i] for i in keep if i not in layout.key]
+                where = f"columns {shown[0]}..{shown[-1]}, part {n + 1} of {len(layout.slices)}"
+                part = f"{title} ({where})" if n == 0 and title else f"({where})"
+            console.print(_box_table(columns, types, cells, keep, layout, part))
+        dropped = [columns[i] for i in range(len(columns)) if not any(i in k for k in layout.slices)]
         if dropped:
             err_console.print(
                 f"{len(dropped)} column(s) not shown at width {width}: {', '.join(dropped)} "
-                "(widen the terminal, or use --format csv / --output FILE)",
+                "(choose with --columns, widen the terminal, or use --format csv / --output FILE)",
                 markup=False,
                 highlight=False,
             )
     if more:
+        left = (
+            f"of {total:,} rows ({total - len(cells):,} not shown: "
+            if total is not None
+            else "rows; there are more ("
+        )
         err_console.print(
-            f"showed the first {len(cells)} rows; there are more (--max-rows N, or --output FILE for all)",
+            f"showed the first {len(cells):,} {left}--max-rows N, 0 for all, or --output FILE for all)",
             markup=False,
             highlight=False,
         )
 
 
-class Layout:
-    """How a table fits: the columns kept, each one's width, which may wrap, or records."""
+def _box_table(
+    columns: list[str],
+    types: list[str],
+    cells: list[list[str]],
+    keep: list[int],
+    layout: Layout,
+    title: str | None,
+) -> Table:
+    table = Table(title=None if title is None else literal(title), title_justify="left", box=box.HEAVY_HEAD)
+    for i in keep:
+        justify: Literal["left", "right"] = "right" if display.is_numeric(types[i]) else "left"
+        wraps = i in layout.wrapping
+        table.add_column(
+            literal(header(columns[i], layout.widths[i])),
+            justify=justify,
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+            min_width=layout.widths[i],
+        )
+    for line in cells:
+        table.add_row(*[literal(line[i]) for i in keep])
+    return table
 
-    def __init__(self, keep: list[int], widths: dict[int, int], wrapping: set[int], records: bool):
-        self.keep, self.widths, self.wrapping, self.records = keep, widths, wrapping, records
+
+def _transposed(columns: list[str], types: list[str], cells: list[list[str]], title: str | None) -> Table:
+    """A few wide rows turned on their side: one line per column, one column per row."""
+    table = Table(title=None if title is None else literal(title), title_justify="left", box=box.HEAVY_HEAD)
+    table.add_column("column", no_wrap=True)
+    for n in range(len(cells)):
+        table.add_column(str(n + 1) if len(cells) > 1 else "value", overflow="fold")
+    for i, name in enumerate(columns):
+        values = [row[i] for row in cells]
+        table.add_row(literal(name), *[literal(v) for v in values])
+    return table
+
+
+def _header_min(name: str) -> int:
+    """The narrowest a header gets when it breaks after its underscores."""
+    return max(len(p) for p in name.replace("_", "_ ").split())
+
+
+def header(name: str, width: int) -> str:
+    """A column name in lines of at most ``width``, broken after underscores (never inside a word)."""
+    if len(name) <= width:
+        return name
+    lines: list[str] = []
+    for part in name.replace("_", "_ ").split():
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
+
+
+class Layout:
+    """How a table fits: slices of columns (each a table of its own, all sharing the key columns
+    that name a row), each column's width, the columns that may wrap; or turned on its side."""
+
+    def __init__(
+        self,
+        slices: list[list[int]],
+        widths: dict[int, int],
+        wrapping: set[int],
+        key: list[int] | None = None,
+        transposed: bool = False,
+    ):
+        self.slices, self.widths, self.wrapping = slices, widths, wrapping
+        self.key, self.transposed = key or [], transposed
 
 
 def fit(columns: list[str], types: list[str], cells: list[list[str]], width: int) -> Layout:
+    """The layout of a table at ``width``, first that fits: every column (text wrapping at words,
+    headers after underscores, if need be); a few rows turned on their side; then, up to
+    RECORD_ROWS rows, up to MAX_SLICES slices of columns that each repeat the key columns (the
+    leading text columns, which name a row); else the leading columns that fit (the others are
+    named on stderr). A number, a time or a short code never wraps."""
     n = len(columns)
     natural = {i: max([len(columns[i])] + [len(r[i]) for r in cells]) for i in range(n)}
-    # Text may wrap at words; a number, a time or a short code never does.
     wraps = {
         i
         for i in range(n)
-        if not display.is_numeric(types[i])
+        if display.is_text(types[i])
         and natural[i] > max(len(columns[i]), TEXT_MIN)
         and any(" " in r[i] for r in cells)
     }
-    least = {i: (max(len(columns[i]), TEXT_MIN) if i in wraps else natural[i]) for i in range(n)}
+    # A long header may break after its underscores (left_censored -> left_ / censored).
+    values = {i: max([len(r[i]) for r in cells], default=0) for i in range(n)}
+    least = {
+        i: max(TEXT_MIN, _header_min(columns[i])) if i in wraps else max(values[i], _header_min(columns[i]))
+        for i in range(n)
+    }
 
     def total(ids: Iterable[int], w: dict[int, int]) -> int:
         ids = list(ids)
         return sum(w[i] for i in ids) + 3 * len(ids) + 1  # "│ x " per column and the last "│"
 
-    if total(range(n), natural) <= width:
-        return Layout(list(range(n)), natural, set(), False)
-    if total(range(n), least) <= width:
-        return Layout(list(range(n)), least, wraps, False)
-    if len(cells) <= RECORD_ROWS:
-        return Layout([], {}, set(), True)
+    everything = list(range(n))
+    if total(everything, natural) <= width:
+        return Layout([everything], natural, set())
+    if total(everything, least) <= width:
+        return Layout([everything], least, wraps)
+    if cells and len(cells) <= TRANSPOSE_ROWS:
+        name_width = max(len(c) for c in columns)
+        row_width = max(max(len(r[i]) for r in cells) for i in range(n))
+        if name_width + len(cells) * min(row_width, TEXT_MIN * 2) + 3 * (len(cells) + 1) + 1 <= width:
+            return Layout([], natural, set(), transposed=True)
+    key: list[int] = []
+    for i in range(n):
+        if display.is_numeric(types[i]) or total([*key, i], least) > width * 2 // 3:
+            break
+        key.append(i)
+    key = key or [0]
+    slices: list[list[int]] = []
+    current: list[int] = []
+    for i in range(len(key), n):
+        if current and total([*key, *current, i], least) > width:
+            slices.append(key + current)
+            current = []
+        current.append(i)
+    if current:
+        slices.append(key + current)
+    if len(cells) <= RECORD_ROWS and len(slices) <= MAX_SLICES:
+        return Layout(slices or [key], least, wraps, key)
     keep: list[int] = []
     for i in range(n):
         if total([*keep, i], least) > width:
             break
         keep.append(i)
-    return Layout(keep or [0], least, wraps, False)
-
-
-def _records(
-    console: Console, columns: list[str], cells: list[list[str]], title: str | None, width: int
-) -> None:
-    """One block per row: the column names down the left, values beside them (psql's expanded mode)."""
-    key = max(len(c) for c in columns)
-    room = max(width - key - 2, 10)
-    lines = [title] if title else []
-    for number, row in enumerate(cells, 1):
-        head = f"─[ {number} ]"
-        lines.append(head + "─" * max(width - len(head), 0))
-        for column, value in zip(columns, row, strict=True):
-            parts = textwrap.wrap(value, room, break_long_words=False, break_on_hyphens=False) or [""]
-            lines.append(f"{column.ljust(key)}  {parts[0]}")
-            lines.extend(" " * (key + 2) + p for p in parts[1:])
-    console.out("\n".join(lines), highlight=False)
+    return Layout([keep or [0]], least, wraps, key)

@@ -9,12 +9,18 @@ import typer
 
 from tracewh import reports
 from tracewh.cli.common import (
+    REPORT_ROWS,
     CellOpt,
+    ColumnsOpt,
+    DpiOpt,
     EngineOpt,
+    FontSizeOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
+    MaxRowsOpt,
     OutputOpt,
+    PlotSizeOpt,
     TraceOpt,
     TzOpt,
     err_console,
@@ -34,7 +40,11 @@ app = typer.Typer(
 )
 
 PlotOpt = Annotated[
-    Path | None, typer.Option("--plot", help="Also write a PNG chart (needs the plot extra).")
+    Path | None,
+    typer.Option(
+        "--plot",
+        help="Also write the chart: .png, .pdf or .svg (vector, for papers); needs the plot extra.",
+    ),
 ]
 MemoryOpt = Annotated[
     str | None,
@@ -59,11 +69,29 @@ ParamOpt = Annotated[
     ),
 )
 def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
-    from tracewh.cli.render import render_stream
+    from tracewh.cli.render import check_format, render_stream, screen_width
+    from tracewh.traces import trace_names
 
+    every = set(trace_names())
     rows = [
         (r.name, ", ".join(r.traces), r.description, r.reproduces) for r in reports.all_reports().values()
     ]
+    if check_format(fmt, output) == "table" and output is None:
+        # One line per report: the description cut to the width (the whole text: the report's
+        # --help, or -f csv), traces covering every trace as 'all'.
+        short = [(n, "all" if set(t.split(", ")) == every else t, d) for n, t, d, _ in rows]
+        name_w = max(len(n) for n, _, _ in short)
+        traces_w = max(len(t) for _, t, _ in short)
+        room = max(screen_width() - name_w - traces_w - 10, 20)
+        cut = [(n, t, d if len(d) <= room else d[: room - 1].rsplit(" ", 1)[0] + "…") for n, t, d in short]
+        render_stream(["report", "traces", "description"], ["VARCHAR"] * 3, iter([cut]), fmt, title="reports")
+        err_console.print(
+            "the whole description and parameters: tracewh report NAME --help; "
+            "what each reproduces: tracewh report list -f csv",
+            markup=False,
+            highlight=False,
+        )
+        return
     render_stream(
         ["report", "traces", "description", "reproduces"],
         ["VARCHAR"] * 4,
@@ -94,9 +122,14 @@ def _make_command(report: reports.Report):
         fmt: FormatOpt = None,
         output: OutputOpt = None,
         plot: PlotOpt = None,
+        plot_size: PlotSizeOpt = None,
+        dpi: DpiOpt = None,
+        font_size: FontSizeOpt = None,
         param: ParamOpt = None,
         tz: TzOpt = None,
         memory_limit: MemoryOpt = None,
+        columns: ColumnsOpt = None,
+        max_rows: MaxRowsOpt = REPORT_ROWS,
         home: HomeOpt = None,
         engine: EngineOpt = "duckdb",
         master: MasterOpt = None,
@@ -104,10 +137,13 @@ def _make_command(report: reports.Report):
         from tracewh import api
         from tracewh.cli.render import render
 
-        if plot is not None:  # a chart it cannot write fails before the report runs
+        style = None
+        if plot is not None:
             from tracewh import plots
 
-            plots.target(plot)
+            # a report without a chart, a bad suffix or style fails before the query runs
+            plots.check_target(report.name, plot)
+            style = plots.Style.parse(plot_size, dpi, font_size)
         spark = spark_session(engine, master)
         if spark is not None:
             from tracewh import spark as spark_engine
@@ -123,7 +159,15 @@ def _make_command(report: reports.Report):
             spark=spark,
             **parse_params(param),
         )
-        render(result.rows, fmt, title=report.name, output=output)
+        render(
+            result.rows,
+            fmt,
+            title=report.name,
+            output=output,
+            provenance=dict(result.provenance),
+            columns=columns,
+            max_rows=max_rows,
+        )
         # what the report reproduces and the caveats of this data, on stderr (stdout is data only)
         for line in result.footer:
             err_console.print(line, markup=False, highlight=False)
@@ -132,7 +176,7 @@ def _make_command(report: reports.Report):
         if plot is not None:
             from tracewh import plots
 
-            written = plots.write(report.name, result.rows, plot)
+            written = plots.write(report.name, result.rows, plot, dict(result.provenance), style)
             err_console.print(f"plot written to {written}", markup=False, highlight=False)
 
     return command

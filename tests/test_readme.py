@@ -13,7 +13,7 @@ from tracewh.cli.main import app, main
 
 def test_readme_command_table_matches_the_code():
     readme = (REPO / "README.md").read_text()
-    table = readme.split("### Commands", 1)[1].split("\n### ", 1)[0]
+    table = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
     documented = re.findall(r"^\| `tracewh ([a-z0-9-]+)` \|", table, flags=re.M)
     commands = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
     assert sorted(documented) == commands

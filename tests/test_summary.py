@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
+import os
+import stat
 from html.parser import HTMLParser
 
 from conftest import REPO
@@ -17,10 +21,20 @@ class Page(HTMLParser):
         self.images: list[str] = []
         self.external: list[str] = []
         self.tags: set[str] = set()
+        self.provenance = ""
+        self._in_provenance = False
+
+    def handle_data(self, data):
+        if self._in_provenance:
+            self.provenance += data
+
+    def handle_endtag(self, tag):
+        self._in_provenance = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.add(tag)
+        self._in_provenance = a.get("id") == "tracewh-provenance"
         if tag == "section" and "data-report" in a:
             self.sections.append((a["data-report"], a.get("data-trace")))
         if tag == "img":
@@ -53,10 +67,14 @@ def expected_sections() -> set[tuple[str, str | None]]:
 
 def test_summary_page_has_every_report_with_embedded_charts(tmp_path, sample_home, capsys):
     target = tmp_path / "summary.html"
+    old_umask = os.umask(0o022)
     try:
         main(["--home", str(sample_home.root), "summary", "--html", str(target)])
     except SystemExit as e:
         assert not e.code
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644  # the umask's mode, not mkstemp's 0600
     err = capsys.readouterr().err
     page = Page()
     page.feed(target.read_text(encoding="utf-8"))
@@ -84,3 +102,13 @@ def test_summary_page_has_every_report_with_embedded_charts(tmp_path, sample_hom
         and "Caveat.</b> caveat: " in html
         and "Method.</b>" in html
     )
+
+    # the footer's provenance: version and the digest of every source file, read back as JSON
+    from tracewh import __version__
+
+    record = json.loads(page.provenance)
+    assert record["tracewh_version"] == __version__ and f"tracewh {__version__}" in html
+    sample = REPO / "data" / "sample" / "alibaba2018"
+    ali = {f["file"]: f["sha256"] for f in record["sources"] if f["trace"] == "alibaba2018"}
+    assert ali == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sample.iterdir()}
+    assert record["sources_sha256"] in html and "Parameters.</b> bucket_s=" in html

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from tracewh.api import (
     ReportResult,
+    cite,
     connect,
     info,
     ingest,
@@ -20,4 +21,14 @@ from tracewh.api import (
     report,
 )
 
-__all__ = ["ReportResult", "__version__", "connect", "info", "ingest", "list_reports", "plot", "report"]
+__all__ = [
+    "ReportResult",
+    "__version__",
+    "cite",
+    "connect",
+    "info",
+    "ingest",
+    "list_reports",
+    "plot",
+    "report",
+]

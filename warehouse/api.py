@@ -8,7 +8,8 @@
     r.reproduces, r.caveats              # what it reproduces, what to keep in mind
     fig = tracewh.plot("queue", trace="google2011")
 
-Every function takes ``home=`` (a path; default $TRACEWH_HOME, else ./tracewh-home) and
+Every function takes ``home=`` (a path; default $TRACEWH_HOME, else the nearest tracewh-home in
+the current folder or above, as on the command line: tracewh.home.Home.resolve) and
 raises tracewh.errors.TracewhError (UsageError for a wrong argument) on failure.
 """
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     import polars as pl
     from matplotlib.figure import Figure
 
+    from tracewh import plots
     from tracewh.ingestion import IngestResult, Progress
     from tracewh.query import Rows
 
@@ -72,11 +74,16 @@ class ReportResult:
     zone: str
     params: Mapping[str, object]
     rows: Rows = field(repr=False)
+    # Where the numbers come from (tracewh.provenance.collect): version, catalog generations,
+    # source digests, parameters, caveats; exports and figures carry it.
+    provenance: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def caveats(self) -> list[str]:
         """The footer without its 'reproduces' line: what to keep in mind reading these numbers."""
-        return [line for line in self.footer if not line.startswith(f"{self.name} reproduces:")]
+        from tracewh import reports
+
+        return reports.caveats(self.name, self.footer)
 
     @property
     def df(self) -> pl.DataFrame:
@@ -107,19 +114,32 @@ class ReportResult:
     def __getitem__(self, key: Any) -> Any:
         return self.df[key]
 
+    @property
+    def heading(self) -> str:
+        """'report queue (google2011 cell a; bucket_s=600): 697 rows'"""
+        where = "; ".join(
+            p
+            for p in (
+                (self.trace or "") + (f" cell {self.cell}" if self.cell else ""),
+                ", ".join(f"{k}={v}" for k, v in self.params.items()),
+            )
+            if p
+        )
+        return f"report {self.name}" + (f" ({where})" if where else "") + f": {len(self):,} rows"
+
     def __repr__(self) -> str:
-        notes = [f"report {self.name}" + (f" ({self.trace})" if self.trace else "")]
+        notes = [self.heading]
         if self.reproduces:
             notes.append(f"reproduces: {self.reproduces}")
         notes += self.caveats
-        return repr(self.df) + "\n" + "\n".join(notes)
+        return notes[0] + "\n" + repr(self.df) + "\n" + "\n".join(notes[1:])
 
     def _repr_html_(self) -> str:
         from html import escape
 
         lines = ([f"reproduces: {self.reproduces}"] if self.reproduces else []) + self.caveats
         notes = "".join(f"<p>{escape(text)}</p>" for text in lines)
-        return self.df._repr_html_() + notes
+        return f"<p><b>{escape(self.heading)}</b></p>" + self.df._repr_html_() + notes
 
 
 def to_polars(rows: Rows) -> pl.DataFrame:
@@ -159,19 +179,32 @@ def report(
         spark=spark,  # a SparkSession with the catalog registered (warehouse/spark.py), or None
         memory_limit=memory_limit,
     )
+    from tracewh import provenance
+
     ctx = rows.context
     chosen = str(ctx["trace"]) if ctx.get("trace") else None
+    footer = tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace))
+    caveats = reports.caveats(meta.name, footer)
+    chosen_params: dict[str, object] = dict(ctx.get("params", {}))  # type: ignore[call-overload]
     return ReportResult(
         name=meta.name,
         description=meta.description,
         reproduces=meta.reproduces,
-        footer=tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace)),
+        footer=footer,
         method=meta.note,
-        trace=str(ctx["trace"]) if ctx.get("trace") else None,
+        trace=chosen,
         cell=str(ctx["cell"]) if ctx.get("cell") else None,
         zone=str(ctx.get("zone", "UTC")),
-        params=dict(ctx.get("params", {})),  # type: ignore[call-overload]
+        params=chosen_params,
         rows=rows,
+        provenance=provenance.collect(
+            where,
+            [chosen] if chosen else list(meta.traces),
+            report=meta.name,
+            params={"trace": chosen, "cell": ctx.get("cell"), "tz": ctx.get("zone"), **chosen_params},
+            reproduces=meta.reproduces,
+            caveats=caveats,
+        ),
     )
 
 
@@ -181,13 +214,25 @@ def plot(
     cell: str | None = None,
     *,
     home: PathLike | Home | None = None,
+    style: str | plots.Style | None = None,
     **params: object,
 ) -> Figure:
-    """The report's chart as a matplotlib Figure (pass a ReportResult to draw rows you already have)."""
+    """The report's chart as a matplotlib Figure (pass a ReportResult to draw rows you already have).
+    ``style``: a tracewh.plots.Style, or a preset name: ``single`` / ``double`` (paper column /
+    text width), ``screen``. In Jupyter the figure shows itself, without ``%matplotlib inline``."""
     from tracewh import plots
 
     result = name if isinstance(name, ReportResult) else report(name, trace, cell, home=home, **params)  # type: ignore[arg-type]
-    return plots.figure(result.name, result.rows)
+    chosen = style if isinstance(style, plots.Style) else plots.Style.parse(style)
+    return plots.figure(result.name, result.rows, chosen)
+
+
+def cite(target: str | None = None) -> str:
+    """BibTeX for the traces (``target``: one trace) or for a report: its traces and the papers it
+    reproduces (the same text as `tracewh cite`)."""
+    from tracewh import citations
+
+    return citations.bibtex(target)
 
 
 def list_reports() -> pl.DataFrame:
@@ -263,4 +308,4 @@ def info(home: PathLike | Home | None = None) -> pl.DataFrame:
     return to_polars(holdings.tables(_home(home)))
 
 
-__all__ = ["ReportResult", "connect", "info", "ingest", "list_reports", "plot", "report", "to_polars"]
+__all__ = ["ReportResult", "cite", "connect", "info", "ingest", "list_reports", "plot", "report", "to_polars"]

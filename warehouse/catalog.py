@@ -31,7 +31,7 @@ import duckdb
 
 from tracewh import __version__, parts, signals, sqlfiles
 from tracewh.errors import CatalogError, UsageError
-from tracewh.home import Home
+from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.traces import (
     Table,
@@ -82,7 +82,7 @@ def connect(
     """Open the catalog; read-write opens create it when missing. Lock conflicts become CatalogError."""
     if not home.catalog.exists():
         if read_only:
-            raise CatalogError(f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first")
+            raise CatalogError(f"no catalog at {home.catalog}; {NOT_FOUND_HINT}")
         home.ensure_writable()
         with staged(home, "create") as stage:
             pass

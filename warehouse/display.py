@@ -1,8 +1,11 @@
 """How one value reads: the human form (tables, markdown, the HTML summary) and the raw form (csv, json).
 
 The rules, in one place:
-- integers print as plain digits (ids paste back into SQL; no thousands separators);
-- a float that holds a whole number prints as one (``4034``, not ``4034.0``); other floats
+- numbers read with thousands separators (``48,375,166``) in the human form; identifiers and
+  raw trace times (``job_id``, ``parent_task_ids``, ``task_index``, ``time``, ``start_time``:
+  see ``is_identifier``) print as plain digits, so they paste back into SQL; the raw form
+  (csv, json) never has separators;
+- a float that holds a whole number prints as one (``4,034``, not ``4034.0``); other floats
   keep 4 significant digits without an exponent down to 1e-6 (``0.000013``), and NaN and
   infinities print as ``NaN``, ``Infinity``, ``-Infinity`` in every format;
 - a duration (an INTERVAL, or a number in a column whose name ends in ``_s``) reads as
@@ -44,6 +47,31 @@ NUMERIC_TYPES = (
 def is_numeric(type_name: str) -> bool:
     upper = type_name.upper()
     return upper.startswith(NUMERIC_TYPES) and not upper.endswith("]")  # not a LIST or ARRAY
+
+
+# Column names whose numbers are identifiers or raw trace times: never grouped (they are looked up, not read).
+IDENTIFIER_SUFFIXES = ("_id", "_ids", "_index", "_time")
+IDENTIFIER_NAMES = frozenset({"id", "time", "part", "cell"})
+
+
+def is_identifier(column: str) -> bool:
+    name = column.lower()
+    return name in IDENTIFIER_NAMES or name.endswith(IDENTIFIER_SUFFIXES)
+
+
+def grouped(text: str) -> str:
+    """Thousands separators in a number's integer digits: '48375166' -> '48,375,166', '-1234.5' ->
+    '-1,234.5'; an exponent form or a special value stays as it is."""
+    sign = "-" if text.startswith("-") else ""
+    digits, dot, fraction = text.removeprefix("-").partition(".")
+    if not digits.isdigit() or "e" in fraction:
+        return text
+    return f"{sign}{int(digits):,}{dot}{fraction}"
+
+
+def is_text(type_name: str) -> bool:
+    """Free text, which may wrap at words (a time, a number or a list never does)."""
+    return type_name.upper() in ("VARCHAR", "TEXT", "STRING")
 
 
 def is_duration(column: str, type_name: str) -> bool:
@@ -119,9 +147,10 @@ def human(value: Any, column: str = "", type_name: str = "") -> str:
     if isinstance(value, int | float | decimal.Decimal) and is_duration(column, type_name):
         return duration(float(value))
     if isinstance(value, int):
-        return str(value)
+        return str(value) if is_identifier(column) else f"{value:,}"
     if isinstance(value, float | decimal.Decimal):
-        return number(float(value))
+        text = number(float(value))
+        return text if is_identifier(column) else grouped(text)
     if isinstance(value, dt.datetime):
         return timestamp(value)
     if isinstance(value, dt.date | dt.time):
@@ -129,7 +158,7 @@ def human(value: Any, column: str = "", type_name: str = "") -> str:
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(human(v) for v in value) + "]"
+        return "[" + ", ".join(human(v, column) for v in value) + "]"
     return str(value)
 
 

@@ -31,6 +31,7 @@ KEYS = {
     "grain": "what one row is",
     "params": "parameters (reports: typed, see module doc; macros: free text)",
     "reproduces": "the published figure or number a report reproduces",
+    "cites": "BibTeX keys of the papers it reproduces (a trace spec's papers: tracewh cite)",
     "note": "definitions and details",
     "caveat": "what to keep in mind when comparing with the paper",
     "example": "parameter values that fit the bundled sample (job=j_1)",
@@ -48,6 +49,7 @@ RULES = {
             "description",
             "params",
             "reproduces",
+            "cites",
             "note",
             "caveat",
             "example",
@@ -64,9 +66,9 @@ TYPES = {"int": int, "float": float, "str": str}
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 PLOT_KEYS = {
     "x", "y", "kind", "title", "xlabel", "ylabel", "where", "logx", "logy", "panels", "dashed",
-    "panel_by", "xtime", "ref", "group",
+    "panel_by", "xtime", "ref", "group", "powerlaw", "xstep", "negative",
 }  # fmt: skip
-PLOT_KINDS = {"line", "step", "points", "quantiles", "bar", "dag"}
+PLOT_KINDS = {"line", "step", "points", "quantiles", "bar", "dag", "area"}
 
 _LINE = re.compile(r"^--\s*([a-z_]+):\s*(.*)$")
 _PARAM = re.compile(

@@ -6,13 +6,18 @@ from tracewh import query
 from tracewh.home import Home
 
 _SQL = """
-SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected,
-       t.min_time, t.max_time, t.first_time, t.last_time, t.files, t.partitions,
-       round(t.bytes / 1e6, 2) AS parquet_mb,
+SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected, pc.parts_missing,
+       -- to the second: a summary (the exact instants: meta.tables)
+       date_trunc('second', t.first_time) AS first_time, date_trunc('second', t.last_time) AS last_time,
+       -- the raw times in seconds of the trace's own clock: one unit for every trace (the raw
+       -- unit is microseconds for Google, seconds for Alibaba)
+       meta.seconds(t.trace, t.min_time) AS clock_from_s, meta.seconds(t.trace, t.max_time) AS clock_to_s,
+       pc.parts_present,
+       t.files, t.partitions,
        (SELECT count(*) FROM meta.ingests i
          WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS source_files,
-       pc.parts_present, pc.parts_missing,
-       t.updated
+       round(t.bytes / 1e6, 2) AS parquet_mb,
+       date_trunc('second', t.updated) AS updated
 FROM meta.tables AS t
 LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
 ORDER BY t.trace, t.table_name

@@ -22,9 +22,12 @@ class Home:
 
     @classmethod
     def resolve(cls, home: str | Path | None = None) -> Home:
-        """--home, else $TRACEWH_HOME, else ./tracewh-home; always absolute."""
-        chosen = home or os.environ.get("TRACEWH_HOME") or DEFAULT_HOME
-        root = Path(chosen).expanduser().resolve()
+        """--home (``home=``), else $TRACEWH_HOME, else the nearest ``tracewh-home`` holding a
+        catalog in the current folder or one above it (a notebook in a subfolder of the project
+        finds the project's home, as git finds its repository), else ./tracewh-home; always
+        absolute. The command line and the Python API both resolve it here."""
+        chosen = home or os.environ.get("TRACEWH_HOME")
+        root = Path(chosen).expanduser().resolve() if chosen else _nearest_default(Path.cwd().resolve())
         for ch, why in (
             ("\\", "DuckDB's file globs cannot match it"),
             ("?", "DuckDB reads it as URL options"),
@@ -104,6 +107,20 @@ class Home:
             finally:
                 fh.truncate(0)
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _nearest_default(start: Path) -> Path:
+    for folder in (start, *start.parents):
+        if (folder / DEFAULT_HOME / CATALOG_FILE).is_file():
+            return folder / DEFAULT_HOME
+    return start / DEFAULT_HOME
+
+
+# Said wherever a catalog is missing: how a home is found, and how to point at another one.
+NOT_FOUND_HINT = (
+    "run `tracewh ingest` or `tracewh demo` first, or point at a home: --home DIR (Python: home=...) or "
+    "$TRACEWH_HOME (else the nearest tracewh-home in this folder or above is used)"
+)
 
 
 def _alive(pid: str) -> bool:

@@ -108,6 +108,16 @@ class IngestResult:
     def files(self) -> list[FileResult]:
         return [f for t in self.tables for f in t.files]
 
+    def __repr__(self) -> str:
+        from tracewh import notebook
+
+        return notebook.ingest_text(self)
+
+    def _repr_html_(self) -> str:
+        from tracewh import notebook
+
+        return notebook.ingest_html(self)
+
 
 class Progress:
     """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent."""

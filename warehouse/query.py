@@ -155,29 +155,35 @@ def stream_arrow(
         cur.close()
 
 
-def copy_to_parquet(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> int:
+def copy_to_parquet(
+    con: duckdb.DuckDBPyConnection, sql: str, path: Path, metadata: dict[bytes, bytes] | None = None
+) -> int:
     """One query's result into a Parquet file (write_parquet), streamed as Arrow batches with
     DuckDB's exact column types. Returns the row count."""
     try:
         rel = con.sql(sql.strip().rstrip(";"))
         if rel is None:
             raise TracewhError("the statement returns no rows to write")
-        return write_parquet(rel.to_arrow_reader(BATCH_ROWS * 10), path)
+        return write_parquet(rel.to_arrow_reader(BATCH_ROWS * 10), path, metadata)
     except duckdb.Error as e:
         raise sql_error(e) from e
 
 
-def write_parquet(reader: Any, path: Path) -> int:
+def write_parquet(reader: Any, path: Path, metadata: dict[bytes, bytes] | None = None) -> int:
     """Arrow record batches (a pyarrow RecordBatchReader) into a file beside path that is renamed
     over it once complete: between two batches an interrupt or an error of the query stops it,
-    leaving any earlier file untouched. Returns the row count."""
+    leaving any earlier file untouched. ``metadata``: key-value pairs for the file's footer.
+    Returns the row count."""
     import pyarrow.parquet as pq
 
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     rows = 0
     try:
-        with pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer:
+        schema = reader.schema
+        if metadata:
+            schema = schema.with_metadata({**(schema.metadata or {}), **metadata})
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
             for batch in reader:
                 writer.write_batch(batch)
                 rows += batch.num_rows

@@ -48,6 +48,8 @@ class Report:
     # The file's SQL before the registry placeholders are filled (``sql`` is DuckDB's expansion;
     # an engine without UNION BY NAME expands it itself: tracewh.traces.expand_sql).
     template: str = ""
+    # BibTeX keys of the papers it reproduces (header `cites:`; the entries: tracewh.traces.papers).
+    cites: tuple[str, ...] = ()
 
     @property
     def needs_trace(self) -> bool:
@@ -88,6 +90,7 @@ def all_reports() -> dict[str, Report]:
             f.header.get("example", ""),
             f.meta.params,
             f.body,
+            tuple(k.strip() for k in f.header.get("cites", "").split(",") if k.strip()),
         )
     return out
 
@@ -230,6 +233,11 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
     if not candidates:
         raise UsageError(f"report {report.name} needs one of {', '.join(report.traces)} ingested; none is")
     raise UsageError(f"report {report.name}: choose --trace ({', '.join(candidates)})")
+
+
+def caveats(name: str, footer_lines: list[str] | tuple[str, ...]) -> list[str]:
+    """The footer without its 'reproduces' line: what to keep in mind reading the numbers."""
+    return [line for line in footer_lines if not line.startswith(f"{name} reproduces:")]
 
 
 def footer(home: Home, name: str, trace: str | None = None) -> list[str]:

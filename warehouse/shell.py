@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from tracewh.errors import CatalogError, TracewhError
-from tracewh.home import Home
+from tracewh.home import NOT_FOUND_HINT, Home
 
 
 def binary() -> str:
@@ -23,7 +23,7 @@ def binary() -> str:
 
 def command(home: Home, *, write: bool = False) -> list[str]:
     if not home.catalog.exists():
-        raise CatalogError(f"no catalog at {home.catalog}; run `tracewh ingest` or `tracewh demo` first")
+        raise CatalogError(f"no catalog at {home.catalog}; {NOT_FOUND_HINT}")
     argv = [binary()]
     if not write:
         argv.append("-readonly")

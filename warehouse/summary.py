@@ -17,7 +17,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tracewh import __version__, display, query, reports
+from tracewh import __version__, display, provenance, query, reports
 from tracewh.errors import TracewhError
 from tracewh.home import Home
 
@@ -93,11 +93,7 @@ def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None]
         except TracewhError as e:
             page.skipped.append((label, str(e)))
             continue
-        caveats = [
-            line
-            for line in reports.footer(home, report.name, trace=trace)
-            if not line.startswith(f"{report.name} reproduces:")
-        ]
+        caveats = reports.caveats(report.name, reports.footer(home, report.name, trace=trace))
         page.sections.append(_section(report, trace, rows, caveats))
     held = holdings.tables(home, tz=tz)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -123,6 +119,7 @@ def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None]
         f"<nav>{nav}</nav>",
         *(s.html for s in page.sections),
         (f'<section><h2>Not shown</h2><ul class="skip">{skipped}</ul></section>' if skipped else ""),
+        _footer(provenance.collect(home)),
         "</main></body></html>",
     ]
     page.html = "\n".join(body)
@@ -150,6 +147,7 @@ def _section(report: reports.Report, trace: str | None, rows: query.Rows, caveat
         "</div></div>",
         chart,
         "".join(f'<p class="cav"><b>Caveat.</b> {_e(line)}</p>' for line in caveats),
+        _parameters(rows.context.get("params")),
         f'<p class="cav"><b>Method.</b> {_e(report.note)}</p>' if report.note else "",
         "</section>",
     ]
@@ -189,6 +187,35 @@ def _chart(report: reports.Report, rows: query.Rows) -> str:
     fig.savefig(buf, format="png")
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="{_e(report.name)} chart" src="data:image/png;base64,{data}">'
+
+
+def _parameters(params: object) -> str:
+    if not isinstance(params, dict) or not params:
+        return ""
+    text = ", ".join(f"{k}={v}" for k, v in params.items())
+    return f'<p class="cav"><b>Parameters.</b> {_e(text)}</p>'
+
+
+def _footer(record: dict) -> str:
+    """Where the page's numbers come from (tracewh.provenance): shown, and as JSON a tool reads
+    back (a hidden <pre>, so the page still has no script)."""
+    generations = "".join(
+        f"<li>{_e(table)}: {_e(str(v['generation']))}</li>" for table, v in record["catalog"].items()
+    )
+    sources = "".join(
+        f"<li><code>{_e(f['sha256'] or 'no digest')}</code> {_e(name)}</li>"
+        for f in record["sources"]
+        for name in ["/".join((f["trace"], f["table"], f["file"]))]
+    )
+    return (
+        '<footer class="cav" id="provenance"><h2>Provenance</h2>'
+        f"<p>tracewh {_e(record['tracewh_version'])} &middot; created {_e(record['created'])} &middot; "
+        f"sha256 over the {len(record['sources'])} source files: "
+        f"<code>{_e(record['sources_sha256'])}</code></p>"
+        f"<details><summary>catalog generations</summary><ul>{generations}</ul></details>"
+        f"<details><summary>source files (sha256)</summary><ul>{sources}</ul></details>"
+        f'<pre hidden id="tracewh-provenance">{_e(provenance.dumps(record))}</pre></footer>'
+    )
 
 
 def _anchor(name: str, trace: str | None) -> str:

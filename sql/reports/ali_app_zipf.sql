@@ -3,9 +3,10 @@
 -- description: containers per application (app_du) by rank, and the Zipf fit log10(containers) = log10(C) - alpha log10(rank) by least squares from rank 1 and from rank 10
 -- params: none
 -- reproduces: Alibaba co-location paper, Figure 5: containers per app_du follow Zipf with alpha 0.579 (C 949, R^2 0.858) from rank 1, alpha 0.729 (C 2270, R^2 0.941) from rank 10
+-- cites: wang2020colocation
 -- note: containers = distinct container_id per app_du in container_meta; ranks 1..n by descending count (ties in name order). Fit rows first, then the ranked apps. r2 is NULL when every fitted app has the same count (zero variance: no fit to judge).
 -- caveat: the fit is over the ingested container_meta; a few apps cannot judge a Zipf law
--- plot: x=rank; y=containers; kind=line; where=rank; title=Containers per application (rank-frequency); xlabel=rank (log scale); ylabel=containers; logx=true
+-- plot: x=rank; y=containers; kind=points; where=rank; title=Containers per application (rank-frequency); xlabel=rank (log scale); ylabel=containers (log scale); logx=true; logy=true; powerlaw=c,alpha
 WITH apps AS (
     SELECT app_du, count(DISTINCT container_id) AS containers
     FROM alibaba2018.container_meta WHERE app_du IS NOT NULL GROUP BY app_du

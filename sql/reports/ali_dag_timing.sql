@@ -4,6 +4,7 @@
 -- params: none
 -- python: dag_paths
 -- reproduces: Alibaba co-location paper, Table 8: critical path mean 134.97 s (71.20% of job time), communication mean 54.59 s (28.80%); max critical path 175,453 s and max job time 175,460 s (job j_2724077); max communication 4,691 s
+-- cites: wang2020colocation
 -- note: the critical path walks the DAG of alibaba2018.dag_tasks (Kahn's algorithm, warehouse/dag.py); jobs with a cycle, or a task whose start or end is unknown (start 0, end 0, end before start, or status Running / Waiting / Ready: not ended), are not timed and are counted (jobs: ...). Edges to missing parents and self-loops are not DAG edges; the edges of cyclic jobs stay out of the interval distribution. Job time = latest end - earliest start of the job's tasks. Anomalies are left out of the distributions and counted in their own rows (examples: ali-dag-anomalies): edges whose child starts before its parent ends (negative interval) and jobs whose critical path exceeds the job time (negative communication). max_job = the job with the largest value (ties: the first job name).
 -- caveat: only jobs whose every task has known times are timed: read jobs: unknown_times beside n
 -- plot: kind=quantiles; group=measure; where=p50_s; title=DAG timing (CDF over jobs / edges / tasks); xlabel=seconds (log scale); ylabel=fraction; logx=true; ref=vline@134.97:paper: mean critical path 134.97 s|vline@54.59:paper: mean communication 54.59 s

@@ -3,6 +3,7 @@
 -- description: jobs, tasks and instances (Table 2); tasks and instance schedulings by DAG class (Tables 4 and 5); mean instances per task by class (Table 6)
 -- params: none
 -- reproduces: Alibaba co-location paper, Tables 2, 4, 5, 6: ~4.2M jobs (4,201,014), 14,295,731 tasks, 1,351,255,775 instances; no-DAG 15.98% of tasks, DAG with dependencies 47.07%; 96.91% of instance schedulings belong to DAG tasks
+-- cites: wang2020colocation
 -- note: class from the task name: no_dag (task_<base64>, MergeTask), dag_root (DAG task without dependency), dag_dependent; unparsable names in their own row. Instance schedulings = batch_instance rows; instances per task = instance_num of batch_task.
 -- caveat: the shares are of the ingested rows; the published counts are for the whole trace
 WITH tasks AS (

@@ -5,6 +5,7 @@
 -- example: job=j_1
 -- python: job_dag
 -- reproduces: Alibaba co-location paper, Figures 2 and 3: the job-task-instance structure of one job (j_87) and the DAG of job j_2041 with its critical path highlighted (edge x -> y labelled with the run time of x)
+-- cites: wang2020colocation
 -- note: run_s = end_time - start_time, NULL when the end is unknown (end_time 0 or before the start, or status Running, Waiting or Ready); waiting_s = first instance start - start_time (section 4.3); interval_s = this task's first instance start - each parent's end, in the order of parent_task_ids (NULL where unknown). Parents that no task of the job has are listed in missing_parents and drawn as dashed ghost nodes; a self-dependency is flagged (self_dependent) and marked on its node, not walked as an edge. level = Kahn level over the usable edges (0 = no parent); tasks on or behind a cycle have no level and are drawn apart in red. on_critical_path: the chain of largest summed run time; NULL for every task when the job has a cycle or a DAG task with unknown run time (as ali-dag-timing skips such jobs); the plot title says why.
 -- caveat: j_87 and j_2041 of the paper exist only in the whole trace; on the sample try job=j_1
 -- plot: kind=dag; title=DAG of the job

@@ -3,6 +3,7 @@
 -- description: per machine, the DAG and no-DAG batch instance schedulings, each normalised to its own maximum, machines in ascending order of DAG schedulings; the correlation of the two distributions with and without the excluded machine
 -- params: exclude: str = m_1455
 -- reproduces: Alibaba co-location paper, Figure 4: the DAG and no-DAG instance distributions over machines are alike (correlation 0.75 without m_1455), both with visible bands
+-- cites: wang2020colocation
 -- note: schedulings = batch_instance rows with a machine; DAG = dag_root or dag_dependent, no-DAG = no_dag (unparsable task names in neither). Machines that ran at least one instance are listed (a machine with DAG instances only has no-DAG 0). As in the paper, the no-DAG maximum is taken without the excluded machine (default m_1455, the special machine of Table 7; --param exclude= for none), whose normalised value may then exceed 1; the DAG maximum is over all machines. rank = position in ascending DAG order (ties by no-DAG, then machine id).
 -- caveat: the paper leaves m_1455 out of the no-DAG maximum; on another machine set pass --param exclude=
 -- plot: x=rank; y=dag_normalised,no_dag_normalised; kind=points; title=DAG and no-DAG instance schedulings per machine (each normalised to its maximum); xlabel=machines in ascending order of DAG schedulings; ylabel=schedulings / maximum of the type

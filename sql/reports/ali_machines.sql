@@ -3,6 +3,7 @@
 -- description: per machine, DAG and no-DAG batch instance counts (top machines by no-DAG instances) and the correlation of the two per-machine distributions
 -- params: top: int > 0 = 20
 -- reproduces: Alibaba co-location paper, Table 7: m_1455 runs the most no-DAG instances (133,522), next m_3761 (14,313); correlation of the DAG and no-DAG distributions 0.75
+-- cites: wang2020colocation
 -- note: instances = batch_instance rows (schedulings) with a machine; DAG = dag_root or dag_dependent. The correlation (Pearson, over machines with any instance) is repeated on every row.
 -- caveat: instance counts are of the ingested batch_instance rows
 WITH per_machine AS (

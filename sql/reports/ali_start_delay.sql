@@ -3,6 +3,7 @@
 -- description: how long a task's instances wait after its first instance starts: per task the mean and max start delay, aggregated by the task's instance count
 -- params: none
 -- reproduces: Alibaba co-location paper, Figure 6 (instance start delay grows with the number of instances of a task)
+-- cites: wang2020colocation
 -- note: delay of an instance = its start_time - the earliest start_time of the task's instances (instances with start_time 0 = unknown are left out). Buckets of instance count: 1, 2-10, 11-100, 101-1000, > 1000.
 -- caveat: instances with start_time 0 (unknown) are left out
 WITH inst AS (

@@ -3,6 +3,7 @@
 -- description: the six tables of the trace as the paper's Table 1 groups them (machines, batch jobs, online containers; static and runtime), with the rows, rejects, time span and distinct keys ingested here beside the published row counts
 -- params: none
 -- reproduces: Alibaba co-location paper, Table 1 (the six csv tables of trace-2018: a static and a runtime table for each of machines, batch jobs and containers); published whole-trace rows: batch_task 14,295,731, batch_instance 1,351,255,775
+-- cites: wang2020colocation
 -- note: one row per table of the paper's Table 1, listed even when not ingested (rows NULL). Times are seconds since the trace start (Alibaba gives no real instant). Columns = the file's fields in order (traces.md section 3), read from the raw table.
 -- caveat: rows are what was ingested here; the published counts are for the whole trace
 WITH layout(ord, subject, kind, table_name, published_rows) AS (VALUES

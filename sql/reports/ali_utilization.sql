@@ -3,6 +3,7 @@
 -- description: machine CPU and memory utilisation per hour of the trace (mean over machines and samples), and per machine the online containers against the batch instances it ran
 -- params: none
 -- reproduces: Alibaba co-location paper, utilisation of co-located machines over the 8 days
+-- cites: wang2020colocation
 -- note: long format (section, item, x, values...). Invalid percents (-1, 101) are left out. Hour = time_stamp // 3600; hours without a sample are listed with machines 0 and empty utilisation. Per machine: distinct containers in container_meta, batch instance rows, mean CPU utilisation.
 -- caveat: hours are of the trace clock (no real instant); invalid percents (-1, 101) are left out
 -- plot: x=x; y=cpu_util_percent,mem_util_percent; kind=line; where=section:hourly; title=Machine utilisation per hour; xlabel=hours since the trace start; ylabel=percent

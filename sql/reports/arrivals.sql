@@ -3,6 +3,7 @@
 -- description: jobs submitted per hour (median, mean, spread) and the ratio of task resubmissions to new task submissions
 -- params: trace, cell
 -- reproduces: Borg 2020 paper ("Borg: the next generation"): median 885 jobs/hour in 2011 (3,309 in 2019); resubmitted:new task ratio 0.66:1 in 2011 (2.26:1 in 2019)
+-- cites: clusterdata:Tirmazi2020
 -- note: a job arrival is the first SUBMIT of a job (lifecycle.hourly_job_arrivals); every hour between the first and the last event counts, empty ones as 0; with several cells, a cell-hour is one observation. Resubmissions = SUBMITs of a task after its first. 2019: jobs only (alloc sets left out).
 -- caveat: jobs submitted before the window (time 0) arrive in no hour; on a slice the hourly rate is of that slice only
 WITH per_hour AS (

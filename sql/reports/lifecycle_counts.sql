@@ -3,6 +3,7 @@
 -- description: event counts by type (real and synthesized), new submissions vs resubmissions, distinct tasks, tasks that finished
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion
+-- cites: zhu2015observations
 -- note: for google2019 the tasks are the instances of jobs (alloc instances are left out) and QUEUE / ENABLE are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. Synthesized (missing_info) events are counted, and shown apart.
 -- caveat: counts are over the ingested parts; the published figures are for the whole trace
 WITH ev AS (

@@ -3,9 +3,10 @@
 -- description: tasks pending (submitted, not yet scheduled or ended) and running (scheduled, not yet ended) at the end of each time bucket
 -- params: trace, cell, bucket_s: int > 0 = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", methods 3-2 and 3-3, Figures 4 and 5 (the queue slowly grows; running tasks surge at the end of the month)
+-- cites: zhu2015observations
 -- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (an end event after a pending event: SUBMIT, QUEUE, ENABLE); running += SCHEDULE - FINISH - (any other end event after SCHEDULE); event kinds from lifecycle.event_kinds. One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket lies in (or closes) the time of a missing part: its counts are not the trace's.
 -- caveat: pending and running are sums from the first ingested event: on a slice, or with missing parts, read them as changes, not levels
--- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours
+-- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours; xstep=bucket_s/3600; negative=pending and running are sums from the first ingested event (on a slice of the trace, read them as changes)
 WITH changes AS (
     SELECT
         time // meta.time_units($trace, $bucket_s) AS bucket,

@@ -3,9 +3,10 @@
 -- description: task resubmissions per time bucket, by the event they follow (EVICT, FAIL, KILL, LOST, FINISH), beside new submissions; the gap between the submission and new-submission CDFs; peak buckets grouped into numbered periods
 -- params: trace, cell, bucket_s: int > 0 = 3600, peak_factor: float > 0 = 2
 -- reproduces: "10 Observations on Google Cluster Trace", Observation 3: task resubmissions are concentrated in two periods (two lumps of the submission CDF over the new-submission CDF)
+-- cites: zhu2015observations
 -- note: a new submission is the first SUBMIT of a task, a resubmission every later one (as in lifecycle-counts and event-cdf); after_* says which state event came just before it (UPDATE_* collapsed, lifecycle.task_transitions). cdf_gap = cumulative submissions / all submissions - cumulative new submissions / all new submissions (the paper's lumps, Figure 2). A bucket is a peak when its resubmissions reach peak_factor x the mean per bucket; consecutive peak buckets form one period (1, 2, ...). across_gap = submissions with a missing source part just before them (lifecycle.task_transitions.spans_gap): whether new or resubmitted, and what they follow, may be an artifact of the gap. Events after the window (2^63-1) are left out; every bucket between the first and the last event is listed.
 -- caveat: which periods stand out depends on bucket_s and peak_factor; on a slice a task's first SUBMIT in the data may be a resubmission of one submitted earlier
--- plot: x=hours; y=new_submissions,resubmissions; kind=line; title=New task submissions and resubmissions per bucket; xlabel=hours since the trace start; ylabel=submissions
+-- plot: x=hours; y=new_submissions,resubmissions; kind=line; title=New task submissions and resubmissions per bucket; xlabel=hours since the trace start; ylabel=submissions; xstep=bucket_s/3600
 WITH subs AS (
     SELECT time, from_event, spans_gap,
            row_number() OVER (PARTITION BY cell, job_id, task_index ORDER BY time, seq) = 1 AS is_new

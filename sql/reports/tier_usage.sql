@@ -3,9 +3,10 @@
 -- description: hourly CPU and memory usage by priority tier, and the allocation (requests) of the measured instances beside it
 -- params: trace, cell
 -- reproduces: the official clusterdata 2019 example notebook (usage by tier over time) and the 2020 Borg paper, Figure 2 (usage by tier)
+-- cites: clusterdata:Tirmazi2020
 -- note: hour = hours since the trace start of the usage window's start; used = sum of mean usage x window length / 3600 (mean normalised cores / memory over the hour); allocated = the instance's last known request x window length / 3600, over the same windows. Tier = the instance's last known priority tier. 2019: instances of jobs only (alloc instances are reservations; their usage is the usage of the tasks inside them).
 -- caveat: usage windows are observed by construction; allocation is each instance's last known request over its usage windows, not over its whole life
--- plot: x=hour; y=cpu_used; group=tier; kind=line; title=CPU usage by priority tier; xlabel=hours since the trace start; ylabel=mean normalised CPU; xtime=hours
+-- plot: x=hour; y=cpu_used,memory_used; group=tier; kind=area; panels=cpu_,memory_; xstep=1; title=Usage by priority tier (stacked); xlabel=hours since the trace start; ylabel=mean normalised usage; xtime=hours
 WITH usage AS (
     SELECT u.cell, u.job_id, u.task_index, meta.trace_hour($trace, u.start_time) AS hour, u.window_s, u.cpu, u.memory
     FROM lifecycle.task_usage AS u

@@ -3,6 +3,7 @@
 -- description: per task, consecutive state events (from -> to, UPDATE_* collapsed) with counts, marking the pairs the documented state machine does not allow, and apart the pairs across a missing source part (gap artifacts, not anomalies)
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 1 and section 2.2: tasks are evicted straight from pending (SUBMIT -> EVICT), and SUBMIT never follows SUBMIT
+-- cites: zhu2015observations
 -- note: (start) -> X is a task's first event; X other than SUBMIT means the task was already alive when the data begins (or its creation is missing). across_gap = a source part is missing between the two events (lifecycle.task_transitions.spans_gap): the events of that slice are absent, so an undocumented pair there is not evidence of a trace anomaly; such rows are listed apart (note says so) and never counted as anomalies.
 -- caveat: with missing parts, compare only the rows with across_gap = false with the paper
 SELECT

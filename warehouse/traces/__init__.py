@@ -122,6 +122,16 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class Paper:
+    """A publication about a trace, as BibTeX: ``key`` is its BibTeX key (report headers name it
+    in ``cites:``); ``cite_with_trace``: the trace's publishers ask every user of the trace to cite it."""
+
+    key: str
+    bibtex: str
+    cite_with_trace: bool = False
+
+
+@dataclass(frozen=True)
 class TraceSpec:
     """Everything the shared code needs to know about one trace."""
 
@@ -145,6 +155,8 @@ class TraceSpec:
     trace_start: datetime | None = None
     start_offset: int = 0
     after_window: int | None = None
+    # The trace's documents and the papers analysing it that reports reproduce (`tracewh cite`).
+    papers: tuple[Paper, ...] = ()
 
     def in_window_sql(self, column: str) -> str:
         """SQL: the raw time in ``column`` is a time in the window, not a special value."""
@@ -323,6 +335,11 @@ def _registry(extra: str) -> dict[str, TraceSpec]:
             raise UsageError(f"{MODULES_ENV}: {name}.SPEC is no TraceSpec or repeats a trace name")
         out[spec.name] = spec
     return out
+
+
+def papers() -> dict[str, tuple[str, Paper]]:
+    """Every trace's papers by BibTeX key: key -> (trace, paper)."""
+    return {p.key: (name, p) for name, spec in registry().items() for p in spec.papers}
 
 
 def trace_names() -> tuple[str, ...]:

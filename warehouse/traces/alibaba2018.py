@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tracewh.traces import Column, Layout, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
 
 NAME = "alibaba2018"
 
@@ -166,6 +166,46 @@ TABLES: dict[str, Table] = {
 }
 
 
+# The paper github.com/alibaba/clusterdata lists for cluster-trace-v2018 and the trace itself,
+# then the co-location analysis the alibaba2018 reports reproduce.
+PAPERS = (
+    Paper(
+        "guo2019limits",
+        """@InProceedings{guo2019limits,
+  author = {Jing Guo and Zihao Chang and Sa Wang and Haiyang Ding and Yihui Feng and Liang Mao
+            and Yungang Bao},
+  title = {Who Limits the Resource Efficiency of My Datacenter: An Analysis of {Alibaba} Datacenter Traces},
+  booktitle = {Proceedings of the International Symposium on Quality of Service (IWQoS '19)},
+  year = 2019,
+  publisher = {ACM},
+  doi = {10.1145/3326285.3329074},
+}""",
+        cite_with_trace=True,
+    ),
+    Paper(
+        "alibaba:clusterdata2018",
+        """@Misc{alibaba:clusterdata2018,
+  author = {{Alibaba Group}},
+  title = {{Alibaba} Cluster Trace Program: cluster-trace-v2018},
+  year = 2018,
+  howpublished = {\\url{https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2018}},
+}""",
+        cite_with_trace=True,
+    ),
+    Paper(
+        "wang2020colocation",
+        """@Article{wang2020colocation,
+  author = {Wang, Jiwei and Ge, Zhefeng and Jiang, Congfeng and Zhang, Jilin and Yu, Jun
+            and Lin, Jiangbin and Yan, Longchuan and Ren, Zujie and Wan, Jian},
+  title = {Workload characteristics of a co-located data center and its task scheduling optimization},
+  journal = {Computer Engineering \\& Science},
+  year = 2020,
+  number = 1,
+  note = {In Chinese; title translated},
+}""",
+    ),
+)
+
 SPEC = TraceSpec(
     name=NAME,
     title="Alibaba cluster-trace-v2018",
@@ -182,4 +222,5 @@ SPEC = TraceSpec(
     remote=REMOTE,
     demo_reports=("ali-dag-timing",),
     synth="tracewh.synth.alibaba2018",
+    papers=PAPERS,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from tracewh.traces import Column, Layout, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
 
 NAME = "google2011"
 CHECKSUM_FILE = "SHA256SUM"
@@ -168,6 +168,46 @@ TABLES: dict[str, Table] = {
 }
 
 
+# The trace's own BibTeX (github.com/google/cluster-data, bibliography.bib) and the analysis the
+# google2011 reports reproduce.
+PAPERS = (
+    Paper(
+        "clusterdata:Reiss2011",
+        """@TechReport{clusterdata:Reiss2011,
+  author = {Charles Reiss and John Wilkes and Joseph L. Hellerstein},
+  title = {{Google} cluster-usage traces: format + schema},
+  institution = {Google Inc.},
+  year = 2011,
+  month = Nov,
+  type = {Technical Report},
+  address = {Mountain View, CA, USA},
+  note = {Revised 2014-11-17 for version 2.1. Posted at \\url{https://github.com/google/cluster-data}},
+}""",
+        cite_with_trace=True,
+    ),
+    Paper(
+        "clusterdata:Wilkes2011",
+        """@Misc{clusterdata:Wilkes2011,
+  author = {John Wilkes},
+  title = {More {Google} cluster data},
+  howpublished = {Google research blog},
+  month = Nov,
+  year = 2011,
+  note = {Posted at \\url{http://googleresearch.blogspot.com/2011/11/more-google-cluster-data.html}.},
+}""",
+        cite_with_trace=True,
+    ),
+    Paper(
+        "zhu2015observations",
+        """@Misc{zhu2015observations,
+  author = {Yuqing Zhu and Yilei Wang and Fan Wang},
+  title = {10 Observations on {Google} Cluster Trace + 2 Measures for Cluster Utilization Enhancement},
+  howpublished = {Institute of Computing Technology, Chinese Academy of Sciences},
+  year = 2015,
+}""",
+    ),
+)
+
 SPEC = TraceSpec(
     name=NAME,
     title="Google clusterdata-2011-2",
@@ -187,4 +227,5 @@ SPEC = TraceSpec(
     remote=REMOTE,
     demo_reports=("lifecycle-counts",),
     synth="tracewh.synth.google2011",
+    papers=PAPERS,
 )

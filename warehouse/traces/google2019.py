@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from tracewh.traces import Column, Layout, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
 
 NAME = "google2019"
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")
@@ -183,6 +183,39 @@ TABLES: dict[str, Table] = {
 }
 
 
+# The trace's document and the paper that introduced it (github.com/google/cluster-data asks
+# users of the 2019 trace to cite both).
+PAPERS = (
+    Paper(
+        "clusterdata:Tirmazi2020",
+        """@InProceedings{clusterdata:Tirmazi2020,
+  author = {Muhammad Tirmazi and Adam Barker and Nan Deng and Md E. Haque and Zhijing Gene Qin
+            and Steven Hand and Mor Harchol-Balter and John Wilkes},
+  title = {{Borg}: the Next Generation},
+  booktitle = {Proceedings of the Fifteenth European Conference on Computer Systems (EuroSys '20)},
+  year = 2020,
+  address = {Heraklion, Greece},
+  publisher = {ACM},
+  doi = {10.1145/3342195.3387517},
+}""",
+        cite_with_trace=True,
+    ),
+    Paper(
+        "clusterdata:Wilkes2020a",
+        """@TechReport{clusterdata:Wilkes2020a,
+  author = {John Wilkes},
+  title = {{Google} cluster-usage traces v3},
+  institution = {Google Inc.},
+  year = 2020,
+  month = Apr,
+  type = {Technical Report},
+  address = {Mountain View, CA, USA},
+  note = {Posted at \\url{https://github.com/google/cluster-data/blob/master/ClusterData2019.md}},
+}""",
+        cite_with_trace=True,
+    ),
+)
+
 SPEC = TraceSpec(
     name=NAME,
     title="Google clusterdata 2019 (v3)",
@@ -205,4 +238,5 @@ SPEC = TraceSpec(
     remote=REMOTE,  # the buckets publish no digests
     demo_reports=("lifecycle-counts",),
     synth="tracewh.synth.google2019",
+    papers=PAPERS,
 )

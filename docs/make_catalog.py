@@ -1,0 +1,18 @@
+"""Write docs/catalog.md from the catalog of a home holding every trace:
+
+.venv/bin/tracewh --home /tmp/sample demo > /dev/null
+.venv/bin/python docs/make_catalog.py /tmp/sample
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tracewh import reference
+from tracewh.home import Home
+
+if __name__ == "__main__":
+    target = Path(__file__).resolve().parent / "catalog.md"
+    target.write_text(reference.markdown(Home.resolve(sys.argv[1])), encoding="utf-8")
+    print(f"wrote {target}", file=sys.stderr)
