@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 
@@ -68,9 +69,12 @@ def test_the_lock_satisfies_every_range_of_pyproject():
 
 def test_this_environment_is_exactly_the_lock():
     pins = _pins(_lock_path().read_text())
+    # Only what is installed in this environment's own site-packages: a package may put its
+    # vendored copies on sys.path (setuptools' _vendor), and those are not installed packages.
+    site = list(dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]))
     installed = {
         canonicalize_name(d.metadata["Name"]): d.version
-        for d in metadata.distributions()
+        for d in metadata.distributions(path=site)
         if canonicalize_name(d.metadata["Name"]) not in NOT_LOCKED | {"tracewh"}
     }
     assert installed == pins, {
