@@ -449,7 +449,8 @@ def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, s
     for src in old.rglob("*.parquet"):
         rel = src.relative_to(old)
         cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
-        if (cell, output_stem(src.name)) in stems:
+        # _stem again: homes written before .tar.gz was a known suffix hold "<table>.tar" stems
+        if (cell, _stem(output_stem(src.name))) in stems:
             continue
         dst = new / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -645,6 +646,8 @@ def _convert_csv(
         except InputError as e:
             failed = e
     # After the feeder has ended: its finding explains a failed read better than DuckDB's error.
+    if isinstance(feed.failure, readers.ArchiveRefused):
+        raise InputError(f"{r.table}/{r.name}: {feed.failure}")
     if feed.failure is not None:
         raise InputError(f"{r.table}/{r.name}: {feed.failure}; the file is damaged, fetch it again")
     if failed is not None:
@@ -874,7 +877,7 @@ def _record(
 
 
 def _stem(name: str) -> str:
-    for suffix in (".csv.gz", ".csv", ".json.gz", ".json", ".gz"):
+    for suffix in readers.SOURCE_SUFFIXES:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name

@@ -23,9 +23,9 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from tracewh.quoting import quote_ident, quote_literal
+from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.traces import Column, Table
 
 MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clamped to it
@@ -33,6 +33,10 @@ MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clampe
 # events at the same microsecond (a part holds far fewer than 2^32 lines).
 SEQ_FILE_SHIFT = 2**32
 RAW_TEXT_LIMIT = 2000  # characters of a rejected line kept in meta.rejects
+# Every suffix a raw file may carry, longest first: what is left is the part's name, so
+# ``x.tar.gz``, ``x.csv.gz`` and ``x.csv`` are one part. ``.tar`` only for the output stems of
+# homes written before ``.tar.gz`` was known here (``<table>.tar.<ingest id>.parquet``).
+SOURCE_SUFFIXES = (".tar.gz", ".csv.gz", ".csv", ".json.gz", ".json", ".gz", ".tar")
 
 
 def _struct_literal(columns: list[tuple[str, str]]) -> str:
@@ -121,12 +125,20 @@ def _clamped(column: str) -> str:
     return f"(CASE WHEN {column} >= {MAX_TIME} THEN {MAX_TIME} ELSE {column} END)::BIGINT"
 
 
+def _literal_path(path: Path) -> str:
+    """A file path for DuckDB's readers, which take any path as a glob: a source folder ``a?``
+    beside ``ab`` would read both. Glob characters are escaped; a named pipe (the feed of
+    ``streamed``) is passed as it is, because DuckDB's glob never matches one (its name, in the
+    home's tmp/, is ours)."""
+    return quote_literal(path if path.is_fifo() else glob_escape(path))
+
+
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
     columns = _struct_literal(
         [(c.name, "VARCHAR" if _int_type(c) else c.read_type or c.type) for c in table.columns]
     )
     return (
-        f"read_csv({quote_literal(path)}, columns = {columns}, header = false, "
+        f"read_csv({_literal_path(path)}, columns = {columns}, header = false, "
         f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
         f"store_rejects = true, rejects_table = {quote_literal(rejects)}, "
         f"rejects_scan = {quote_literal(scans)}, rejects_limit = 0)"
@@ -139,7 +151,7 @@ def json_reader(table: Table, path: Path) -> str:
         for name in (c.name, *c.aliases):
             pairs.append((name, c.read_type or c.type))
     return (
-        f"read_json({quote_literal(path)}, columns = {_struct_literal(pairs)}, "
+        f"read_json({_literal_path(path)}, columns = {_struct_literal(pairs)}, "
         f"format = 'newline_delimited', maximum_object_size = 104857600)"
     )
 
@@ -287,13 +299,8 @@ def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | N
 def raw_lines(path: Path) -> Iterator[bytes]:
     """The file's lines as bytes (each with its line end): plain, gzip or the CSV member of a .tar.gz."""
     if path.name.endswith(".tar.gz"):
-        with tarfile.open(path, mode="r|gz") as archive:
-            for member in archive:
-                if member.isfile() and member.name.endswith(".csv"):
-                    src = archive.extractfile(member)
-                    assert src is not None
-                    yield from src
-                    return
+        for src in archive_csv(path):
+            yield from src
         return
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as fh:
@@ -324,6 +331,33 @@ def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tu
 
 
 # ---- archives, streamed ---------------------------------------------------------------------
+
+
+class ArchiveRefused(ValueError):
+    """A ``.tar.gz`` that is whole but not one table's file: no CSV member, or several."""
+
+
+def archive_csv(path: Path) -> Iterator[IO[bytes]]:
+    """The one CSV member of a ``.tar.gz``, streamed (never extracted); then the rest of the
+    archive is read to make sure there is no second one. Several CSV members are refused, not
+    concatenated: the official archives hold exactly one, and reading a second as more lines of
+    the first would put its line numbers, its missing last newline or its header into the table."""
+    found: str | None = None
+    with tarfile.open(path, mode="r|gz") as archive:
+        for member in archive:
+            if not (member.isfile() and member.name.endswith(".csv")):
+                continue
+            if found is not None:
+                raise ArchiveRefused(
+                    f"the archive holds several .csv files ({found}, {member.name}); "
+                    "a table's archive holds exactly one, so it is refused"
+                )
+            found = member.name
+            src = archive.extractfile(member)
+            assert src is not None
+            yield src
+    if found is None:
+        raise ArchiveRefused("the archive holds no .csv file")
 
 
 def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
@@ -430,15 +464,10 @@ def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
 
     def chunks() -> Iterator[bytes]:
         if path.name.endswith(".tar.gz"):
-            with tarfile.open(path, mode="r|gz") as archive:
-                for member in archive:
-                    if member.isfile() and member.name.endswith(".csv"):
-                        src = archive.extractfile(member)
-                        assert src is not None
-                        while chunk := src.read(1 << 20):
-                            yield chunk
-                        return
-            raise ValueError("the archive holds no .csv file")
+            for src in archive_csv(path):
+                while chunk := src.read(1 << 20):
+                    yield chunk
+            return
         with open(path, "rb") as fh:
             if not path.name.endswith(".gz"):
                 while chunk := fh.read(1 << 20):
