@@ -4,13 +4,22 @@ forms, archives with several CSV members. Expected counts come from the raw file
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
+import signal
+import subprocess
 import tarfile
+import time
+from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
-from conftest import SAMPLE_2019, SAMPLE_ALIBABA
+from cli_helpers import run_cli
+from conftest import REPO, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
+from test_safety import JOB, TRACEWH
 
+from tracewh import catalog, checks, holdings
 from tracewh import ingestion as ingest
 from tracewh.errors import InputError
 from tracewh.home import Home
@@ -105,3 +114,56 @@ def test_an_archive_with_one_csv_member_and_a_readme_is_read(home, tmp_path):
     _tar(tmp_path / "src" / "machine_meta.tar.gz", members, tmp_path)
     ingest.ingest(home, "alibaba2018", tmp_path / "src", verify=False)
     assert count(home, "SELECT count(*) FROM alibaba2018.machine_meta") == 3
+
+
+# ---- after the commit: links and superseded generations ------------------------------------
+
+
+def _jobs(root, jobs: list[int]):
+    write_gz(
+        root / "job_events" / "part-00000-of-00500.csv.gz", [JOB.format(t=1_000_000 + j, job=j) for j in jobs]
+    )
+    return root
+
+
+def test_a_kill_right_after_the_commit_rename_is_mended_by_the_next_reading_command(home, tmp_path):
+    # Old code: the links kept naming the old generation until the next writer; `check` failed.
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "TRACEWH_HOME": str(home.root),
+        ingest.KILL_AFTER_COMMIT_ENV: "1",
+    }
+    new = _jobs(tmp_path / "new", [7, 8, 9])
+    proc = subprocess.run([*TRACEWH, "ingest", "google2011", str(new), "-q"], env=env, capture_output=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    link = home.table_link("google2011", "job_events")
+    want = (home.root / catalog.live_dirs(home.catalog)[("google2011", "job_events")]).resolve()
+    assert link.resolve() != want  # the kill left the link stale
+    assert not [c.name for c in checks.run_all(home) if c.failed]
+    assert link.resolve() == want
+    # a link reader (pyarrow, Spark) sees the committed rows: jobs 7, 8, 9
+    assert sorted(pq.read_table(link).column("job_id").to_pylist()) == [7, 8, 9]
+
+
+def test_the_superseded_generation_is_deleted_by_the_next_command_and_info_says_what_it_holds(
+    home, tmp_path, capsys
+):
+    # Old code: after `--replace` the old generation stayed until another writer ran.
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    old_gen = home.root / catalog.live_dirs(home.catalog)[("google2011", "job_events")]
+    old_bytes = sum(f.stat().st_size for f in old_gen.rglob("*") if f.is_file())
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "new", [7]), replace=True)
+    assert old_gen.is_dir()  # kept: a reader may have opened the old catalog a moment ago
+    assert holdings.beyond_live(home) >= old_bytes
+    for dirs in home.retired.glob("*.dirs"):  # the grace time has passed (no reader took a lock)
+        os.utime(dirs, (time.time() - 3600, time.time() - 3600))
+    code, _, err = run_cli(capsys, "info", "--home", str(home.root))
+    assert code == 0
+    assert not old_gen.exists()
+    assert [p.name for p in home.generations("google2011").iterdir()] == [
+        Path(catalog.live_dirs(home.catalog)[("google2011", "job_events")]).name
+    ]
+    assert holdings.beyond_live(home) == 0
+    assert "0.00 MB on disk beyond the live data" in err

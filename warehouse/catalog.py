@@ -525,6 +525,20 @@ def repair(home: Home) -> str | None:
         return before
 
 
+def tidy(home: Home) -> None:
+    """What every command that opens the home does first, when no writer is at work: bring the
+    table links in line with the catalog (a writer killed after its commit leaves them stale) and
+    delete generations nobody can read any more (an ingest's own clean-up runs before the grace of
+    the catalog it retired has passed). A home this process cannot write is left as it is:
+    `check` reports its links."""
+    if not home.catalog.exists():
+        return
+    with home.tidy_lock() as got:
+        if got:
+            sync_links(home)
+            collect_garbage(home)
+
+
 def collect_garbage(home: Home) -> None:
     """Delete what no catalog names any more: generations of dead or superseded ingests (unless a
     retired catalog still held open names them), staged catalogs of dead writers, spill leftovers.

@@ -34,6 +34,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 import uuid
@@ -54,6 +55,8 @@ from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
+# For the crash tests: the ingest kills itself (SIGKILL) right after its commit rename.
+KILL_AFTER_COMMIT_ENV = "TRACEWH_TEST_KILL_AFTER_COMMIT"
 DEFAULT_MEMORY_LIMIT = "2GB"
 READ_CHUNK = 1 << 20
 # Parquet written by an ingest: <part stem>.<ingest id>[_<i>].parquet (the id keeps every name new).
@@ -251,6 +254,8 @@ def ingest(
                 _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
             with signals.deferred():
                 catalog.publish(home, stage)
+                if os.environ.get(KILL_AFTER_COMMIT_ENV):
+                    os.kill(os.getpid(), signal.SIGKILL)  # the crash tests' moment: committed, links stale
                 catalog.sync_links(home)
         except BaseException as e:
             committed = _committed(home, ingest_id)

@@ -48,6 +48,7 @@ def open_read_only(home: Home, memory_limit: str | None = None) -> duckdb.DuckDB
     """The connection of read_only(), left open for the caller (the Python API hands it out)."""
     # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
     limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
+    catalog.tidy(home)
     con = catalog.connect(home, read_only=True, memory_limit=limit)
     try:
         catalog.check_location(con, home)
