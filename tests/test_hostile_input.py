@@ -167,3 +167,74 @@ def test_the_superseded_generation_is_deleted_by_the_next_command_and_info_says_
     ]
     assert holdings.beyond_live(home) == 0
     assert "0.00 MB on disk beyond the live data" in err
+
+
+# ---- homes of older layouts ----------------------------------------------------------------
+
+# Homes built by the code of past commits (each ingested job_events part-00000 with jobs 1 and 2;
+# made with `git worktree add` of the commit): the first release (no seq column), seq without
+# meta.ingests.cell and with meta.tables.distinct_tasks, approx_distinct_tasks, and main before the
+# catalog format was recorded.
+OLD_HOMES = Path(__file__).parent / "fixtures" / "old_homes"
+MIGRATABLE = {"01f326b": False, "b2fb06e": True, "7621942": True, "32bbc14": True}
+
+
+def _error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), err
+    return lines[0]
+
+
+@pytest.mark.parametrize("rev", sorted(MIGRATABLE))
+def test_a_home_of_an_older_layout_is_named_and_migrated_by_repair_or_refused_with_one_line(
+    tmp_path, capsys, rev
+):
+    # Old code: info failed with "table_parts does not exist", check with an internal error.
+    root = tmp_path / "home"
+    root.mkdir()
+    with tarfile.open(OLD_HOMES / f"{rev}.tar.gz") as tf:
+        tf.extractall(root, filter="data")
+    h = ["--home", str(root)]
+    for command in (["info"], ["check"], ["ingest", "google2011", str(_jobs(tmp_path / "more", [5]))]):
+        code, out, err = run_cli(capsys, *command, *h)
+        assert code == 1 and out == "", (command, err)
+        assert "catalog format 1" in _error_line(err) and "tracewh repair" in err, command
+    code, _, err = run_cli(capsys, "repair", *h)
+    if not MIGRATABLE[rev]:
+        assert code == 1 and "ingest its raw files again into a new home" in _error_line(err)
+        return
+    assert code == 0, err
+    assert run_cli(capsys, "check", *h)[0] == 0
+    assert run_cli(capsys, "info", *h)[0] == 0
+    q = "SELECT count(*), sum(job_id) FROM google2011.job_events"
+    assert run_cli(capsys, "sql", q, "-f", "csv", *h)[1].splitlines()[1] == "2,3"  # jobs 1 and 2
+    assert run_cli(capsys, "ingest", "google2011", str(tmp_path / "more"), "-q", *h)[0] == 0
+    # part 0 rewritten with job 5 (the new source names part 0 too): one row
+    assert run_cli(capsys, "sql", q, "-f", "csv", *h)[1].splitlines()[1] == "1,5"
+
+
+def test_a_write_refused_while_staging_the_catalog_is_one_line_and_changes_nothing(home, tmp_path):
+    # Old code: "Error: internal error: OSError: [Errno 27] File too large" (a full disk alike).
+    import resource
+
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    size = home.catalog.stat().st_size
+
+    def small_files() -> None:  # the Parquet fits, a copy of the catalog does not
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a refused write is EFBIG, not a kill
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root)}
+    new = _jobs(tmp_path / "new", [7])
+    proc = subprocess.run(
+        [*TRACEWH, "ingest", "google2011", str(new), "-q"],
+        env=env,
+        capture_output=True,
+        text=True,
+        preexec_fn=small_files,
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    line = _error_line(proc.stderr)
+    assert "staging the catalog" in line and "internal error" not in line, line
+    assert count(home, "SELECT sum(job_id) FROM google2011.job_events") == 3  # jobs 1 and 2, as before
+    assert not list(home.root.glob(".tracewh.duckdb.*.staged*"))

@@ -183,6 +183,7 @@ def ingest(
     ingest_id = new_writer_id()
     mode = "replace" if replace else "append" if append else "parts"
     with home.writer_lock():
+        catalog.require_format(home)
         # The catalog is the truth: links a killed writer left stale are mended first.
         catalog.sync_links(home)
         catalog.collect_garbage(home)
