@@ -126,15 +126,20 @@ def _jobs(root, jobs: list[int]):
     return root
 
 
-def test_a_kill_right_after_the_commit_rename_is_mended_by_the_next_reading_command(home, tmp_path):
-    # Old code: the links kept naming the old generation until the next writer; `check` failed.
-    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
-    env = {
+def _env(home: Home, *hooks: str) -> dict[str, str]:
+    """The environment of a `tracewh` subprocess on this home, with test hooks switched on."""
+    return {
         **os.environ,
         "PYTHONPATH": str(REPO),
         "TRACEWH_HOME": str(home.root),
-        ingest.KILL_AFTER_COMMIT_ENV: "1",
+        **dict.fromkeys(hooks, "1"),
     }
+
+
+def test_a_kill_right_after_the_commit_rename_is_mended_by_the_next_reading_command(home, tmp_path):
+    # Old code: the links kept naming the old generation until the next writer; `check` failed.
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    env = _env(home, ingest.KILL_AFTER_COMMIT_ENV)
     new = _jobs(tmp_path / "new", [7, 8, 9])
     proc = subprocess.run([*TRACEWH, "ingest", "google2011", str(new), "-q"], env=env, capture_output=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
@@ -224,7 +229,7 @@ def test_a_write_refused_while_staging_the_catalog_is_one_line_and_changes_nothi
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a refused write is EFBIG, not a kill
         resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))
 
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root)}
+    env = _env(home)
     new = _jobs(tmp_path / "new", [7])
     proc = subprocess.run(
         [*TRACEWH, "ingest", "google2011", str(new), "-q"],
@@ -238,3 +243,20 @@ def test_a_write_refused_while_staging_the_catalog_is_one_line_and_changes_nothi
     assert "staging the catalog" in line and "internal error" not in line, line
     assert count(home, "SELECT sum(job_id) FROM google2011.job_events") == 3  # jobs 1 and 2, as before
     assert not list(home.root.glob(".tracewh.duckdb.*.staged*"))
+
+
+def test_a_ctrl_c_that_duckdb_turns_into_its_own_error_is_exit_130_and_says_nothing_committed(home, tmp_path):
+    # Old code: "Error: internal error: RuntimeError: Query interrupted" (or DuckDB's
+    # InvalidInputException naming the KeyboardInterrupt), exit 1, not saying what was committed.
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    env = _env(home, ingest.SIGINT_IN_QUERY_ENV)
+    new = _jobs(tmp_path / "new", [7])
+    proc = subprocess.run(
+        [*TRACEWH, "ingest", "google2011", str(new), "-q"], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert _error_line(proc.stderr) == "Error: interrupted; nothing was committed, the warehouse is as it was"
+    assert count(home, "SELECT sum(job_id) FROM google2011.job_events") == 3  # jobs 1 and 2
+    assert [p.name for p in home.generations("google2011").iterdir()] == [
+        Path(catalog.live_dirs(home.catalog)[("google2011", "job_events")]).name
+    ]

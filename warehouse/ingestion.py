@@ -35,6 +35,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -55,8 +56,10 @@ from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
-# For the crash tests: the ingest kills itself (SIGKILL) right after its commit rename.
+# For the crash tests: the ingest kills itself (SIGKILL) right after its commit rename; or, just
+# before it commits, runs a query that sends the process a SIGINT from inside DuckDB.
 KILL_AFTER_COMMIT_ENV = "TRACEWH_TEST_KILL_AFTER_COMMIT"
+SIGINT_IN_QUERY_ENV = "TRACEWH_TEST_SIGINT_IN_QUERY"
 DEFAULT_MEMORY_LIMIT = "2GB"
 READ_CHUNK = 1 << 20
 # Parquet written by an ingest: <part stem>.<ingest id>[_<i>].parquet (the id keeps every name new).
@@ -172,112 +175,128 @@ def ingest(
     None converts them on local threads. Everything else (checks, commit) runs here either way.
     ``compact``: merge the small Parquet files of each day folder of the new generations
     (tracewh.compaction); without it each part keeps its own files."""
-    if replace and append:
-        raise UsageError("--replace and --append contradict each other; choose one")
-    trace = get_trace(trace_name)
-    memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)  # issue 13: + the variable
-    progress = progress or Progress()
-    started = time.monotonic()
-    sources = _discover(trace, source, tables, table_for_file, cell, parts)
-    home.ensure_writable()
     ingest_id = new_writer_id()
-    mode = "replace" if replace else "append" if append else "parts"
-    with home.writer_lock():
-        catalog.require_format(home)
-        # The catalog is the truth: links a killed writer left stale are mended first.
-        catalog.sync_links(home)
-        catalog.collect_garbage(home)
-        live = _live_tables(home, trace_name)
-        current = _current_parts(home, trace_name)
-        results = [
-            FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
-            for src, s in sources
-        ]
-        progress.phase("checking files")
-        for r in results:
-            _precheck(r)
-        if spark is not None:
-            from tracewh import spark as spark_engine
-
-            spark_engine.hash_files(spark, results)  # one task per file, where the file is read
-        else:
-            _hash_all(results, workers)
-        _verify(trace, sources, results, verify)
-        for r in results:
-            if r.damage:
-                raise InputError(f"{r.table}/{r.name}: {r.damage}; the file is damaged, fetch it again")
-        by_table: dict[str, list[FileResult]] = {}
-        for r in results:
-            by_table.setdefault(r.table, []).append(r)
-        skipped: dict[str, list[str]] = {}
-        if not replace:
-            for table, rs in by_table.items():
-                by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
-        work = {t: rs for t, rs in by_table.items() if rs}
-        if not work:
-            table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
-            return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
-        new_gens: dict[str, Path] = {}
-        dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
-        tmp = home.tmp / ingest_id
+    # Ctrl-C inside a DuckDB query reaches Python as DuckDB's own error ("Query interrupted"), or
+    # not at all when the query ends first: whether one came is noticed here, and the answer to it
+    # is always the same (Interrupted, saying whether this ingest committed, read from the catalog).
+    with signals.noticed() as caught:
         try:
-            for table_name, rs in work.items():
-                gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
-                gen.mkdir(parents=True)
-                new_gens[table_name] = gen
-                if table_name in live and not replace:
-                    link_generation(home.root / live[table_name], gen, {r.part for r in rs})
-                    # rows of a rewritten part also sit in compacted files (several parts each)
-                    for r in rs:
-                        if r.part in current:
-                            dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
-                                trace.file_order(r.name)
-                            )
-            todo = [r for rs in work.values() for r in rs]
-            progress.begin(len(todo), sum(r.size for r in todo))
-            stats = _convert(
-                trace,
-                todo,
-                new_gens,
-                tmp,
-                memory_limit,
-                workers,
-                progress,
-                ingest_id,
-                spark,
-                dropped,
-                compact,
-            )
-            _check_rows(todo, allow_empty)
-            progress.phase("committing")
-            with catalog.staged(home, ingest_id) as stage:
-                assert stage.con is not None
-                _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
-            with signals.deferred():
-                catalog.publish(home, stage)
-                if os.environ.get(KILL_AFTER_COMMIT_ENV):
-                    os.kill(os.getpid(), signal.SIGKILL)  # the crash tests' moment: committed, links stale
+            if replace and append:
+                raise UsageError("--replace and --append contradict each other; choose one")
+            trace = get_trace(trace_name)
+            memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
+            progress = progress or Progress()
+            started = time.monotonic()
+            sources = _discover(trace, source, tables, table_for_file, cell, parts)
+            home.ensure_writable()
+            mode = "replace" if replace else "append" if append else "parts"
+            with home.writer_lock():
+                catalog.require_format(home)
+                # The catalog is the truth: links a killed writer left stale are mended first.
                 catalog.sync_links(home)
-        except BaseException as e:
-            committed = _committed(home, ingest_id)
-            if not committed:
-                for gen in new_gens.values():
-                    shutil.rmtree(gen, ignore_errors=True)
-            shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(e, KeyboardInterrupt):
-                raise Interrupted(
-                    f"interrupted after the commit: ingest {ingest_id} is complete"
-                    if committed
-                    else "interrupted; nothing was committed, the warehouse is as it was"
-                ) from e
+                catalog.collect_garbage(home)
+                live = _live_tables(home, trace_name)
+                current = _current_parts(home, trace_name)
+                results = [
+                    FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
+                    for src, s in sources
+                ]
+                progress.phase("checking files")
+                for r in results:
+                    _precheck(r)
+                if spark is not None:
+                    from tracewh import spark as spark_engine
+
+                    spark_engine.hash_files(spark, results)  # one task per file, where the file is read
+                else:
+                    _hash_all(results, workers)
+                _verify(trace, sources, results, verify)
+                for r in results:
+                    if r.damage:
+                        raise InputError(
+                            f"{r.table}/{r.name}: {r.damage}; the file is damaged, fetch it again"
+                        )
+                by_table: dict[str, list[FileResult]] = {}
+                for r in results:
+                    by_table.setdefault(r.table, []).append(r)
+                skipped: dict[str, list[str]] = {}
+                if not replace:
+                    for table, rs in by_table.items():
+                        by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
+                work = {t: rs for t, rs in by_table.items() if rs}
+                if not work:
+                    table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
+                    result = IngestResult(
+                        trace_name, ingest_id, mode, table_results, time.monotonic() - started
+                    )
+                new_gens: dict[str, Path] = {}
+                dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
+                tmp = home.tmp / ingest_id
+                try:
+                    for table_name, rs in work.items():
+                        gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
+                        gen.mkdir(parents=True)
+                        new_gens[table_name] = gen
+                        if table_name in live and not replace:
+                            link_generation(home.root / live[table_name], gen, {r.part for r in rs})
+                            # rows of a rewritten part also sit in compacted files (several parts each)
+                            for r in rs:
+                                if r.part in current:
+                                    dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
+                                        trace.file_order(r.name)
+                                    )
+                    todo = [r for rs in work.values() for r in rs]
+                    progress.begin(len(todo), sum(r.size for r in todo))
+                    stats = _convert(
+                        trace,
+                        todo,
+                        new_gens,
+                        tmp,
+                        memory_limit,
+                        workers,
+                        progress,
+                        ingest_id,
+                        spark,
+                        dropped,
+                        compact,
+                    )
+                    _check_rows(todo, allow_empty)
+                    if os.environ.get(SIGINT_IN_QUERY_ENV):
+                        _sigint_inside_a_query()
+                    progress.phase("committing")
+                    with catalog.staged(home, ingest_id) as stage:
+                        assert stage.con is not None
+                        _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+                    with signals.deferred():
+                        catalog.publish(home, stage)
+                        if os.environ.get(KILL_AFTER_COMMIT_ENV):
+                            os.kill(
+                                os.getpid(), signal.SIGKILL
+                            )  # the crash tests' moment: committed, links stale
+                        catalog.sync_links(home)
+                except BaseException:
+                    committed = _committed(home, ingest_id)
+                    if not committed:
+                        for gen in new_gens.values():
+                            shutil.rmtree(gen, ignore_errors=True)
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
+                shutil.rmtree(tmp, ignore_errors=True)
+                catalog.collect_garbage(home)
+            table_results = [
+                TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
+                for t in by_table
+            ]
+            result = IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
+        except Interrupted:
             raise
-        shutil.rmtree(tmp, ignore_errors=True)
-        catalog.collect_garbage(home)
-    table_results = [
-        TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
-        for t in by_table
-    ]
-    return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt) or caught:
+                raise Interrupted(_interrupted(home, ingest_id)) from e
+            raise
+    if caught:  # a Ctrl-C DuckDB swallowed: the ingest ran on, the user still hears of it
+        raise Interrupted(_interrupted(home, ingest_id))
+    return result
 
 
 def _discover(
@@ -344,6 +363,41 @@ def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, s
     finally:
         con.close()
     return {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
+
+
+def _sigint_inside_a_query() -> None:
+    """The crash tests' Ctrl-C that lands while DuckDB runs a query (DuckDB then raises its own
+    error, not KeyboardInterrupt): a query that runs until it is stopped, and one SIGINT sent once
+    this thread is in the call that runs it. DuckDB sometimes drops the signal (the "swallowed"
+    Ctrl-C, noticed all the same by ``signals.noticed``): the query is then stopped after 2 s."""
+    con = duckdb.connect()
+    main = threading.get_ident()
+    done = threading.Event()
+
+    def send() -> None:
+        while not done.is_set():
+            frame = sys._current_frames().get(main)
+            if frame is not None and frame.f_code.co_name == "_sigint_inside_a_query":
+                os.kill(os.getpid(), signal.SIGINT)
+                break
+            done.wait(0.001)
+        if not done.wait(2):
+            con.interrupt()
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    try:
+        con.execute("SELECT count(*) FROM range(1000000000000000) AS t(x) WHERE x % 7 = 3").fetchall()
+    finally:
+        done.set()
+        sender.join()
+        con.close()
+
+
+def _interrupted(home: Home, ingest_id: str) -> str:
+    if _committed(home, ingest_id):
+        return f"interrupted after the commit: ingest {ingest_id} is complete"
+    return "interrupted; nothing was committed, the warehouse is as it was"
 
 
 def _committed(home: Home, ingest_id: str) -> bool:
