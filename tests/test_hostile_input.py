@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -260,3 +261,45 @@ def test_a_ctrl_c_that_duckdb_turns_into_its_own_error_is_exit_130_and_says_noth
     assert [p.name for p in home.generations("google2011").iterdir()] == [
         Path(catalog.live_dirs(home.catalog)[("google2011", "job_events")]).name
     ]
+
+
+# ---- one snapshot per summary page ---------------------------------------------------------
+
+
+def test_an_ingest_committing_while_the_summary_page_is_built_is_not_on_the_page(home, tmp_path):
+    # Old code: each report opened the catalog anew, so the page mixed the old and the new data
+    # (here: the "What is ingested" table, read last, showed the 3 new rows beside reports of 2).
+    from tracewh import summary
+
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    new = _jobs(tmp_path / "new", [7, 8, 9])
+    seen: list[str] = []
+
+    def during(label: str) -> None:
+        if not seen:  # before the first report: another process commits a replace
+            cmd = [*TRACEWH, "ingest", "google2011", str(new), "--replace", "-q"]
+            subprocess.run(cmd, env=_env(home), check=True, capture_output=True)
+        seen.append(label)
+
+    page = summary.html_page(home, progress=during)
+    assert seen and count(home, "SELECT count(*) FROM google2011.job_events") == 3  # it did commit
+    held = re.search(r'<section id="ingested">(.*?)</section>', page.html, re.S)
+    assert held is not None
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", held.group(1))
+    # the job_events row of the page's own snapshot: 2 rows (jobs 1 and 2), not the new 3
+    assert cells[cells.index("job_events") + 1] == "2", cells
+
+
+def test_an_api_snapshot_reads_one_state_while_an_ingest_commits(home, tmp_path):
+    # Old code: no session; each call opened the catalog anew (the second info showed 3 rows).
+    import tracewh
+
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    new = _jobs(tmp_path / "new", [7, 8, 9])
+    with tracewh.snapshot(home.root):
+        before = tracewh.info(home.root)
+        cmd = [*TRACEWH, "ingest", "google2011", str(new), "--replace", "-q"]
+        subprocess.run(cmd, env=_env(home), check=True, capture_output=True)
+        after = tracewh.info(home.root)
+    assert before["rows"].to_list() == after["rows"].to_list() == [2]
+    assert tracewh.info(home.root)["rows"].to_list() == [3]  # a new session sees the commit

@@ -18,6 +18,17 @@ from tracewh.api import (
     list_reports,
     plot,
     report,
+    snapshot,
 )
 
-__all__ = ["ReportResult", "__version__", "connect", "info", "ingest", "list_reports", "plot", "report"]
+__all__ = [
+    "ReportResult",
+    "__version__",
+    "connect",
+    "info",
+    "ingest",
+    "list_reports",
+    "plot",
+    "report",
+    "snapshot",
+]
