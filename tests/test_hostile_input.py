@@ -3,7 +3,9 @@ forms, archives with several CSV members. Expected counts come from the raw file
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import os
 import re
 import shutil
@@ -303,3 +305,28 @@ def test_an_api_snapshot_reads_one_state_while_an_ingest_commits(home, tmp_path)
         after = tracewh.info(home.root)
     assert before["rows"].to_list() == after["rows"].to_list() == [2]
     assert tracewh.info(home.root)["rows"].to_list() == [3]  # a new session sees the commit
+
+
+# ---- duplicate lines: kept, counted ---------------------------------------------------------
+
+
+def test_duplicate_lines_are_kept_and_counted_per_file_in_meta_and_info(home, tmp_path, capsys):
+    # Old code: identical lines were written with no count anywhere.
+    a, b, c = (JOB.format(t=1_000_000 + j, job=j) for j in (1, 2, 3))
+    # by hand: a a | b | a | c c c -> 1 + 2 = 3 lines repeat the line before them; 7 rows kept
+    write_gz(tmp_path / "g" / "job_events" / "part-00000-of-00500.csv.gz", [a, a, b, a, c, c, c])
+    ingest.ingest(home, "google2011", tmp_path / "g")
+    (tmp_path / "ali").mkdir()
+    # plain csv, counted in the hashing pass: m1 m1 m1 m2 -> 2
+    (tmp_path / "ali" / "machine_meta.csv").write_text(f"{META[0]}\n{META[0]}\n{META[0]}\n{META[1]}\n")
+    ingest.ingest(home, "alibaba2018", tmp_path / "ali", verify=False)
+    q = "SELECT table_name, rows_written, duplicate_lines FROM meta.ingests WHERE is_current ORDER BY 1"
+    con = duckdb.connect(str(home.catalog), read_only=True)
+    try:
+        assert con.execute(q).fetchall() == [("job_events", 7, 3), ("machine_meta", 4, 2)]
+    finally:
+        con.close()
+    code, out, _ = run_cli(capsys, "info", "--home", str(home.root), "-f", "csv")
+    assert code == 0
+    got = {r["table"]: r["duplicates"] for r in csv.DictReader(io.StringIO(out))}
+    assert got == {"job_events": "3", "machine_meta": "2"}

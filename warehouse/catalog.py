@@ -49,7 +49,8 @@ STORAGE_VERSION = "v1.5.0"
 # 'catalog_format' and raised whenever a layout changes. Catalogs written before it was recorded
 # hold none and count as format 1. Of those, the first release wrote Parquet without the ``seq``
 # column (no migration: ingest again into a new home); the later ones lack ``cell`` in
-# meta.ingests / meta.rejects or name meta.tables.distinct_tasks, which ``migrate`` mends, and
+# meta.ingests / meta.rejects, meta.ingests.duplicate_lines (format 2) or name
+# meta.tables.distinct_tasks, which ``migrate`` mends, and
 # their views predate meta.table_parts and the rest, which ``rebuild`` makes.
 CATALOG_FORMAT = 2
 # Shared by every view and trace: folders of SQL run after the per-trace ones.
@@ -558,6 +559,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
     for table in ("ingests", "rejects"):
         if (table, "table_name") in have and (table, "cell") not in have:
             con.execute(f"ALTER TABLE meta.{table} ADD COLUMN cell VARCHAR")
+    if ("ingests", "duplicate_lines") not in have:
+        con.execute("ALTER TABLE meta.ingests ADD COLUMN duplicate_lines BIGINT")
     if ("tables", "distinct_tasks") in have:
         con.execute("ALTER TABLE meta.tables RENAME COLUMN distinct_tasks TO approx_distinct_tasks")
 

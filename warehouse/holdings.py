@@ -15,6 +15,8 @@ SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected,
        round(t.bytes / 1e6, 2) AS parquet_mb,
        (SELECT count(*) FROM meta.ingests i
          WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS source_files,
+       (SELECT sum(duplicate_lines) FROM meta.ingests i
+         WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS duplicates,
        pc.parts_present, pc.parts_missing,
        t.updated
 FROM meta.tables AS t

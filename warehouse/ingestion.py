@@ -78,6 +78,7 @@ class FileResult:
     verified: bool = False
     rows_written: int = 0
     rows_rejected: int = 0
+    duplicate_lines: int | None = None  # lines identical to the one before (readers.LineCount)
     started: datetime | None = None
     finished: datetime | None = None
     rejects: list[tuple] = field(default_factory=list)
@@ -665,6 +666,7 @@ def _convert_ndjson(
     try:
         reader = readers.json_reader(table, r.path)
         r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+        r.duplicate_lines = r.text.duplicates if r.text is not None else None
         if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
             r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
     except InputError:
@@ -713,6 +715,7 @@ def _convert_csv(
     if failed is not None:
         raise failed
     count = feed.count if feed.path != r.path else r.text
+    r.duplicate_lines = count.duplicates if count is not None else None
     cr_rejects = feed.fixer.rejects
     malformed = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
     skipped = {line for line, *_ in malformed} | {line for line, *_ in cr_rejects}
@@ -878,7 +881,8 @@ def _record(
                 "INSERT INTO meta.ingests BY NAME SELECT $id AS ingest_id, $t AS trace, $n AS table_name, "
                 "$cell AS cell, $file AS file, $path AS source_path, $size AS size_bytes, $sha AS sha256, "
                 "$ver AS sha256_verified, $read AS rows_read, $written AS rows_written, "
-                "$rejected AS rows_rejected, $started AS started, $finished AS finished, $mode AS mode, "
+                "$rejected AS rows_rejected, $dup AS duplicate_lines, $started AS started, "
+                "$finished AS finished, $mode AS mode, "
                 "true AS is_current, $version AS tracewh_version",
                 {
                     **params,
@@ -892,6 +896,7 @@ def _record(
                     "read": r.rows_read,
                     "written": r.rows_written,
                     "rejected": r.rows_rejected,
+                    "dup": r.duplicate_lines,
                     "started": r.started,
                     "finished": r.finished,
                     "mode": mode,

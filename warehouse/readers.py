@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import itertools
 import json
 import os
 import re
@@ -378,21 +379,46 @@ def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
 
 @dataclass
 class LineCount:
-    """Lines of a text stream, counted while it passes by (the last one may lack its line end)."""
+    """Lines of a text stream, counted while it passes by (the last one may lack its line end),
+    and its duplicate lines: lines identical to the line just before them (blank lines aside).
+
+    Only neighbours are compared: the exact duplicates the traces hold (a 2011 task event written
+    twice) sit next to each other in files in time order, and one comparison per line costs about
+    as much as the split (a few % of the ingest; a hash of every whole row would cost a pass of
+    its own and memory that grows with the file). A duplicate further away is not counted."""
 
     lines: int = 0
     last: int = 0x0A
     cr: bool = False
+    repeated: int = 0
+    previous: bytes | None = None  # the last whole line passed
+    pending: bytes = b""  # the start of the line in progress
 
     def feed(self, data: bytes) -> None:
         if data:
             self.lines += data.count(b"\n")
             self.cr = self.cr or b"\r" in data
             self.last = data[-1]
+            whole = self.pending + data if self.pending else data
+            lines = whole.split(b"\n")
+            self.pending = lines.pop()
+            if not lines:
+                return
+            if self.previous is not None:
+                lines.insert(0, self.previous)
+            self.repeated += sum(map(bytes.__eq__, lines, itertools.islice(lines, 1, None)))
+            if b"\n\n" in whole or (self.previous == b"" and lines[1:2] == [b""]):
+                self.repeated -= sum(1 for a, b in itertools.pairwise(lines) if a == b == b"")  # blank
+            self.previous = lines[-1]
 
     @property
     def total(self) -> int:
         return self.lines + (self.last != 0x0A)
+
+    @property
+    def duplicates(self) -> int:
+        unfinished = self.pending != b"" and self.pending == self.previous
+        return self.repeated + unfinished
 
 
 class LineFixer:
