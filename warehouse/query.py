@@ -84,9 +84,10 @@ def _connection(
         for con in list(interruptible):
             con.interrupt()
 
+    catalog.tidy(home)  # before the signal block: a Ctrl-C meanwhile is an ordinary KeyboardInterrupt
     # The signal block starts before the connection, so DuckDB's threads inherit it.
     with signals.interrupting(stop):
-        con = open_read_only(home, memory_limit)
+        con = _open(home, memory_limit)
         interruptible.append(con)
         # DuckDB draws its progress bar on stdout, which carries data only.
         con.execute("SET enable_progress_bar = false")
@@ -98,9 +99,13 @@ def _connection(
 
 def open_read_only(home: Home, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """The connection of read_only(), left open for the caller (the Python API hands it out)."""
+    catalog.tidy(home)
+    return _open(home, memory_limit)
+
+
+def _open(home: Home, memory_limit: str | None) -> duckdb.DuckDBPyConnection:
     # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
     limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
-    catalog.tidy(home)
     con = catalog.connect(home, read_only=True, memory_limit=limit)
     try:
         catalog.check_location(con, home)
