@@ -330,3 +330,23 @@ def test_duplicate_lines_are_kept_and_counted_per_file_in_meta_and_info(home, tm
     assert code == 0
     got = {r["table"]: r["duplicates"] for r in csv.DictReader(io.StringIO(out))}
     assert got == {"job_events": "3", "machine_meta": "2"}
+
+
+def test_a_reading_command_never_deletes_what_a_connection_of_its_own_process_reads(home, tmp_path):
+    # Without the check of this process's own open files, the tidy's lock probe would succeed
+    # (fcntl locks never conflict within a process), drop the notebook's lock and delete the
+    # generation its connection reads.
+    import tracewh
+
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
+    con = tracewh.connect(home.root)
+    try:
+        assert con.execute("SELECT count(*) FROM google2011.job_events").fetchall() == [(2,)]
+        cmd = [*TRACEWH, "ingest", "google2011", str(_jobs(tmp_path / "new", [7])), "--replace", "-q"]
+        subprocess.run(cmd, env=_env(home), check=True, capture_output=True)
+        for dirs in home.retired.glob("*.dirs"):  # past the grace time
+            os.utime(dirs, (time.time() - 3600, time.time() - 3600))
+        tracewh.info(home.root)  # a reading command: it tidies the home first
+        assert con.execute("SELECT count(*), sum(job_id) FROM google2011.job_events").fetchall() == [(2, 3)]
+    finally:
+        con.close()

@@ -285,7 +285,11 @@ def retained_dirs(home: Home) -> set[str]:
 
 
 def _held(db: Path) -> bool:
-    """Does any process hold this catalog file open (DuckDB's shared or exclusive fcntl lock)?"""
+    """Does any process hold this catalog file open (DuckDB's shared or exclusive fcntl lock)?
+    This process is asked first, by its open files: fcntl locks never conflict within a process,
+    and closing the probe below would drop the lock of this process's own reader."""
+    if _open_here(db):
+        return True
     try:
         fd = os.open(db, os.O_RDWR)
     except OSError:
@@ -296,6 +300,21 @@ def _held(db: Path) -> bool:
         return True
     finally:
         os.close(fd)
+    return False
+
+
+def _open_here(path: Path) -> bool:
+    """Is the file open in this process (a DuckDB connection a notebook keeps)? Linux's /proc."""
+    try:
+        want = path.stat()
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            st = os.stat(f"/proc/self/fd/{fd}")
+            if (st.st_dev, st.st_ino) == (want.st_dev, want.st_ino):
+                return True
     return False
 
 
