@@ -134,6 +134,13 @@ def info(
 
     for line in parts.warnings(home_of(ctx, home)):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)
+    extra = holdings.beyond_live(home_of(ctx, home))
+    err_console.print(
+        f"{extra / 1e6:,.2f} MB on disk beyond the live data (superseded generations and catalogs "
+        "kept while a reader holds them; the first command after it closes deletes them)",
+        markup=False,
+        highlight=False,
+    )
 
 
 @app.command(

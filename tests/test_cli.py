@@ -329,7 +329,10 @@ def test_check_fails_with_exit_1_when_an_invariant_breaks(capsys, tmp_path):
     link = tmp_path / "h" / "parquet" / "google2011" / "job_events"
     link.unlink()
     os.symlink(".gen/job_events.20990101T000000-dead00", link)
-    code, out, err = run(capsys, "--home", str(tmp_path / "h"), "check", "--format", "csv")
+    from tracewh.home import Home
+
+    with Home.resolve(tmp_path / "h").writer_lock():  # a writer at work: check reports, does not mend
+        code, out, err = run(capsys, "--home", str(tmp_path / "h"), "check", "--format", "csv")
     assert code == 1
     failed = [r["check"] for r in csv.DictReader(io.StringIO(out)) if r["result"] == "FAIL"]
     assert failed == ["parquet_links"]

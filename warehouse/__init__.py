@@ -19,6 +19,7 @@ from tracewh.api import (
     list_reports,
     plot,
     report,
+    snapshot,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "list_reports",
     "plot",
     "report",
+    "snapshot",
 ]

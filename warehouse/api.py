@@ -15,7 +15,8 @@ raises tracewh.errors.TracewhError (UsageError for a wrong argument) on failure.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -301,6 +302,16 @@ def ingest(
     )
 
 
+@contextlib.contextmanager
+def snapshot(home: PathLike | Home | None = None) -> Iterator[None]:
+    """A session: every ``report``, ``plot`` and ``info`` on this home inside the block reads one
+    state of the warehouse (the one when the block began), whatever ingests commit meanwhile."""
+    from tracewh import query
+
+    with query.snapshot(_home(home)):
+        yield
+
+
 def info(home: PathLike | Home | None = None) -> pl.DataFrame:
     """What is ingested: per table rows, rejects, time range, files, size, last update."""
     from tracewh import holdings
@@ -308,4 +319,15 @@ def info(home: PathLike | Home | None = None) -> pl.DataFrame:
     return to_polars(holdings.tables(_home(home)))
 
 
-__all__ = ["ReportResult", "cite", "connect", "info", "ingest", "list_reports", "plot", "report", "to_polars"]
+__all__ = [
+    "ReportResult",
+    "cite",
+    "connect",
+    "info",
+    "ingest",
+    "list_reports",
+    "plot",
+    "report",
+    "snapshot",
+    "to_polars",
+]

@@ -45,6 +45,14 @@ from tracewh.traces import (
 
 # The oldest DuckDB storage format the catalog must open in: the duckdb-cli 1.5 shell.
 STORAGE_VERSION = "v1.5.0"
+# The layout of a home (meta tables, Parquet columns and folders), recorded in meta.catalog as
+# 'catalog_format' and raised whenever a layout changes. Catalogs written before it was recorded
+# hold none and count as format 1. Of those, the first release wrote Parquet without the ``seq``
+# column (no migration: ingest again into a new home); the later ones lack ``cell`` in
+# meta.ingests / meta.rejects, meta.ingests.duplicate_lines (format 2) or name
+# meta.tables.distinct_tasks, which ``migrate`` mends, and
+# their views predate meta.table_parts and the rest, which ``rebuild`` makes.
+CATALOG_FORMAT = 2
 # Shared by every view and trace: folders of SQL run after the per-trace ones.
 SHARED_SQL_FOLDERS = ("lifecycle",)
 _LOCK_WAIT_S = 10.0
@@ -155,12 +163,15 @@ def staged(home: Home, tag: str) -> Iterator[Stage]:
     stage = Stage(home.root / f".{home.catalog.name}.{tag}.staged", tag)
     _remove_db(stage.path)
     try:
-        if home.catalog.exists():
-            _settle(home)
-            shutil.copyfile(home.catalog, stage.path)
-        else:
-            _create(home, stage.path)
-        con = duckdb.connect(str(stage.path))
+        try:
+            if home.catalog.exists():
+                _settle(home)
+                shutil.copyfile(home.catalog, stage.path)
+            else:
+                _create(home, stage.path)
+            con = duckdb.connect(str(stage.path))
+        except (OSError, duckdb.Error) as e:  # a full disk, a quota, a file size limit
+            raise CatalogError(f"staging the catalog in {home.root} failed: {_reason(e)}") from e
         stage.con = con
         try:
             con.execute("BEGIN")
@@ -169,14 +180,23 @@ def staged(home: Home, tag: str) -> Iterator[Stage]:
             con.execute("COMMIT")
             con.execute("CHECKPOINT")
         except duckdb.Error as e:
-            raise CatalogError(f"writing the catalog failed: {str(e).splitlines()[0]}") from e
+            raise CatalogError(f"writing the catalog failed: {_reason(e)}") from e
         finally:
             stage.con = None
             con.close()
-        _fsync(stage.path)
+        try:
+            _fsync(stage.path)
+        except OSError as e:
+            raise CatalogError(f"staging the catalog in {home.root} failed: {_reason(e)}") from e
     except BaseException:
         _remove_db(stage.path)
         raise
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, OSError):
+        return str(e.strerror or e)
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
 def _settle(home: Home) -> None:
@@ -268,7 +288,11 @@ def retained_dirs(home: Home) -> set[str]:
 
 
 def _held(db: Path) -> bool:
-    """Does any process hold this catalog file open (DuckDB's shared or exclusive fcntl lock)?"""
+    """Does any process hold this catalog file open (DuckDB's shared or exclusive fcntl lock)?
+    This process is asked first, by its open files: fcntl locks never conflict within a process,
+    and closing the probe below would drop the lock of this process's own reader."""
+    if _open_here(db):
+        return True
     try:
         fd = os.open(db, os.O_RDWR)
     except OSError:
@@ -279,6 +303,21 @@ def _held(db: Path) -> bool:
         return True
     finally:
         os.close(fd)
+    return False
+
+
+def _open_here(path: Path) -> bool:
+    """Is the file open in this process (a DuckDB connection a notebook keeps)? Linux's /proc."""
+    try:
+        want = path.stat()
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            st = os.stat(f"/proc/self/fd/{fd}")
+            if (st.st_dev, st.st_ino) == (want.st_dev, want.st_ino):
+                return True
     return False
 
 
@@ -361,8 +400,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                 con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
             except duckdb.Error as e:
                 raise CatalogError(
-                    f"{trace_name}.{table.name}: its Parquet does not match this tracewh version "
-                    f"({str(e).splitlines()[0]}); re-ingest the table"
+                    f"{trace_name}.{table.name}: its Parquet was written in a layout this tracewh "
+                    f"cannot read ({str(e).splitlines()[0]}); ingest its raw files again into a new "
+                    "home (tracewh ingest TRACE SOURCE --home NEW)"
                 ) from e
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
@@ -375,8 +415,8 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
             _run_sql_file(con, f)
     con.execute(
         "INSERT OR REPLACE INTO meta.catalog VALUES ('home', $home), ('tracewh_version', $v), "
-        "('storage_version', $sv)",
-        {"home": str(home.root), "v": __version__, "sv": STORAGE_VERSION},
+        "('storage_version', $sv), ('catalog_format', $f)",
+        {"home": str(home.root), "v": __version__, "sv": STORAGE_VERSION, "f": str(CATALOG_FORMAT)},
     )
 
 
@@ -491,14 +531,68 @@ def recorded_home(con: duckdb.DuckDBPyConnection) -> str | None:
     return rows[0][0] if rows else None
 
 
+def catalog_format(con: duckdb.DuckDBPyConnection, home: Home) -> int:
+    """The layout format a catalog records (1: written before formats were recorded)."""
+    try:
+        rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'catalog_format'").fetchall()
+    except duckdb.CatalogException as e:
+        raise CatalogError(f"{home.catalog} is not a tracewh catalog (it has no meta.catalog table)") from e
+    try:
+        return int(rows[0][0]) if rows else 1
+    except ValueError as e:
+        raise CatalogError(f"{home.catalog}: unreadable catalog format {rows[0][0]!r}") from e
+
+
+def check_format(con: duckdb.DuckDBPyConnection, home: Home) -> None:
+    """Refuse a catalog of another layout with the one line that says what to do."""
+    found = catalog_format(con, home)
+    if found > CATALOG_FORMAT:
+        raise CatalogError(
+            f"{home.catalog} has catalog format {found}, from a newer tracewh (this one reads format "
+            f"{CATALOG_FORMAT}); upgrade tracewh"
+        )
+    if found < CATALOG_FORMAT:
+        raise CatalogError(
+            f"{home.catalog} has catalog format {found}, from an older tracewh (this one reads format "
+            f"{CATALOG_FORMAT}); run `tracewh repair` once to migrate it"
+        )
+
+
+def require_format(home: Home) -> None:
+    """check_format for a writer, before it reads the live catalog."""
+    if not home.catalog.exists():
+        return
+    con = open_file(home.catalog)
+    try:
+        check_format(con, home)
+    finally:
+        con.close()
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """Bring the meta tables of an older catalog to this format (see CATALOG_FORMAT); the views
+    are rebuilt after it. Inside the caller's transaction."""
+    have = set(
+        con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND schema_name = 'meta'"
+        ).fetchall()
+    )
+    for table in ("ingests", "rejects"):
+        if (table, "table_name") in have and (table, "cell") not in have:
+            con.execute(f"ALTER TABLE meta.{table} ADD COLUMN cell VARCHAR")
+    if ("ingests", "duplicate_lines") not in have:
+        con.execute("ALTER TABLE meta.ingests ADD COLUMN duplicate_lines BIGINT")
+    if ("tables", "distinct_tasks") in have:
+        con.execute("ALTER TABLE meta.tables RENAME COLUMN distinct_tasks TO approx_distinct_tasks")
+
+
 def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Views hold absolute paths and come from this version's SQL: refuse to answer from a moved home
     or an older catalog instead of failing on missing files or views."""
+    check_format(con, home)
     # fetchall, not fetchone: DuckDB wants a result finished before other work on the connection
-    try:
-        rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
-    except duckdb.CatalogException as e:
-        raise CatalogError(f"{home.catalog} is not a tracewh catalog (it has no meta.catalog table)") from e
+    rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'tracewh_version'").fetchall()
     if rows and rows[0][0] != __version__:
         raise CatalogError(
             f"the catalog was built by tracewh {rows[0][0]}, this is {__version__}; run `tracewh repair` once"
@@ -520,12 +614,27 @@ def repair(home: Home) -> str | None:
         with staged(home, "repair") as stage:
             assert stage.con is not None
             before = recorded_home(stage.con)
+            migrate(stage.con)
             rebuild(stage.con, home)
         with signals.deferred():
             publish(home, stage)
             sync_links(home)
         collect_garbage(home)
         return before
+
+
+def tidy(home: Home) -> None:
+    """What every command that opens the home does first, when no writer is at work: bring the
+    table links in line with the catalog (a writer killed after its commit leaves them stale) and
+    delete generations nobody can read any more (an ingest's own clean-up runs before the grace of
+    the catalog it retired has passed). A home this process cannot write is left as it is:
+    `check` reports its links."""
+    if not home.catalog.exists():
+        return
+    with home.tidy_lock() as got:
+        if got:
+            sync_links(home)
+            collect_garbage(home)
 
 
 def collect_garbage(home: Home) -> None:

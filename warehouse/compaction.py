@@ -135,6 +135,7 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
     writer_id = ingestion.new_writer_id()
     done: list[TableCompaction] = []
     with home.writer_lock():
+        catalog.require_format(home)
         catalog.sync_links(home)
         catalog.collect_garbage(home)
         live = {k: d for k, d in catalog.live_dirs(home.catalog).items() if trace is None or k[0] == trace}

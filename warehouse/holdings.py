@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from tracewh import query
+import os
+from pathlib import Path
+
+from tracewh import catalog, query
 from tracewh.home import Home
+from tracewh.traces import trace_names
 
 _SQL = """
 SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected, pc.parts_missing,
@@ -16,6 +20,8 @@ SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected, pc
        t.files, t.partitions,
        (SELECT count(*) FROM meta.ingests i
          WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS source_files,
+       (SELECT sum(duplicate_lines) FROM meta.ingests i
+         WHERE i.trace = t.trace AND i.table_name = t.table_name AND i.is_current) AS duplicates,
        round(t.bytes / 1e6, 2) AS parquet_mb,
        date_trunc('second', t.updated) AS updated
 FROM meta.tables AS t
@@ -28,3 +34,40 @@ def tables(home: Home, tz: str | None = None) -> query.Rows:
     with query.read_only(home) as con:
         query.set_zone(con, tz or query.zone_for(con))
         return query.fetch(con, _SQL)
+
+
+def beyond_live(home: Home) -> int:
+    """Bytes the home holds on disk beyond its live data: superseded Parquet generations and
+    retired catalogs kept for readers that still hold them (deleted by the first command after
+    they close), staged catalogs and spill files. A file hard-linked into a live generation
+    costs nothing extra and is not counted."""
+    live = {(home.root / d).resolve() for d in catalog.live_dirs(home.catalog).values()}
+    live_inodes = {f.stat().st_ino for d in live for f in _files(d)}
+    live_inodes.add(home.catalog.stat().st_ino)
+    extra: set[Path] = set()
+    for trace in trace_names():
+        gens = home.generations(trace)
+        if gens.is_dir():
+            for d in gens.iterdir():
+                if d.resolve() not in live:
+                    extra.update(_files(d))
+    for folder in (home.retired, home.tmp):
+        extra.update(_files(folder))
+    extra.update(home.root.glob(f".{home.catalog.name}.*.staged*"))
+    seen: set[int] = set()
+    total = 0
+    for f in extra:
+        try:
+            st = f.stat()
+        except OSError:
+            continue  # deleted meanwhile
+        if st.st_ino not in live_inodes and st.st_ino not in seen:
+            seen.add(st.st_ino)
+            total += st.st_size
+    return total
+
+
+def _files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return [Path(root, n) for root, _, names in os.walk(folder) for n in names]

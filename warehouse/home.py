@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,8 @@ from pathlib import Path
 from tracewh.errors import CatalogError, UsageError
 
 CATALOG_FILE = "tracewh.duckdb"
+_TIDYING = " (tidying)"  # how a tidying reader names itself in the writer lock file
+_TIDY_WAIT_S = 10.0  # a writer waits this long for a tidying reader (it takes milliseconds)
 DEFAULT_HOME = "tracewh-home"
 
 
@@ -86,24 +89,55 @@ class Home:
 
     @contextlib.contextmanager
     def writer_lock(self) -> Iterator[None]:
-        """Held for a whole ingest, so two writers never interleave; readers are not blocked."""
+        """Held for a whole ingest, so two writers never interleave; readers are not blocked.
+        A reader tidying the home (``tidy_lock``) holds it for milliseconds: a writer waits it out."""
+        with self._lock(tidying=False) as got:
+            assert got
+            yield
+
+    @contextlib.contextmanager
+    def tidy_lock(self) -> Iterator[bool]:
+        """The writer lock for a command that only tidies up (mends links, deletes superseded
+        generations) on its way to reading: True when taken, False when a writer holds it (the
+        writer tidies itself) or the home cannot be written."""
+        try:
+            self.ensure_writable()
+        except CatalogError:
+            yield False
+            return
+        with self._lock(tidying=True) as got:
+            yield got
+
+    @contextlib.contextmanager
+    def _lock(self, *, tidying: bool) -> Iterator[bool]:
         self.ensure_writable()
         path = self.root / ".writer.lock"
+        deadline = time.monotonic() + _TIDY_WAIT_S
         with open(path, "a+") as fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                fh.seek(0)
-                holder = fh.read().strip() or "another process"
-                raise CatalogError(
-                    f"{self.root} is being written by {holder}; wait for it to finish"
-                ) from None
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if tidying:
+                        yield False
+                        return
+                    fh.seek(0)
+                    holder = fh.read().strip()
+                    # empty: a holder that has not written its name yet (or a tidier)
+                    if (not holder or holder.endswith(_TIDYING)) and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                        continue
+                    who = holder or "another process"
+                    raise CatalogError(
+                        f"{self.root} is being written by {who}; wait for it to finish"
+                    ) from None
             fh.seek(0)
             fh.truncate()
-            fh.write(f"tracewh pid {os.getpid()}")
+            fh.write(f"tracewh pid {os.getpid()}{_TIDYING if tidying else ''}")
             fh.flush()
             try:
-                yield
+                yield True
             finally:
                 fh.truncate(0)
                 fcntl.flock(fh, fcntl.LOCK_UN)

@@ -34,6 +34,8 @@ import hashlib
 import os
 import re
 import shutil
+import signal
+import sys
 import threading
 import time
 import uuid
@@ -54,6 +56,9 @@ from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
+# For the crash tests: just before it commits, the ingest runs a query that sends the process a
+# SIGINT from inside DuckDB (the moments of a commit are signals.pause_point's).
+SIGINT_IN_QUERY_ENV = "TRACEWH_TEST_SIGINT_IN_QUERY"
 DEFAULT_MEMORY_LIMIT = "2GB"
 READ_CHUNK = 1 << 20
 # Parquet written by an ingest: <part stem>.<ingest id>[_<i>].parquet (the id keeps every name new).
@@ -72,6 +77,7 @@ class FileResult:
     verified: bool = False
     rows_written: int = 0
     rows_rejected: int = 0
+    duplicate_lines: int | None = None  # lines identical to the one before (readers.LineCount)
     started: datetime | None = None
     finished: datetime | None = None
     rejects: list[tuple] = field(default_factory=list)
@@ -104,10 +110,6 @@ class IngestResult:
     tables: list[TableResult]
     seconds: float
 
-    @property
-    def files(self) -> list[FileResult]:
-        return [f for t in self.tables for f in t.files]
-
     def __repr__(self) -> str:
         from tracewh import notebook
 
@@ -117,6 +119,10 @@ class IngestResult:
         from tracewh import notebook
 
         return notebook.ingest_html(self)
+
+    @property
+    def files(self) -> list[FileResult]:
+        return [f for t in self.tables for f in t.files]
 
 
 class Progress:
@@ -179,110 +185,125 @@ def ingest(
     None converts them on local threads. Everything else (checks, commit) runs here either way.
     ``compact``: merge the small Parquet files of each day folder of the new generations
     (tracewh.compaction); without it each part keeps its own files."""
-    if replace and append:
-        raise UsageError("--replace and --append contradict each other; choose one")
-    trace = get_trace(trace_name)
-    memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)  # issue 13: + the variable
-    progress = progress or Progress()
-    started = time.monotonic()
-    sources = _discover(trace, source, tables, table_for_file, cell, parts)
-    home.ensure_writable()
     ingest_id = new_writer_id()
-    mode = "replace" if replace else "append" if append else "parts"
-    with home.writer_lock():
-        # The catalog is the truth: links a killed writer left stale are mended first.
-        catalog.sync_links(home)
-        catalog.collect_garbage(home)
-        live = _live_tables(home, trace_name)
-        current = _current_parts(home, trace_name)
-        results = [
-            FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
-            for src, s in sources
-        ]
-        progress.phase("checking files")
-        for r in results:
-            _precheck(r)
-        if spark is not None:
-            from tracewh import spark as spark_engine
-
-            spark_engine.hash_files(spark, results)  # one task per file, where the file is read
-        else:
-            _hash_all(results, workers)
-        _verify(trace, sources, results, verify)
-        for r in results:
-            if r.damage:
-                raise InputError(f"{r.table}/{r.name}: {r.damage}; the file is damaged, fetch it again")
-        by_table: dict[str, list[FileResult]] = {}
-        for r in results:
-            by_table.setdefault(r.table, []).append(r)
-        skipped: dict[str, list[str]] = {}
-        if not replace:
-            for table, rs in by_table.items():
-                by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
-        work = {t: rs for t, rs in by_table.items() if rs}
-        if not work:
-            table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
-            return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
-        new_gens: dict[str, Path] = {}
-        dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
-        tmp = home.tmp / ingest_id
+    # Ctrl-C inside a DuckDB query reaches Python as DuckDB's own error ("Query interrupted"), or
+    # not at all when the query ends first: whether one came is noticed here, and the answer to it
+    # is always the same (Interrupted, saying whether this ingest committed, read from the catalog).
+    with signals.noticed() as caught:
         try:
-            for table_name, rs in work.items():
-                gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
-                gen.mkdir(parents=True)
-                new_gens[table_name] = gen
-                if table_name in live and not replace:
-                    link_generation(home.root / live[table_name], gen, {r.part for r in rs})
-                    # rows of a rewritten part also sit in compacted files (several parts each)
-                    for r in rs:
-                        if r.part in current:
-                            dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
-                                trace.file_order(r.name)
-                            )
-            todo = [r for rs in work.values() for r in rs]
-            progress.begin(len(todo), sum(r.size for r in todo))
-            signals.pause_point("converting")
-            stats = _convert(
-                trace,
-                todo,
-                new_gens,
-                tmp,
-                memory_limit,
-                workers,
-                progress,
-                ingest_id,
-                spark,
-                dropped,
-                compact,
-            )
-            _check_rows(todo, allow_empty)
-            progress.phase("committing")
-            with catalog.staged(home, ingest_id) as stage:
-                assert stage.con is not None
-                _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
-            with signals.deferred():
-                catalog.publish(home, stage)
+            if replace and append:
+                raise UsageError("--replace and --append contradict each other; choose one")
+            trace = get_trace(trace_name)
+            memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
+            progress = progress or Progress()
+            started = time.monotonic()
+            sources = _discover(trace, source, tables, table_for_file, cell, parts)
+            home.ensure_writable()
+            mode = "replace" if replace else "append" if append else "parts"
+            with home.writer_lock():
+                catalog.require_format(home)
+                # The catalog is the truth: links a killed writer left stale are mended first.
                 catalog.sync_links(home)
-        except BaseException as e:
-            committed = _committed(home, ingest_id)
-            if not committed:
-                for gen in new_gens.values():
-                    shutil.rmtree(gen, ignore_errors=True)
-            shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(e, KeyboardInterrupt):
-                raise Interrupted(
-                    f"interrupted after the commit: ingest {ingest_id} is complete"
-                    if committed
-                    else "interrupted; nothing was committed, the warehouse is as it was"
-                ) from e
+                catalog.collect_garbage(home)
+                live = _live_tables(home, trace_name)
+                current = _current_parts(home, trace_name)
+                results = [
+                    FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
+                    for src, s in sources
+                ]
+                progress.phase("checking files")
+                for r in results:
+                    _precheck(r)
+                if spark is not None:
+                    from tracewh import spark as spark_engine
+
+                    spark_engine.hash_files(spark, results)  # one task per file, where the file is read
+                else:
+                    _hash_all(results, workers)
+                _verify(trace, sources, results, verify)
+                for r in results:
+                    if r.damage:
+                        raise InputError(
+                            f"{r.table}/{r.name}: {r.damage}; the file is damaged, fetch it again"
+                        )
+                by_table: dict[str, list[FileResult]] = {}
+                for r in results:
+                    by_table.setdefault(r.table, []).append(r)
+                skipped: dict[str, list[str]] = {}
+                if not replace:
+                    for table, rs in by_table.items():
+                        by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
+                work = {t: rs for t, rs in by_table.items() if rs}
+                if not work:
+                    table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
+                    result = IngestResult(
+                        trace_name, ingest_id, mode, table_results, time.monotonic() - started
+                    )
+                new_gens: dict[str, Path] = {}
+                dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
+                tmp = home.tmp / ingest_id
+                try:
+                    for table_name, rs in work.items():
+                        gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
+                        gen.mkdir(parents=True)
+                        new_gens[table_name] = gen
+                        if table_name in live and not replace:
+                            link_generation(home.root / live[table_name], gen, {r.part for r in rs})
+                            # rows of a rewritten part also sit in compacted files (several parts each)
+                            for r in rs:
+                                if r.part in current:
+                                    dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
+                                        trace.file_order(r.name)
+                                    )
+                    todo = [r for rs in work.values() for r in rs]
+                    progress.begin(len(todo), sum(r.size for r in todo))
+                    signals.pause_point("converting")
+                    stats = _convert(
+                        trace,
+                        todo,
+                        new_gens,
+                        tmp,
+                        memory_limit,
+                        workers,
+                        progress,
+                        ingest_id,
+                        spark,
+                        dropped,
+                        compact,
+                    )
+                    _check_rows(todo, allow_empty)
+                    if os.environ.get(SIGINT_IN_QUERY_ENV):
+                        _sigint_inside_a_query()
+                    progress.phase("committing")
+                    with catalog.staged(home, ingest_id) as stage:
+                        assert stage.con is not None
+                        _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+                    with signals.deferred():
+                        catalog.publish(home, stage)
+                        catalog.sync_links(home)
+                except BaseException:
+                    committed = _committed(home, ingest_id)
+                    if not committed:
+                        for gen in new_gens.values():
+                            shutil.rmtree(gen, ignore_errors=True)
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
+                shutil.rmtree(tmp, ignore_errors=True)
+                catalog.collect_garbage(home)
+            table_results = [
+                TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
+                for t in by_table
+            ]
+            result = IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
+        except Interrupted:
             raise
-        shutil.rmtree(tmp, ignore_errors=True)
-        catalog.collect_garbage(home)
-    table_results = [
-        TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
-        for t in by_table
-    ]
-    return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt) or caught:
+                raise Interrupted(_interrupted(home, ingest_id)) from e
+            raise
+    if caught:  # a Ctrl-C DuckDB swallowed: the ingest ran on, the user still hears of it
+        raise Interrupted(_interrupted(home, ingest_id))
+    return result
 
 
 def _discover(
@@ -349,6 +370,41 @@ def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, s
     finally:
         con.close()
     return {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
+
+
+def _sigint_inside_a_query() -> None:
+    """The crash tests' Ctrl-C that lands while DuckDB runs a query (DuckDB then raises its own
+    error, not KeyboardInterrupt): a query that runs until it is stopped, and one SIGINT sent once
+    this thread is in the call that runs it. DuckDB sometimes drops the signal (the "swallowed"
+    Ctrl-C, noticed all the same by ``signals.noticed``): the query is then stopped after 2 s."""
+    con = duckdb.connect()
+    main = threading.get_ident()
+    done = threading.Event()
+
+    def send() -> None:
+        while not done.is_set():
+            frame = sys._current_frames().get(main)
+            if frame is not None and frame.f_code.co_name == "_sigint_inside_a_query":
+                os.kill(os.getpid(), signal.SIGINT)
+                break
+            done.wait(0.001)
+        if not done.wait(2):
+            con.interrupt()
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    try:
+        con.execute("SELECT count(*) FROM range(1000000000000000) AS t(x) WHERE x % 7 = 3").fetchall()
+    finally:
+        done.set()
+        sender.join()
+        con.close()
+
+
+def _interrupted(home: Home, ingest_id: str) -> str:
+    if _committed(home, ingest_id):
+        return f"interrupted after the commit: ingest {ingest_id} is complete"
+    return "interrupted; nothing was committed, the warehouse is as it was"
 
 
 def _committed(home: Home, ingest_id: str) -> bool:
@@ -460,7 +516,8 @@ def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, s
     for src in old.rglob("*.parquet"):
         rel = src.relative_to(old)
         cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
-        if (cell, output_stem(src.name)) in stems:
+        # _stem again: homes written before .tar.gz was a known suffix hold "<table>.tar" stems
+        if (cell, _stem(output_stem(src.name))) in stems:
             continue
         dst = new / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -615,6 +672,7 @@ def _convert_ndjson(
     try:
         reader = readers.json_reader(table, r.path)
         r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+        r.duplicate_lines = r.text.duplicates if r.text is not None else None
         if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
             r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
     except InputError:
@@ -656,11 +714,14 @@ def _convert_csv(
         except InputError as e:
             failed = e
     # After the feeder has ended: its finding explains a failed read better than DuckDB's error.
+    if isinstance(feed.failure, readers.ArchiveRefused):
+        raise InputError(f"{r.table}/{r.name}: {feed.failure}")
     if feed.failure is not None:
         raise InputError(f"{r.table}/{r.name}: {feed.failure}; the file is damaged, fetch it again")
     if failed is not None:
         raise failed
     count = feed.count if feed.path != r.path else r.text
+    r.duplicate_lines = count.duplicates if count is not None else None
     cr_rejects = feed.fixer.rejects
     malformed = cur.execute(readers.csv_rejects_sql(rejects)).fetchall()
     skipped = {line for line, *_ in malformed} | {line for line, *_ in cr_rejects}
@@ -826,7 +887,8 @@ def _record(
                 "INSERT INTO meta.ingests BY NAME SELECT $id AS ingest_id, $t AS trace, $n AS table_name, "
                 "$cell AS cell, $file AS file, $path AS source_path, $size AS size_bytes, $sha AS sha256, "
                 "$ver AS sha256_verified, $read AS rows_read, $written AS rows_written, "
-                "$rejected AS rows_rejected, $started AS started, $finished AS finished, $mode AS mode, "
+                "$rejected AS rows_rejected, $dup AS duplicate_lines, $started AS started, "
+                "$finished AS finished, $mode AS mode, "
                 "true AS is_current, $version AS tracewh_version",
                 {
                     **params,
@@ -840,6 +902,7 @@ def _record(
                     "read": r.rows_read,
                     "written": r.rows_written,
                     "rejected": r.rows_rejected,
+                    "dup": r.duplicate_lines,
                     "started": r.started,
                     "finished": r.finished,
                     "mode": mode,
@@ -885,7 +948,7 @@ def _record(
 
 
 def _stem(name: str) -> str:
-    for suffix in (".csv.gz", ".csv", ".json.gz", ".json", ".gz"):
+    for suffix in readers.SOURCE_SUFFIXES:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,26 +28,82 @@ BATCH_ROWS = 10_000
 DEFAULT_MEMORY_LIMIT = "4GB"  # per query connection; --memory-limit or TRACEWH_MEMORY_LIMIT overrides
 
 
+@dataclass
+class _Snapshot:
+    root: Path
+    con: duckdb.DuckDBPyConnection
+    interruptible: list[duckdb.DuckDBPyConnection]  # what Ctrl-C interrupts (cursors join it)
+
+
+# The snapshot the reads of this context share (see ``snapshot``), if any.
+_SNAPSHOT: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar("tracewh_snapshot", default=None)
+
+
+@contextlib.contextmanager
+def snapshot(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """One read snapshot for everything read inside the block (a summary page, an API session):
+    each ``read_only(home)`` in it gets a cursor of one open connection, so an ingest that commits
+    meanwhile is not seen (the connection keeps the catalog it opened, and that catalog's
+    generations are kept while it is held open)."""
+    with _connection(home, memory_limit) as (con, interruptible):
+        token = _SNAPSHOT.set(_Snapshot(home.root, con, interruptible))
+        try:
+            yield con
+        finally:
+            _SNAPSHOT.reset(token)
+
+
 @contextlib.contextmanager
 def read_only(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the catalog, checked to be in the place its views point at;
     an interrupt (SIGINT/SIGTERM) cancels its running query. DuckDB spills what does not fit in
-    ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else DEFAULT_MEMORY_LIMIT)."""
-    holder: list[duckdb.DuckDBPyConnection] = []
+    ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else DEFAULT_MEMORY_LIMIT). Inside
+    ``snapshot(home)``: a cursor of the snapshot's connection (its own settings, the same data)."""
+    shared = _SNAPSHOT.get()
+    if shared is not None and shared.root == home.root:
+        cur = shared.con.cursor()
+        shared.interruptible.append(cur)
+        try:
+            cur.execute("SET enable_progress_bar = false")
+            yield cur
+        finally:
+            shared.interruptible.remove(cur)
+            cur.close()
+        return
+    with _connection(home, memory_limit) as (con, _):
+        yield con
+
+
+@contextlib.contextmanager
+def _connection(
+    home: Home, memory_limit: str | None
+) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[duckdb.DuckDBPyConnection]]]:
+    interruptible: list[duckdb.DuckDBPyConnection] = []
+
+    def stop() -> None:
+        for con in list(interruptible):
+            con.interrupt()
+
+    catalog.tidy(home)  # before the signal block: a Ctrl-C meanwhile is an ordinary KeyboardInterrupt
     # The signal block starts before the connection, so DuckDB's threads inherit it.
-    with signals.interrupting(lambda: holder[0].interrupt() if holder else None):
-        con = open_read_only(home, memory_limit)
-        holder.append(con)
+    with signals.interrupting(stop):
+        con = _open(home, memory_limit)
+        interruptible.append(con)
         # DuckDB draws its progress bar on stdout, which carries data only.
         con.execute("SET enable_progress_bar = false")
         try:
-            yield con
+            yield con, interruptible
         finally:
             con.close()
 
 
 def open_read_only(home: Home, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """The connection of read_only(), left open for the caller (the Python API hands it out)."""
+    catalog.tidy(home)
+    return _open(home, memory_limit)
+
+
+def _open(home: Home, memory_limit: str | None) -> duckdb.DuckDBPyConnection:
     # A bounded memory: large windows and joins spill to the home's tmp/ instead of growing.
     limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
     con = catalog.connect(home, read_only=True, memory_limit=limit)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import itertools
 import json
 import os
 import re
@@ -23,9 +24,9 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from tracewh.quoting import quote_ident, quote_literal
+from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.traces import Column, Table
 
 MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clamped to it
@@ -33,6 +34,10 @@ MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clampe
 # events at the same microsecond (a part holds far fewer than 2^32 lines).
 SEQ_FILE_SHIFT = 2**32
 RAW_TEXT_LIMIT = 2000  # characters of a rejected line kept in meta.rejects
+# Every suffix a raw file may carry, longest first: what is left is the part's name, so
+# ``x.tar.gz``, ``x.csv.gz`` and ``x.csv`` are one part. ``.tar`` only for the output stems of
+# homes written before ``.tar.gz`` was known here (``<table>.tar.<ingest id>.parquet``).
+SOURCE_SUFFIXES = (".tar.gz", ".csv.gz", ".csv", ".json.gz", ".json", ".gz", ".tar")
 
 
 def _struct_literal(columns: list[tuple[str, str]]) -> str:
@@ -121,12 +126,20 @@ def _clamped(column: str) -> str:
     return f"(CASE WHEN {column} >= {MAX_TIME} THEN {MAX_TIME} ELSE {column} END)::BIGINT"
 
 
+def _literal_path(path: Path) -> str:
+    """A file path for DuckDB's readers, which take any path as a glob: a source folder ``a?``
+    beside ``ab`` would read both. Glob characters are escaped; a named pipe (the feed of
+    ``streamed``) is passed as it is, because DuckDB's glob never matches one (its name, in the
+    home's tmp/, is ours)."""
+    return quote_literal(path if path.is_fifo() else glob_escape(path))
+
+
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
     columns = _struct_literal(
         [(c.name, "VARCHAR" if _int_type(c) else c.read_type or c.type) for c in table.columns]
     )
     return (
-        f"read_csv({quote_literal(path)}, columns = {columns}, header = false, "
+        f"read_csv({_literal_path(path)}, columns = {columns}, header = false, "
         f"auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n', "
         f"store_rejects = true, rejects_table = {quote_literal(rejects)}, "
         f"rejects_scan = {quote_literal(scans)}, rejects_limit = 0)"
@@ -139,7 +152,7 @@ def json_reader(table: Table, path: Path) -> str:
         for name in (c.name, *c.aliases):
             pairs.append((name, c.read_type or c.type))
     return (
-        f"read_json({quote_literal(path)}, columns = {_struct_literal(pairs)}, "
+        f"read_json({_literal_path(path)}, columns = {_struct_literal(pairs)}, "
         f"format = 'newline_delimited', maximum_object_size = 104857600)"
     )
 
@@ -294,13 +307,8 @@ def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | N
 def raw_lines(path: Path) -> Iterator[bytes]:
     """The file's lines as bytes (each with its line end): plain, gzip or the CSV member of a .tar.gz."""
     if path.name.endswith(".tar.gz"):
-        with tarfile.open(path, mode="r|gz") as archive:
-            for member in archive:
-                if member.isfile() and member.name.endswith(".csv"):
-                    src = archive.extractfile(member)
-                    assert src is not None
-                    yield from src
-                    return
+        for src in archive_csv(path):
+            yield from src
         return
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as fh:
@@ -333,6 +341,33 @@ def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tu
 # ---- archives, streamed ---------------------------------------------------------------------
 
 
+class ArchiveRefused(ValueError):
+    """A ``.tar.gz`` that is whole but not one table's file: no CSV member, or several."""
+
+
+def archive_csv(path: Path) -> Iterator[IO[bytes]]:
+    """The one CSV member of a ``.tar.gz``, streamed (never extracted); then the rest of the
+    archive is read to make sure there is no second one. Several CSV members are refused, not
+    concatenated: the official archives hold exactly one, and reading a second as more lines of
+    the first would put its line numbers, its missing last newline or its header into the table."""
+    found: str | None = None
+    with tarfile.open(path, mode="r|gz") as archive:
+        for member in archive:
+            if not (member.isfile() and member.name.endswith(".csv")):
+                continue
+            if found is not None:
+                raise ArchiveRefused(
+                    f"the archive holds several .csv files ({found}, {member.name}); "
+                    "a table's archive holds exactly one, so it is refused"
+                )
+            found = member.name
+            src = archive.extractfile(member)
+            assert src is not None
+            yield src
+    if found is None:
+        raise ArchiveRefused("the archive holds no .csv file")
+
+
 def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
     """Open the pipe's write end once a reader has opened it (polling: a blocking open could wait
     forever for a reader that never comes); None when ``stop`` is set first."""
@@ -351,21 +386,46 @@ def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
 
 @dataclass
 class LineCount:
-    """Lines of a text stream, counted while it passes by (the last one may lack its line end)."""
+    """Lines of a text stream, counted while it passes by (the last one may lack its line end),
+    and its duplicate lines: lines identical to the line just before them (blank lines aside).
+
+    Only neighbours are compared: the exact duplicates the traces hold (a 2011 task event written
+    twice) sit next to each other in files in time order, and one comparison per line costs about
+    as much as the split (a few % of the ingest; a hash of every whole row would cost a pass of
+    its own and memory that grows with the file). A duplicate further away is not counted."""
 
     lines: int = 0
     last: int = 0x0A
     cr: bool = False
+    repeated: int = 0
+    previous: bytes | None = None  # the last whole line passed
+    pending: bytes = b""  # the start of the line in progress
 
     def feed(self, data: bytes) -> None:
         if data:
             self.lines += data.count(b"\n")
             self.cr = self.cr or b"\r" in data
             self.last = data[-1]
+            whole = self.pending + data if self.pending else data
+            lines = whole.split(b"\n")
+            self.pending = lines.pop()
+            if not lines:
+                return
+            if self.previous is not None:
+                lines.insert(0, self.previous)
+            self.repeated += sum(map(bytes.__eq__, lines, itertools.islice(lines, 1, None)))
+            if b"\n\n" in whole or (self.previous == b"" and lines[1:2] == [b""]):
+                self.repeated -= sum(1 for a, b in itertools.pairwise(lines) if a == b == b"")  # blank
+            self.previous = lines[-1]
 
     @property
     def total(self) -> int:
         return self.lines + (self.last != 0x0A)
+
+    @property
+    def duplicates(self) -> int:
+        unfinished = self.pending != b"" and self.pending == self.previous
+        return self.repeated + unfinished
 
 
 class LineFixer:
@@ -437,15 +497,10 @@ def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
 
     def chunks() -> Iterator[bytes]:
         if path.name.endswith(".tar.gz"):
-            with tarfile.open(path, mode="r|gz") as archive:
-                for member in archive:
-                    if member.isfile() and member.name.endswith(".csv"):
-                        src = archive.extractfile(member)
-                        assert src is not None
-                        while chunk := src.read(1 << 20):
-                            yield chunk
-                        return
-            raise ValueError("the archive holds no .csv file")
+            for src in archive_csv(path):
+                while chunk := src.read(1 << 20):
+                    yield chunk
+            return
         with open(path, "rb") as fh:
             if not path.name.endswith(".gz"):
                 while chunk := fh.read(1 << 20):

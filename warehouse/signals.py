@@ -90,6 +90,34 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def noticed() -> Iterator[list[int]]:
+    """Record each SIGINT / SIGTERM that arrives inside the block, then let the handler in place
+    act on it as before (KeyboardInterrupt). The list it yields says whether one came, even when
+    DuckDB, catching the KeyboardInterrupt inside a query, turned it into an error of its own or
+    dropped it."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    previous = {s: signal.getsignal(s) for s in _DEFERRED}
+
+    def note(signum, frame) -> None:
+        caught.append(signum)
+        handler = previous[signal.Signals(signum)]
+        assert callable(handler)
+        handler(signum, frame)
+
+    for s in _DEFERRED:
+        if callable(previous[s]):  # only Python handlers: an ignored or default signal stays so
+            signal.signal(s, note)
+    try:
+        yield caught
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def terminate_as_interrupt() -> None:
     """SIGTERM (kill, a scheduler's timeout) unwinds like Ctrl-C, so cleanup code runs."""
 

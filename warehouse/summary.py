@@ -81,6 +81,11 @@ def applicable(home: Home) -> list[tuple[reports.Report, str | None]]:
 
 def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None] | None = None) -> Page:
     """Run every applicable report (read-only) and build the page."""
+    with query.snapshot(home):  # one state of the warehouse on the whole page
+        return _html_page(home, tz, progress)
+
+
+def _html_page(home: Home, tz: str | None, progress: Callable[[str], None] | None) -> Page:
     from tracewh import holdings
 
     page = Page(html="")

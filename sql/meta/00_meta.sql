@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS meta.ingests (
     rows_read BIGINT NOT NULL,
     rows_written BIGINT NOT NULL,
     rows_rejected BIGINT NOT NULL,
+    duplicate_lines BIGINT,
     started TIMESTAMPTZ NOT NULL,
     finished TIMESTAMPTZ NOT NULL,
     mode VARCHAR NOT NULL,
@@ -64,6 +65,7 @@ CREATE TABLE IF NOT EXISTS meta.tables (
 COMMENT ON TABLE meta.ingests IS 'One row per source file per ingest: rows_read = rows_written + rows_rejected; is_current = its rows are in the live data';
 COMMENT ON TABLE meta.rejects IS 'Every rejected source line: file, line number (1-based), reason and the raw text';
 COMMENT ON TABLE meta.tables IS 'Per ingested trace table: rows, time range (raw and as real instants), partitions, bytes, distinct entities';
+COMMENT ON COLUMN meta.ingests.duplicate_lines IS 'Lines identical to the line just before them (blank lines aside), kept as rows: the traces hold real exact duplicates; NULL = not counted (an older ingest)';
 COMMENT ON COLUMN meta.tables.data_dir IS 'Live Parquet generation, relative to the home folder';
 COMMENT ON COLUMN meta.tables.min_time IS 'Smallest in-window raw time (special values excluded)';
 COMMENT ON COLUMN meta.tables.max_time IS 'Largest in-window raw time (special values excluded)';
