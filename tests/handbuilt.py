@@ -70,6 +70,41 @@ def gapped_google2011(src: Path) -> Path:
     return src
 
 
+def phased_google2011(src: Path) -> Path:
+    """task_events parts 0, 1, 3 of four; part 2 (times 2000-3000 s) is not there. Each attempt has
+    one phase inside observed time and the other across the missing part, so each phase is judged
+    on its own interval (wait: SUBMIT -> SCHEDULE; run: SCHEDULE -> end):
+    task 1: SUBMIT 700, SCHEDULE 710 (part 0), FINISH 3100 (part 3): wait 10 s observed, run across
+    task 2: SUBMIT 1100 (part 1), SCHEDULE 3150, FINISH 3200 (part 3): wait across, run 50 s observed
+    task 3: SUBMIT 800, SCHEDULE 830, FINISH 900 (part 0): wait 30 s, run 70 s, no gap
+    task 4: SUBMIT 1500 (part 1), KILL 3300 (part 3), never scheduled: its pending time is across"""
+    events = src / "task_events"
+    write_gz(
+        events / "part-00000-of-00004.csv.gz",
+        [
+            task_row(700 * S, 1, 0, SUBMIT),
+            task_row(710 * S, 1, 0, SCHEDULE, machine=5),
+            task_row(800 * S, 3, 0, SUBMIT),
+            task_row(830 * S, 3, 0, SCHEDULE, machine=5),
+            task_row(900 * S, 3, 0, FINISH, machine=5),
+        ],
+    )
+    write_gz(
+        events / "part-00001-of-00004.csv.gz",
+        [task_row(1100 * S, 2, 0, SUBMIT), task_row(1500 * S, 4, 0, SUBMIT)],
+    )
+    write_gz(
+        events / "part-00003-of-00004.csv.gz",
+        [
+            task_row(3100 * S, 1, 0, FINISH, machine=5),
+            task_row(3150 * S, 2, 0, SCHEDULE, machine=6),
+            task_row(3200 * S, 2, 0, FINISH, machine=6),
+            task_row(3300 * S, 4, 0, KILL),
+        ],
+    )
+    return src
+
+
 def odd_alibaba2018(src: Path) -> Path:
     """batch_task (task_name, instance_num, job_name, task_type, status, start, end, plan_cpu, plan_mem):
     j_a  M1 100-300, M2_1 150-250: the child starts 150 s before its parent ends; critical path
@@ -194,6 +229,7 @@ def paper_alibaba2018(src: Path) -> Path:
 CASES = {
     "censored": ("google2011", censored_google2011),
     "gapped": ("google2011", gapped_google2011),
+    "phased": ("google2011", phased_google2011),
     "odd_alibaba": ("alibaba2018", odd_alibaba2018),
     "paper_alibaba": ("alibaba2018", paper_alibaba2018),
 }
