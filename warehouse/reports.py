@@ -264,6 +264,14 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
             if "lifecycle.task_episodes" in report.sql
             else {}
         )
+        left_out = (
+            con.execute(
+                "SELECT trace, what, sum(left_out), sum(total) FROM lifecycle.left_out "
+                "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL"
+            ).fetchall()
+            if "lifecycle." in report.sql
+            else []
+        )
     for t in traces:
         if t in on_sample:
             lines.append(
@@ -276,5 +284,15 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
                 f"window: the ingested {t} task events cover {windows[t] / 3600:,.2f} h; attempts crossing "
                 "its edges are censored (time integrals count the part observed)"
             )
+        for lt, what, n, total in left_out:
+            if lt != t:
+                continue
+            if n == total:
+                lines.append(
+                    f"data: every one of the {total:,} {t} {what} is left out of the life-cycle views, "
+                    "so this report counts nothing (all 0): there is no instance of a job to count"
+                )
+            else:
+                lines.append(f"data: {n:,} of the {total:,} {t} {what} are left out of the life-cycle views")
     lines += [f"gap: {w}" for t in traces for w in parts.warnings(home, t)]
     return lines
