@@ -102,7 +102,7 @@ def figure(report_name: str, rows: Rows) -> Any:
 
         from tracewh import dagplot
 
-        dag_fig = dagplot.draw(rows.columns, data, s.get("title", report_name))
+        dag_fig = dagplot.draw(rows.columns, data, _title(s, report_name, rows))
         plt.close(dag_fig)  # the caller owns it, not pyplot's list of open figures
         return dag_fig
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
@@ -186,10 +186,11 @@ def figure(report_name: str, rows: Rows) -> Any:
                     kwargs["linestyle"] = "--"
                 draw(xs_drawn, ys, label=label, **kwargs)
     _references(axes[0][0], s.get("ref", ""))
+    title = _title(s, report_name, rows)
     if len(panel_values) > 1:
-        fig.suptitle(s.get("title", report_name))
+        fig.suptitle(title)
     else:
-        axes[0][0].set_title(s.get("title", report_name))
+        axes[0][0].set_title(title)
     xlabel = s.get("xlabel", s.get("x", ""))
     if start is not None:
         xlabel = f"time in {start.tzinfo} (trace start {start:%Y-%m-%d %H:%M %Z})"
@@ -208,6 +209,16 @@ def figure(report_name: str, rows: Rows) -> Any:
             ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     return fig
+
+
+def _title(s: dict[str, str], report_name: str, rows: Rows) -> str:
+    """The header's title; on data tracewh synth generated, saying so (a chart travels alone)."""
+    title = s.get("title", report_name)
+    return (
+        f"{title}\nSYNTHETIC DATA (tracewh synth), not a recorded trace"
+        if rows.context.get("synthetic")
+        else title
+    )
 
 
 def write(report_name: str, rows: Rows, path: Path) -> Path:
