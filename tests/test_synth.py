@@ -631,3 +631,24 @@ def test_synthetic_data_is_labelled_in_the_catalog_every_footer_plot_and_the_sum
     # a recorded trace (the bundled sample) carries no such line
     assert not any("SYNTHETIC" in line for line in reports.footer(sample_home, "ali-hierarchy"))
     assert reports.run(sample_home, "ali-app-zipf").context["synthetic"] is None
+
+
+def test_google2019_usage_stays_within_machine_capacity(g2019):
+    out, m, home = g2019
+    con = _catalog(home)
+    try:
+        # per machine and 300 s window of the generator's grid (windows never straddle it), the
+        # summed mean usage of the instances on it against the machine's capacity
+        worst = con.execute(
+            "WITH cap AS (SELECT cell, machine_id, max(capacity_cpus) AS c, max(capacity_memory) AS m "
+            "             FROM google2019.machine_events GROUP BY ALL), "
+            "use AS (SELECT cell, machine_id, (start_time - 600000000) // 300000000 AS w, "
+            "               sum(average_cpus) AS cpu, sum(average_memory) AS mem "
+            "        FROM google2019.instance_usage GROUP BY ALL) "
+            "SELECT count(*), max(cpu / c), max(mem / m) FROM use JOIN cap USING (cell, machine_id)"
+        ).fetchone()
+    finally:
+        con.close()
+    windows, cpu, mem = worst
+    assert windows > 100
+    assert cpu <= 1.0 and mem <= 1.0, worst

@@ -41,7 +41,7 @@ from tracewh.traces import get_trace, registry
 
 MANIFEST = "manifest.json"
 TMP_SUFFIX = ".tmp"
-GENERATOR_VERSION = 1  # bump when the same seed and scale give other bytes
+GENERATOR_VERSION = 2  # bump when the same seed and scale give other bytes
 DEFAULT_SEED = 1
 DEFAULT_LEVEL = 6  # gzip level of the originals (gzip's default)
 
