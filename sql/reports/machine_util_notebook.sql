@@ -22,9 +22,9 @@ util AS (
     SELECT least(u.cpu / nullif(c.cpu_cap, 0), 1.0) AS cpu, least(u.memory / nullif(c.memory_cap, 0), 1.0) AS memory
     FROM usage AS u JOIN capacity AS c ON c.cell = u.cell AND c.machine_id = u.machine_id
 )
-SELECT metric, q.p AS level, round(q.v, 6) AS utilisation, n AS machine_windows
+SELECT metric, CAST(q.p AS DOUBLE) AS level, round(q.v, 6) AS utilisation, n AS machine_windows
 FROM (
-    SELECT metric, n, unnest([0.1, 0.5, 0.9, 0.99]::DOUBLE[]) AS p, unnest(qs) AS v
+    SELECT metric, n, unnest([0.1, 0.5, 0.9, 0.99]) AS p, unnest(qs) AS v
     FROM (
         SELECT metric, count(v) AS n, quantile_cont(v, [0.1, 0.5, 0.9, 0.99]) AS qs
         FROM (SELECT 'cpu' AS metric, cpu AS v FROM util UNION ALL SELECT 'memory', memory FROM util)
