@@ -73,7 +73,10 @@ TzOpt = Annotated[
     str | None,
     typer.Option(
         "--tz",
-        help="Time zone for timestamps, e.g. UTC (default: the trace's own zone).",
+        help=(
+            "Time zone of the session and its timestamps, e.g. America/New_York "
+            "(default: a report's trace zone; sql and info: UTC)."
+        ),
         show_default=False,
     ),
 ]

@@ -5,6 +5,7 @@ its docstring what it holds, so a test can work its expected values out by hand.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import task_row, write_gz
@@ -65,6 +66,41 @@ def gapped_google2011(src: Path) -> Path:
             task_row(3100 * S, 1, 0, EVICT, machine=6),
             task_row(3200 * S, 2, 0, SUBMIT),
             task_row(3300 * S, 4, 0, FINISH, machine=6),
+        ],
+    )
+    return src
+
+
+def phased_google2011(src: Path) -> Path:
+    """task_events parts 0, 1, 3 of four; part 2 (times 2000-3000 s) is not there. Each attempt has
+    one phase inside observed time and the other across the missing part, so each phase is judged
+    on its own interval (wait: SUBMIT -> SCHEDULE; run: SCHEDULE -> end):
+    task 1: SUBMIT 700, SCHEDULE 710 (part 0), FINISH 3100 (part 3): wait 10 s observed, run across
+    task 2: SUBMIT 1100 (part 1), SCHEDULE 3150, FINISH 3200 (part 3): wait across, run 50 s observed
+    task 3: SUBMIT 800, SCHEDULE 830, FINISH 900 (part 0): wait 30 s, run 70 s, no gap
+    task 4: SUBMIT 1500 (part 1), KILL 3300 (part 3), never scheduled: its pending time is across"""
+    events = src / "task_events"
+    write_gz(
+        events / "part-00000-of-00004.csv.gz",
+        [
+            task_row(700 * S, 1, 0, SUBMIT),
+            task_row(710 * S, 1, 0, SCHEDULE, machine=5),
+            task_row(800 * S, 3, 0, SUBMIT),
+            task_row(830 * S, 3, 0, SCHEDULE, machine=5),
+            task_row(900 * S, 3, 0, FINISH, machine=5),
+        ],
+    )
+    write_gz(
+        events / "part-00001-of-00004.csv.gz",
+        [task_row(1100 * S, 2, 0, SUBMIT), task_row(1500 * S, 4, 0, SUBMIT)],
+    )
+    write_gz(
+        events / "part-00003-of-00004.csv.gz",
+        [
+            task_row(3100 * S, 1, 0, FINISH, machine=5),
+            task_row(3150 * S, 2, 0, SCHEDULE, machine=6),
+            task_row(3200 * S, 2, 0, FINISH, machine=6),
+            task_row(3300 * S, 4, 0, KILL),
         ],
     )
     return src
@@ -190,10 +226,78 @@ def paper_alibaba2018(src: Path) -> Path:
     return src
 
 
+def notebook_google2019(src: Path) -> Path:
+    """Cell a of the 2019 trace, for the official notebook's two definitions (times in seconds).
+    machines: m1 capacity 0.5 cpu / 0.5 memory (an UPDATE later says 0.4: the largest counts),
+              m2 1.0 / 1.0; the cell's capacity 1.5 / 1.5.
+    instances: 100/0 on m1 priority 200 then 360 (highest 360: production, monitoring folded in);
+               101/0 on m1 priority 0 (free); 102/0 on m2 priority 110 (best-effort batch);
+               103/0 on m2 inside alloc set 900 (left out); 900/0 the alloc set's own instance on
+               m2, priority 200 (kept); 104/0 has usage on m2 but no events.
+    usage windows (start-end s: cpu, memory): 100/0 600-900: 0.4, 0.1 and 900-1200: 0.3, 0.1;
+               101/0 600-900: 0.3, 0.2 and 1000-1100: 0.9, 0.9 (100 s: too short);
+               102/0 3700-4000: 0.2, 0.3; 103/0 600-900: 0.5, 0.5 (in an alloc set);
+               900/0 600-900: 0.6, 0.6; 104/0 600-900: 0.1, 0.05."""
+    cell = src / "clusterdata_2019_a"
+
+    def write(name: str, rows: list[dict]) -> None:
+        cell.mkdir(parents=True, exist_ok=True)
+        (cell / f"{name}-000000000000.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    write(
+        "machine_events",
+        [
+            {"time": 0, "machine_id": 1, "type": 0, "capacity": {"cpus": 0.5, "memory": 0.5}},
+            {"time": 2000 * S, "machine_id": 1, "type": 2, "capacity": {"cpus": 0.4, "memory": 0.4}},
+            {"time": 0, "machine_id": 2, "type": 0, "capacity": {"cpus": 1.0, "memory": 1.0}},
+        ],
+    )
+
+    def event(t: int, kind: int, job: int, machine: int | None, prio: int, **extra) -> dict:
+        row = {"time": t * S, "type": kind, "collection_id": job, "instance_index": 0, "priority": prio}
+        if machine is not None:
+            row["machine_id"] = machine
+        return {**row, "collection_type": 0, **extra}
+
+    write(
+        "instance_events",
+        [
+            event(500, 0, 100, None, 200),
+            event(550, 3, 100, 1, 200),
+            event(1000, 10, 100, 1, 360),
+            event(550, 3, 101, 1, 0),
+            event(3650, 3, 102, 2, 110),
+            event(550, 3, 103, 2, 200, alloc_collection_id=900),
+            event(550, 3, 900, 2, 200, collection_type=1),
+        ],
+    )
+
+    def usage(job: int, machine: int, start: int, end: int, cpu: float, mem: float, **extra) -> dict:
+        row = {"start_time": start * S, "end_time": end * S, "collection_id": job, "instance_index": 0}
+        return {**row, "machine_id": machine, "average_usage": {"cpus": cpu, "memory": mem}, **extra}
+
+    write(
+        "instance_usage",
+        [
+            usage(100, 1, 600, 900, 0.4, 0.1),
+            usage(100, 1, 900, 1200, 0.3, 0.1),
+            usage(101, 1, 600, 900, 0.3, 0.2),
+            usage(101, 1, 1000, 1100, 0.9, 0.9),
+            usage(102, 2, 3700, 4000, 0.2, 0.3),
+            usage(103, 2, 600, 900, 0.5, 0.5, alloc_collection_id=900),
+            usage(900, 2, 600, 900, 0.6, 0.6, collection_type=1),
+            usage(104, 2, 600, 900, 0.1, 0.05),
+        ],
+    )
+    return src
+
+
 # trace, builder: the hand-built homes that the golden files also cover (tests/golden/<case>/)
 CASES = {
     "censored": ("google2011", censored_google2011),
     "gapped": ("google2011", gapped_google2011),
+    "phased": ("google2011", phased_google2011),
+    "notebook": ("google2019", notebook_google2019),
     "odd_alibaba": ("alibaba2018", odd_alibaba2018),
     "paper_alibaba": ("alibaba2018", paper_alibaba2018),
 }

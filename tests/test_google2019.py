@@ -371,3 +371,24 @@ def test_every_google2019_report_answers_for_each_cell(home, name, cell):
         pytest.skip(f"{name} covers all traces at once")
     rows = reports.run(home, name, trace="google2019", cell=cell)
     assert rows.rows, (name, cell)
+
+
+def test_a_cell_of_alloc_instances_only_says_why_its_life_cycle_reports_show_0(tmp_path):
+    # two instance events, both of an alloc set (collection_type 1): the life-cycle views hold none
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    lines = [
+        {"time": "700000000", "type": "0", "collection_id": "9", "instance_index": 0, "collection_type": 1},
+        {"time": "800000000", "type": "3", "collection_id": "9", "instance_index": 0, "collection_type": 1},
+    ]
+    (flat / "instance_events-000000000000.json").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2019", flat, cell="c")
+    r = reports.run(home, "lifecycle-counts", trace="google2019")
+    assert {row[0]: row[1] for row in r.rows}["distinct tasks"] == 0
+    said = [line for line in reports.footer(home, "lifecycle-counts", trace="google2019") if "alloc" in line]
+    assert said == [
+        "data: every one of the 2 google2019 instance events of alloc sets (reservations, not work) is left "
+        "out of the life-cycle views, so this report counts nothing (all 0): there is no instance of a job "
+        "to count"
+    ]

@@ -369,3 +369,40 @@ def test_buckets_inside_missing_parts_are_drawn_as_gaps():
     pending = next(ln for ln in figure("queue", rows).axes[0].get_lines() if ln.get_label() == "pending")
     y = list(pending.get_ydata())
     assert y[0] == 1 and math.isnan(y[1]) and y[2] == 2
+
+
+def test_one_query_gives_one_answer_whatever_else_the_home_holds(capsys, monkeypatch, tmp_path):
+    """The session zone is UTC in `tracewh sql` and tracewh.connect() (the fixed rule in README),
+    with one trace ingested and with two whose zones differ."""
+    import shutil
+
+    from conftest import SAMPLE_2019
+    from handbuilt import phased_google2011
+
+    import tracewh
+    from tracewh import ingestion
+    from tracewh.home import Home
+
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", phased_google2011(tmp_path / "src"))
+    query = "SELECT hour(event_time) AS h FROM google2011.task_events WHERE job_id = 1 ORDER BY time"
+    # raw times 700, 710 and 3100 s = 100, 110 and 2500 s after the trace start, 2011-05-01 23:00
+    # UTC (traces.md): 23:01:40, 23:01:50 and 23:41:40 UTC
+    expected = [23, 23, 23]
+
+    def answers() -> tuple[list[int], list[int]]:
+        code, out, _ = run(capsys, monkeypatch, "--home", str(home.root), "sql", query, "-f", "csv")
+        assert code == 0
+        cli = [int(line) for line in out.split()[1:]]
+        con = tracewh.connect(home.root)
+        try:
+            api = [h for (h,) in con.execute(query).fetchall()]
+        finally:
+            con.close()
+        return cli, api
+
+    assert answers() == (expected, expected)
+    # a second trace whose cell lies in another zone (google2019 cell b: America/Chicago)
+    shutil.copytree(SAMPLE_2019 / "clusterdata_2019_b", tmp_path / "b")
+    ingestion.ingest(home, "google2019", tmp_path / "b", cell="b")
+    assert answers() == (expected, expected)

@@ -5,7 +5,7 @@ Times are seconds after the trace start (raw time = 600 s + s, in microseconds);
   T2 (1,1) p9  production:  SUBMIT 10, SCHEDULE 15, EVICT 115, SUBMIT 115 (same microsecond, after the
                             EVICT in the file), SCHEDULE 215, KILL 1915
   T3 (1,2) p4  middle:      SUBMIT 30, EVICT 40 (while pending), SUBMIT 40, UPDATE_PENDING 50, SCHEDULE 4000
-  T4 (2,0) p11 monitoring:  SCHEDULE 5 (first event, no SUBMIT), FAIL 65, SUBMIT 65
+  T4 (2,0) p11 production:  SCHEDULE 5 (first event, no SUBMIT), FAIL 65, SUBMIT 65
   T5 (2,1) p2  middle:      SUBMIT and SCHEDULE at raw time 0 (before the window), FINISH 3700
   T6 (2,2) p10 production:  SUBMIT 100, SCHEDULE 200 (m102), UPDATE_RUNNING 300, FINISH at 2^63-1
 Every request is cpu 0.1, memory 0.2.
@@ -180,7 +180,8 @@ def test_task_times(home):
     assert (wait["left_censored"], wait["right_censored"], wait["never_scheduled"]) == (2, 1, 1)
     assert got[("execution time", "end reason", "KILL")]["max_s"] == 1700.0
     prod = got[("execution time", "priority tier", "production")]
-    assert (prod["attempts"], prod["completed"], prod["right_censored"]) == (3, 2, 1)  # T2 twice, T6
+    # T2 twice, T6, and T4 (priority 11: production in the 2011 document's bands)
+    assert (prod["attempts"], prod["completed"], prod["right_censored"]) == (4, 3, 1)
 
 
 def test_priority_share(home):
@@ -193,27 +194,24 @@ def test_priority_share(home):
     # scheduled at 4000 s, the window end: 0 s
     requested = {
         "free": 0.1 * 300,
-        "production": 0.1 * (100 + 1700) + 0.1 * 3800,
-        "monitoring": 0.1 * 60,
+        "production": 0.1 * (100 + 1700) + 0.1 * 3800 + 0.1 * 60,
         "middle": 0.1 * 3695,
     }
     total_req = sum(requested.values())
     assert {k: r["tasks"] for k, r in got.items()} == {
         "free": 1,
         "middle": 2,
-        "production": 2,
-        "monitoring": 1,
+        "production": 3,
         "production and above (is_production)": 3,
         "all": 6,
     }
     assert got["production and above (is_production)"]["task_share"] == 0.5
     assert got["production"]["cpu_used_share"] == round(used["production"] / total_used, 4)
     assert got["free"]["cpu_requested_share"] == round(requested["free"] / total_req, 4)
-    assert got["monitoring"]["cpu_requested_share"] == round(requested["monitoring"] / total_req, 4)
     assert got["production"]["cpu_requested_share"] == round(requested["production"] / total_req, 4)
     assert got["middle"]["cpu_requested_share"] == round(requested["middle"] / total_req, 4)
-    # T2 e2 (ok), T2 e1 (ok), T6 (end censored): 3 attempts, 1 censored
-    assert (got["production"]["run_attempts"], got["production"]["censored_attempts"]) == (3, 1)
+    # T2 e2 (ok), T2 e1 (ok), T6 (end censored), T4 e0 (ok): 4 attempts, 1 censored
+    assert (got["production"]["run_attempts"], got["production"]["censored_attempts"]) == (4, 1)
     assert got["middle"]["cpu_used_share"] is None
 
 

@@ -178,7 +178,8 @@ def test_scientific_notation_is_read_as_a_float(hand_con):
         (2, "middle", False),
         (8, "middle", False),
         (9, "production", True),
-        (11, "monitoring", True),
+        # the 2011 document's production band is 9-11: 11 is no tier of its own
+        (11, "production", True),
         (12, "UNKNOWN(12)", True),
     ],
 )

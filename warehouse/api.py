@@ -44,7 +44,8 @@ def _home(home: PathLike | Home | None) -> Home:
 def connect(home: PathLike | None = None, *, tz: str | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only DuckDB connection on the catalog (every trace's views); close it when done.
 
-    Times (TIMESTAMPTZ) come back in ``tz``, else in the zone the ingested traces share (else UTC).
+    The session zone is ``tz``, else UTC whatever the home holds (so ``hour(event_time)`` gives one
+    answer); ``event_time_local`` columns carry the trace's own wall clock.
     """
     from tracewh import query
 

@@ -49,7 +49,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, readers, signals
+from tracewh import __version__, catalog, readers, signals, synth
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
@@ -83,6 +83,7 @@ class FileResult:
     rejects: list[tuple] = field(default_factory=list)
     source: Path = Path()
     damage: str | None = None  # why the file's gzip stream is broken, found while hashing
+    synthetic: synth.Origin | None = None  # the synth manifest's record of a generated file
     text: readers.LineCount | None = None  # its lines, counted while hashing (not for archives)
 
     @property
@@ -208,7 +209,15 @@ def ingest(
                 live = _live_tables(home, trace_name)
                 current = _current_parts(home, trace_name)
                 results = [
-                    FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
+                    FileResult(
+                        s.table,
+                        s.name,
+                        s.path,
+                        s.path.stat().st_size,
+                        s.cell,
+                        source=src,
+                        synthetic=synth.origin(s.path, trace_name),
+                    )
                     for src, s in sources
                 ]
                 progress.phase("checking files")
@@ -472,6 +481,16 @@ def _verify(
     if not verify:
         return
     for (root, s), r in zip(sources, results, strict=True):
+        if r.synthetic is not None:
+            # a synthetic file has no published digest: its own manifest's is the one to match
+            if r.synthetic.sha256 != r.sha256:
+                raise InputError(
+                    f"{r.table}/{r.name}: sha256 {r.sha256[:12]}... does not match the digest in its "
+                    f"synth manifest ({r.synthetic.sha256[:12]}...): the file changed since tracewh synth "
+                    "wrote it; generate it again or pass --no-verify"
+                )
+            r.verified = True
+            continue
         want = trace.expected_sha256(root, s)
         if want is None:
             continue
@@ -909,6 +928,21 @@ def _record(
                     "version": __version__,
                 },
             )
+            if r.synthetic is not None:
+                con.execute(
+                    "INSERT INTO meta.synthetic BY NAME SELECT $id AS ingest_id, $t AS trace, "
+                    "$n AS table_name, $cell AS cell, $file AS file, $seed AS seed, $scale AS scale, "
+                    "$gen AS generator_version",
+                    {
+                        **params,
+                        "id": ingest_id,
+                        "cell": r.cell,
+                        "file": r.name,
+                        "seed": r.synthetic.seed,
+                        "scale": r.synthetic.scale,
+                        "gen": r.synthetic.generator_version,
+                    },
+                )
             if r.rejects:
                 con.executemany(
                     "INSERT INTO meta.rejects BY NAME SELECT ? AS ingest_id, ? AS trace, "

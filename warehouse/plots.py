@@ -212,7 +212,7 @@ def _draw(
 
         from tracewh import dagplot
 
-        dag_fig = dagplot.draw(rows.columns, data, s.get("title", report_name))
+        dag_fig = dagplot.draw(rows.columns, data, _title(s, report_name, rows))
         plt.close(dag_fig)  # the caller owns it, not pyplot's list of open figures
         return dag_fig
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
@@ -323,7 +323,7 @@ def _draw(
                 panel_ax.set_title(human(prefix), fontsize="small", loc="left")
         _powerlaw(axes[0][0], s, rows, data, drawn_x)
     _references(axes[0][0], s.get("ref", ""))
-    title = _wrap(style, s.get("title", report_name))
+    title = _title(style, s, report_name, rows)
     subtitle = _wrap(style, _subtitle(rows, s, start, drawn_x))
     if len(panel_values) > 1:
         fig.suptitle(title + (f"\n{subtitle}" if subtitle else ""), fontsize="medium")
@@ -369,6 +369,14 @@ def _draw(
     lines = note.count("\n") + 1 if note else 0
     fig.tight_layout(rect=(0, min(lines * style.font_size * 0.7 * 1.4 / 72 / fig.get_figheight(), 0.3), 1, 1))
     return fig
+
+
+def _title(style: Style, s: dict[str, str], report_name: str, rows: Rows) -> str:
+    """The header's title; on data tracewh synth generated, saying so (a chart travels alone)."""
+    title = _wrap(style, s.get("title", report_name))
+    if rows.context.get("synthetic"):
+        title += "\n" + _wrap(style, "SYNTHETIC DATA (tracewh synth), not a recorded trace")
+    return title
 
 
 def _plain_log_ticks(axis: Any) -> None:

@@ -119,25 +119,29 @@ def _open(home: Home, memory_limit: str | None) -> duckdb.DuckDBPyConnection:
 
 
 # The zone of the traces' own clocks: google2011.time_zone() and google2019.cells are
-# defined in sql/ (the one place); Alibaba 2018 has no absolute times.
+# defined in sql/ (the one place); Alibaba 2018 has no absolute times. Every zone a trace (or a
+# cell) can have, not the ones ingested: what else the home holds never changes the zone.
 _ZONES_SQL = """
-SELECT DISTINCT i.trace, i.cell,
-       CASE i.trace WHEN 'google2011' THEN google2011.time_zone() ELSE c.time_zone END AS zone
-FROM meta.ingests AS i LEFT JOIN google2019.cells AS c ON c.cell = i.cell
-WHERE i.is_current AND i.trace IN ('google2011', 'google2019')
+SELECT 'google2011' AS trace, NULL AS cell, google2011.time_zone() AS zone
+UNION ALL
+SELECT 'google2019', cell, time_zone FROM google2019.cells
 """
 
 
 def zone_for(con: duckdb.DuckDBPyConnection, trace: str | None = None, cell: str | None = None) -> str:
-    """The zone times print in: the trace's (or cell's) own when it has one, else UTC.
+    """The zone times print in: the trace's (or the cell's) own when it has exactly one, else UTC.
 
-    Without a trace: the one zone every ingested trace shares, else UTC.
+    One fixed rule, so one query gives one answer whatever else the home holds: without a trace
+    (ad-hoc SQL, tracewh.connect(), info) UTC; google2011 America/New_York; a google2019 cell its
+    zone, the 2019 trace over its cells UTC (the cells lie in several zones).
     """
+    if trace is None:
+        return "UTC"
     try:
         found = con.execute(_ZONES_SQL).fetchall()
     except duckdb.Error:
         return "UTC"
-    zones = {z for t, c, z in found if z and (trace is None or t == trace) and (cell is None or c == cell)}
+    zones = {z for t, c, z in found if z and t == trace and (cell is None or c == cell)}
     return zones.pop() if len(zones) == 1 else "UTC"
 
 

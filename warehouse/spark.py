@@ -91,7 +91,7 @@ def sql_folders() -> tuple[str | Path, ...]:
 
 # The catalog's metadata tables that Spark sees (a snapshot taken by register); meta.rejects can be
 # large and stays in DuckDB.
-META_TABLES = ("catalog", "tables", "ingests")
+META_TABLES = ("catalog", "tables", "ingests", "synthetic")
 
 # Spark SQL functions need a type per parameter (DuckDB macros have none): by parameter name, with
 # per-macro entries where a name is used with another type. A macro missing here fails register().

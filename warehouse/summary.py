@@ -101,6 +101,8 @@ def _html_page(home: Home, tz: str | None, progress: Callable[[str], None] | Non
         caveats = reports.caveats(report.name, reports.footer(home, report.name, trace=trace))
         page.sections.append(_section(report, trace, rows, caveats))
     held = holdings.tables(home, tz=tz)
+    with query.read_only(home) as con:
+        made_up = reports.synthetic(con)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     traces = sorted({str(r[0]) for r in held.rows})
     nav = "".join(
@@ -118,6 +120,7 @@ def _html_page(home: Home, tz: str | None, progress: Callable[[str], None] | Non
         f"<header><h1>tracewh summary</h1><p>{_e(', '.join(traces))} &middot; home {_e(str(home.root))}"
         f" &middot; generated {generated} by tracewh {__version__} &middot; "
         f"{len(page.sections)} reports</p></header><main>",
+        "".join(f'<p class="synthetic"><b>{_e(line)}</b></p>' for line in made_up.values()),
         '<section id="ingested"><h2>What is ingested</h2><div class="wide">',
         _table(held.columns, held.types, held.rows, set()),
         "</div></section>",

@@ -31,14 +31,14 @@ SELECT * FROM (VALUES
 ) AS t(code_set, code, name, description);
 
 -- Bands used in the literature; change the bounds here and every view follows.
--- production = the tier counts as production: the 10-observations paper's production is
--- priority >= 9, so 11 (the monitoring tier) is production too.
+-- production = the tier counts as production. The 2011 document's bands are free 0-1, middle
+-- 2-8 and production 9-11 (the 10-observations paper: production = priority >= 9); it names no
+-- priority number as "monitoring", so 11 is production, not a tier of its own.
 CREATE OR REPLACE TABLE google2011.priority_tiers AS
 SELECT * FROM (VALUES
     ('free', 0, 1, false, 'lowest priorities, no SLO'),
     ('middle', 2, 8, false, 'batch and best-effort work'),
-    ('production', 9, 10, true, 'production priorities'),
-    ('monitoring', 11, 11, true, 'monitoring (highest priority)')
+    ('production', 9, 11, true, 'production priorities')
 ) AS t(tier, min_priority, max_priority, production, description);
 
 COMMENT ON TABLE google2011.codes IS 'Names of every code of the 2011 trace: event_type, missing_info, machine_event_type, comparison_operator, scheduling_class';

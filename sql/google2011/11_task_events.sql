@@ -35,7 +35,7 @@ COMMENT ON COLUMN google2011.task_events.event_time IS 'Real instant (TIMESTAMPT
 COMMENT ON COLUMN google2011.task_events.event_time_local IS 'Wall-clock time of the cell, America/New_York; NULL unless in_window';
 COMMENT ON COLUMN google2011.task_events.missing_info_name IS 'NULL for real records; else why the record was synthesized';
 COMMENT ON COLUMN google2011.task_events.is_synthesized IS 'true = a record synthesized by the trace producers (missing_info not empty); its requests may be NULL';
-COMMENT ON COLUMN google2011.task_events.priority_tier IS 'free 0-1 | middle 2-8 | production 9-10 | monitoring 11 (google2011.priority_tiers)';
+COMMENT ON COLUMN google2011.task_events.priority_tier IS 'free 0-1 | middle 2-8 | production 9-11 (google2011.priority_tiers)';
 COMMENT ON COLUMN google2011.task_events.is_production IS 'priority >= the lowest production tier (google2011.priority_tiers: 9, the production definition of the 10-observations paper)';
 COMMENT ON COLUMN google2011.task_events.day IS 'Partition: trace day = time // 86400000000 (time 0 is in day 0; 2^63-1 in day 106751991)';
 COMMENT ON COLUMN google2011.task_events.event_type_name IS 'SUBMIT | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';

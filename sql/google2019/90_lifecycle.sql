@@ -63,10 +63,20 @@ SELECT 'google2019' AS trace, cell, machine_id, time, seq, time_class, type_name
        capacity_cpus AS cpus, capacity_memory AS memory
 FROM google2019.machine_events;
 
+-- what the adapters above leave out, so a report can say why it counts less (or nothing)
+CREATE OR REPLACE VIEW google2019.lifecycle_left_out AS
+SELECT 'google2019' AS trace, cell,
+       'instance events of alloc sets (reservations, not work)' AS what,
+       count(*) FILTER (collection_type IS DISTINCT FROM 0) AS left_out,
+       count(*) AS total
+FROM google2019.instance_events
+GROUP BY cell;
+
 COMMENT ON VIEW google2019.lifecycle_event_types IS 'Adapter: the 2019 instance event types, for lifecycle.event_types';
 COMMENT ON VIEW google2019.lifecycle_priority_tiers IS 'Adapter: google2019.priority_tiers with its trace, for lifecycle.priority_tiers';
 COMMENT ON VIEW google2019.lifecycle_task_event_tables IS 'Adapter: the table holding the 2019 instance events, for lifecycle.task_event_parts';
 COMMENT ON VIEW google2019.lifecycle_task_events IS 'Adapter: google2019.instance_events of jobs in the shape of lifecycle.task_events';
+COMMENT ON VIEW google2019.lifecycle_left_out IS 'Adapter: the instance events of alloc sets the life-cycle views leave out, per cell, for lifecycle.left_out';
 COMMENT ON VIEW google2019.lifecycle_task_usage IS 'Adapter: google2019.instance_usage of jobs in the shape of lifecycle.task_usage';
 COMMENT ON VIEW google2019.lifecycle_job_events IS 'Adapter: google2019.collection_events of jobs in the shape of lifecycle.job_events';
 COMMENT ON VIEW google2019.lifecycle_machine_events IS 'Adapter: google2019.machine_events in the shape of lifecycle.machine_events';

@@ -1,5 +1,5 @@
 -- name: lifecycle.task_episodes
--- description: one row per run attempt of a task: from a SUBMIT to the first end event (EVICT, FAIL, FINISH, KILL, LOST) after it, with wait and run time, whether the trace window censors them, the run time observed inside the window, and whether a missing part lies inside the attempt.
+-- description: one row per run attempt of a task: from a SUBMIT to the first end event (EVICT, FAIL, FINISH, KILL, LOST) after it, with wait and run time, whether the trace window censors them, the run time observed inside the window, and whether a missing part lies inside the attempt, its wait or its run.
 -- grain: one row per (trace, cell, job_id, task_index, episode_no)
 -- note: episode_no counts SUBMITs in (time, seq) order; episode 0 holds the events of a task before its first SUBMIT (a task whose first event is not SUBMIT). Episodes with no end event are kept (state pending_at_end / running_at_end), not dropped. An attempt ran when it has a SCHEDULE, or (episode 0, scheduled before the data) an UPDATE_RUNNING or an end event on a machine. observed_run_s = its run interval clipped to the observed time (lifecycle.observed_segments): an unknown start (scheduled at time 0 or before the data) is the start of the observed segment of its first event, an unknown end (no end event, 2^63-1) the next attempt's first event or the end of the segment of its last event; the time of missing parts never counts.
 CREATE OR REPLACE VIEW lifecycle.task_episodes AS
@@ -40,6 +40,7 @@ episodes AS (
         bool_or(is_synthesized) AS has_synthesized,
         min(time) AS first_time,
         arg_min(gaps_before, k) AS first_gaps,
+        arg_min(gaps_before, k) FILTER (event_kind = 'schedule') AS schedule_gaps,
         arg_min(gaps_before, k) FILTER (event_kind = 'end') AS end_gaps,
         arg_max(gaps_before, k) AS last_gaps,
         max(gaps_total) AS gaps_total,
@@ -91,16 +92,35 @@ SELECT
     END AS observed_run_s,
     -- a part is missing between the attempt's first event and its end (or, with no end, the next
     -- attempt / the end of the data), or before an attempt whose SUBMIT is not in the data
-    CASE WHEN end_reason IS NOT NULL THEN end_gaps
-         ELSE coalesce(next_gaps, gaps_total) END > first_gaps
-        OR (episode_no = 0 AND first_gaps > 0) AS spans_gap
+    wait_spans_gap OR run_spans_gap AS spans_gap,
+    -- each phase on its own interval: a wait observed whole stays a measurement although the run
+    -- after it crosses a missing part (those waits are not typical: dropping them biases the
+    -- delays short), and the other way round
+    wait_spans_gap,
+    run_spans_gap
 FROM (
     SELECT *,
-           CASE WHEN schedule_time > 0 THEN schedule_time ELSE 0 END AS lo,
-           CASE WHEN end_time < meta.after_window(trace) THEN end_time
-                ELSE coalesce(next_time, meta.after_window(trace)) END AS hi,
-           CASE WHEN end_reason IS NOT NULL THEN end_gaps ELSE last_gaps END AS run_last_gaps
-    FROM chained
+           -- the wait runs from the first event (the SUBMIT) to the SCHEDULE, else to what ends
+           -- the pending attempt (its end event, the next attempt, the end of the data); before an
+           -- attempt with no SUBMIT in the data (episode 0) after a missing part, the SUBMIT may
+           -- be in that part
+           CASE WHEN schedule_time IS NOT NULL THEN schedule_gaps
+                WHEN end_reason IS NOT NULL THEN end_gaps
+                ELSE coalesce(next_gaps, gaps_total) END > first_gaps
+               OR (episode_no = 0 AND first_gaps > 0) AS wait_spans_gap,
+           -- the run from the SCHEDULE (unknown: the first event, and then after a missing part
+           -- the SCHEDULE may be in it) to the end event, else the next attempt / the end of data
+           ran AND (CASE WHEN end_reason IS NOT NULL THEN end_gaps
+                         ELSE coalesce(next_gaps, gaps_total) END > coalesce(schedule_gaps, first_gaps)
+                    OR (episode_no = 0 AND schedule_time IS NULL AND first_gaps > 0)) AS run_spans_gap
+    FROM (
+        SELECT *,
+               CASE WHEN schedule_time > 0 THEN schedule_time ELSE 0 END AS lo,
+               CASE WHEN end_time < meta.after_window(trace) THEN end_time
+                    ELSE coalesce(next_time, meta.after_window(trace)) END AS hi,
+               CASE WHEN end_reason IS NOT NULL THEN end_gaps ELSE last_gaps END AS run_last_gaps
+        FROM chained
+    ) AS phased
 ) AS c
 LEFT JOIN seg AS fs
     ON fs.trace = c.trace AND fs.cell IS NOT DISTINCT FROM c.cell AND fs.segment = c.first_gaps
@@ -116,4 +136,6 @@ COMMENT ON COLUMN lifecycle.task_episodes.ran IS 'The attempt ran: a SCHEDULE, o
 COMMENT ON COLUMN lifecycle.task_episodes.run_start_censored IS 'Ran, but its SCHEDULE is at time 0 or before the data (left-censored run)';
 COMMENT ON COLUMN lifecycle.task_episodes.run_end_censored IS 'Ran, but no end event in the window (right-censored run)';
 COMMENT ON COLUMN lifecycle.task_episodes.observed_run_s IS 'Seconds the attempt ran inside the observed time (lifecycle.observed_segments: censored runs count for the part observed, missing parts never); NULL if it never ran';
-COMMENT ON COLUMN lifecycle.task_episodes.spans_gap IS 'true = a missing source part lies inside the attempt: its events may be incomplete';
+COMMENT ON COLUMN lifecycle.task_episodes.spans_gap IS 'true = a missing source part lies inside the attempt: its events may be incomplete (wait_spans_gap or run_spans_gap)';
+COMMENT ON COLUMN lifecycle.task_episodes.wait_spans_gap IS 'true = a missing source part lies inside the wait (SUBMIT -> SCHEDULE, or -> the end of a pending attempt): wait_s is not a measurement';
+COMMENT ON COLUMN lifecycle.task_episodes.run_spans_gap IS 'true = the attempt ran and a missing source part lies inside the run (SCHEDULE -> end event, or -> the next attempt / end of the data): run_s is not a measurement';

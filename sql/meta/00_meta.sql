@@ -1,6 +1,6 @@
 -- name: meta
 -- description: the metadata tables every ingest writes: what was read from where, what was rejected, what each table holds.
--- grain: meta.ingests one row per source file per ingest; meta.rejects one row per rejected line; meta.tables one row per ingested trace table
+-- grain: meta.ingests one row per source file per ingest; meta.synthetic one row per ingested file tracewh synth generated; meta.rejects one row per rejected line; meta.tables one row per ingested trace table
 CREATE SCHEMA IF NOT EXISTS meta;
 
 CREATE TABLE IF NOT EXISTS meta.catalog (
@@ -62,8 +62,20 @@ CREATE TABLE IF NOT EXISTS meta.tables (
     PRIMARY KEY (trace, table_name)
 );
 
+CREATE TABLE IF NOT EXISTS meta.synthetic (
+    ingest_id VARCHAR NOT NULL,
+    trace VARCHAR NOT NULL,
+    table_name VARCHAR NOT NULL,
+    cell VARCHAR,
+    file VARCHAR NOT NULL,
+    seed BIGINT NOT NULL,
+    scale DOUBLE NOT NULL,
+    generator_version INTEGER NOT NULL
+);
+
 COMMENT ON TABLE meta.ingests IS 'One row per source file per ingest: rows_read = rows_written + rows_rejected; is_current = its rows are in the live data';
 COMMENT ON TABLE meta.rejects IS 'Every rejected source line: file, line number (1-based), reason and the raw text';
+COMMENT ON TABLE meta.synthetic IS 'Every ingested file that tracewh synth generated (its folder held the synth manifest listing it), with the generator settings: reports on such data are labelled synthetic';
 COMMENT ON TABLE meta.tables IS 'Per ingested trace table: rows, time range (raw and as real instants), partitions, bytes, distinct entities';
 COMMENT ON COLUMN meta.ingests.duplicate_lines IS 'Lines identical to the line just before them (blank lines aside), kept as rows: the traces hold real exact duplicates; NULL = not counted (an older ingest)';
 COMMENT ON COLUMN meta.tables.data_dir IS 'Live Parquet generation, relative to the home folder';

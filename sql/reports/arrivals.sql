@@ -5,7 +5,7 @@
 -- reproduces: Borg 2020 paper ("Borg: the next generation"): median 885 jobs/hour in 2011 (3,309 in 2019); resubmitted:new task ratio 0.66:1 in 2011 (2.26:1 in 2019)
 -- cites: clusterdata:Tirmazi2020
 -- note: a job arrival is the first SUBMIT of a job (lifecycle.hourly_job_arrivals); every hour between the first and the last event counts, empty ones as 0; with several cells, a cell-hour is one observation. Resubmissions = SUBMITs of a task after its first. 2019: jobs only (alloc sets left out).
--- caveat: jobs submitted before the window (time 0) arrive in no hour; on a slice the hourly rate is of that slice only
+-- caveat: jobs submitted before the window (time 0) arrive in no hour; on a slice the hourly rate is of that slice only. The resubmitted : new ratio is not the Borg 2020 paper's definition, which our sources do not give: this report's (a task's SUBMITs after its first / tasks with a SUBMIT) gives 0.903 on the whole 2011 trace (the 10-observations paper's totals: 48,375,166 submissions, 25,424,731 new), not the published 0.66, so the two figures differ in definition and are not comparable
 WITH per_hour AS (
     SELECT jobs FROM lifecycle.hourly_job_arrivals
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)

@@ -4,18 +4,18 @@
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 8 and Observation 10: execution times from 1 us to 8.969 days; ~80% under 30 minutes; ~40% under 5 minutes
 -- cites: zhu2015observations
--- note: one row of lifecycle.task_episodes per attempt. attempts = every attempt the measure applies to (scheduling delay: every attempt; execution time: attempts that ran) = completed + left_censored (start before the window: time 0 or before the data) + right_censored (no end in the window: still pending / running at its end) + both_censored + across_gap (a missing source part lies inside the attempt) + never_scheduled (delay only: killed or failed while pending, no delay exists) + invalid (end before start). The quantiles, mean, min, max and shares are over the completed attempts only (distribution_over says so): censored attempts are longer than what was observed, so the distribution is biased short when censored is large. Times in seconds.
+-- note: one row of lifecycle.task_episodes per attempt. attempts = every attempt the measure applies to (scheduling delay: every attempt; execution time: attempts that ran) = completed + left_censored (start before the window: time 0 or before the data) + right_censored (no end in the window: still pending / running at its end) + both_censored + across_gap (a missing source part lies inside the measured phase: the wait SUBMIT -> SCHEDULE for the delay, the run SCHEDULE -> end for the execution time; each phase on its own interval) + never_scheduled (delay only: killed or failed while pending, no delay exists) + invalid (end before start). The quantiles, mean, min, max and shares are over the completed attempts only (distribution_over says so): censored attempts are longer than what was observed, so the distribution is biased short when censored is large. Times in seconds.
 -- caveat: on a slice of the trace most long-running attempts (production services) are censored and so absent from the quantiles: read censored beside them
 -- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF, completed attempts); xlabel=seconds (log scale); ylabel=fraction of completed run attempts; logx=true; ref=point@1800,0.8:paper: ~80% of run times under 30 min|point@300,0.4:paper: ~40% under 5 min
 WITH ep AS MATERIALIZED (
     SELECT coalesce(priority_tier, '(none)') AS priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
-           wait_s, run_s, ran, start_censored, run_start_censored, run_end_censored, spans_gap,
+           wait_s, run_s, ran, start_censored, run_start_censored, run_end_censored, wait_spans_gap, run_spans_gap,
            end_reason IS NOT NULL AS ended
     FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 measures AS (
     SELECT 'scheduling delay' AS measure, priority_tier, end_reason,
-           CASE WHEN spans_gap THEN 'across_gap'
+           CASE WHEN wait_spans_gap THEN 'across_gap'
                 WHEN wait_s IS NOT NULL THEN 'completed'
                 WHEN NOT ran AND ended THEN 'never_scheduled'
                 WHEN start_censored AND NOT ran THEN 'both_censored'
@@ -26,7 +26,7 @@ measures AS (
     FROM ep
     UNION ALL
     SELECT 'execution time', priority_tier, end_reason,
-           CASE WHEN spans_gap THEN 'across_gap'
+           CASE WHEN run_spans_gap THEN 'across_gap'
                 WHEN run_s IS NOT NULL THEN 'completed'
                 WHEN run_start_censored AND run_end_censored THEN 'both_censored'
                 WHEN run_start_censored THEN 'left_censored'

@@ -4,12 +4,16 @@
 -- params: trace, cell, bucket_s: int > 0 = 3600, window_s: int > 0 = 21600
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 6 and 7 and Observation 9: execution and scheduling times vary hugely but show no trend as tasks accumulate in the cluster
 -- cites: zhu2015observations
--- note: as in the paper's traversal of events in time order, a value is placed at the instant it becomes known: a scheduling delay at its SCHEDULE, an execution time at its end event (lifecycle.task_episodes; censored attempts have no value and, like attempts across a missing part, are left out of the averages, as of task-times' distribution). Moving average at a bucket = mean of the values placed in the trailing window_s ending with that bucket (all values weighted alike); buckets without a new value carry the window's mean on, and every bucket between the first and the last event is listed.
+-- note: as in the paper's traversal of events in time order, a value is placed at the instant it becomes known: a scheduling delay at its SCHEDULE, an execution time at its end event (lifecycle.task_episodes; censored attempts have no value and, like a wait or run across a missing part, are left out of the averages, as of task-times' distribution). Moving average at a bucket = mean of the values placed in the trailing window_s ending with that bucket (all values weighted alike); buckets without a new value carry the window's mean on, and every bucket between the first and the last event is listed.
 -- caveat: the paper averages over the whole month; near both edges of a slice the averages lean short (a value needs both of its events in the data, so long ones are censored there)
 -- plot: x=hours; y=scheduling_moving_avg_s,execution_moving_avg_s; kind=line; logy=true; title=Moving average of scheduling delay and execution time; xlabel=hours since the trace start; ylabel=seconds (log scale); xstep=bucket_s/3600
 WITH ep AS (
-    SELECT schedule_time, end_time, wait_s, run_s
-    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND NOT spans_gap
+    -- each phase on its own interval: a wait observed whole counts although its run crosses a
+    -- missing part
+    SELECT schedule_time, end_time,
+           CASE WHEN NOT wait_spans_gap THEN wait_s END AS wait_s,
+           CASE WHEN NOT run_spans_gap THEN run_s END AS run_s
+    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 placed AS (
     SELECT schedule_time // meta.time_units($trace, $bucket_s) AS bucket, wait_s AS sched, NULL::DOUBLE AS exec

@@ -41,7 +41,7 @@ from tracewh.traces import get_trace, registry
 
 MANIFEST = "manifest.json"
 TMP_SUFFIX = ".tmp"
-GENERATOR_VERSION = 1  # bump when the same seed and scale give other bytes
+GENERATOR_VERSION = 2  # bump when the same seed and scale give other bytes
 DEFAULT_SEED = 1
 DEFAULT_LEVEL = 6  # gzip level of the originals (gzip's default)
 
@@ -497,6 +497,49 @@ def write_sha256sum(out: Path, files: dict[str, dict], name: str = "SHA256SUM") 
 
 def manifest_of(out: Path) -> dict:
     return json.loads((out / MANIFEST).read_text())
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a file `tracewh synth` wrote comes from: its generator settings and its own digest."""
+
+    seed: int
+    scale: float
+    generator_version: int
+    sha256: str
+
+
+def origin(path: Path, trace: str) -> Origin | None:
+    """The synth manifest's record of ``path`` when a folder above it (up to the layout's depth:
+    ``<table>/part``, ``clusterdata_2019_<cell>/shard``) holds a manifest of ``trace`` listing it;
+    None for any other file (a download, the bundled sample)."""
+    path = path.resolve()
+    for folder in list(path.parents)[:3]:
+        m = _manifest_at(folder)
+        if m is None or m.get("trace") != trace:
+            continue
+        f = m.get("files", {}).get(path.relative_to(folder).as_posix())
+        if f is not None:
+            return Origin(int(m["seed"]), float(m["scale"]), int(m["generator_version"]), str(f["sha256"]))
+    return None
+
+
+def _manifest_at(folder: Path) -> dict | None:
+    path = folder / MANIFEST
+    if not path.is_file():
+        return None
+    st = path.stat()
+    return _read_manifest(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.cache
+def _read_manifest(path: Path, _mtime_ns: int, _size: int) -> dict | None:
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    # a manifest of tracewh synth names its generator; another tool's manifest.json is not one
+    return m if isinstance(m, dict) and "generator_version" in m and "files" in m else None
 
 
 def no_frame(cfg: Config, piece: Piece, size: int) -> tuple[bytes, bytes]:

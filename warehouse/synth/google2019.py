@@ -10,6 +10,10 @@ The model, per cell:
   holds the collection events of a run of consecutive blocks. So every instance belongs to an
   existing collection, and usage exists only for scheduled instances, on their machine, inside
   their run (300 s windows).
+- Within capacity: block k places its instances on its own group of machines (machine index
+  = k mod the number of groups), so a block knows all the load it puts on them; the summed mean
+  CPU and memory usage of a machine in a 300 s window is scaled down to 90% of its capacity
+  divided by the blocks sharing it, hence never over the capacity machine_events gives it.
 - Life: SUBMIT, (QUEUE), ENABLE, SCHEDULE, an end (FINISH / KILL / FAIL / EVICT / LOST); evicted
   and failed instances are resubmitted (the 2019 ratio of resubmissions is high). Lives that
   began before the window carry time 0; a few events are after it (2^63-1).
@@ -212,7 +216,8 @@ def _block(cfg: Config, cell: str, k: int):
     first_of_before = (np.arange(E) == first_e[ei]) & col["before"][ic][ei]
     after = rng.random(E) < AFTER_SHARE
     queued = rng.random(E) < QUEUE_P
-    mach = rng.integers(0, machines(cfg), E)
+    own, _ = _machine_group(cfg, k)
+    mach = own[rng.integers(0, own.size, E)]
     dedicated = rng.random(E) < 0.001
     return {
         "col": col,
@@ -476,6 +481,16 @@ def instance_usage(cfg: Config, piece: Piece) -> Output:
         "has_dist": has_dist,
         "odd": odd,
     }
+    # a machine's summed mean usage in a window stays within its share of the capacity (blocks
+    # sharing a machine split it; 90%: headroom as on a real machine)
+    _, sharing = _machine_group(cfg, k)
+    machine = B["mach"][ep]
+    key = machine * (T_END // WINDOW + 1) + g
+    placed = ~B["dedicated"][ep]
+    drawn = _machine_draws(cfg, cell)
+    for col, per_machine in (("ac", drawn["cpus"]), ("am", drawn["mem"])):
+        limit = per_machine[np.unique(key[placed]) // (T_END // WINDOW + 1)] * 0.9 / sharing
+        data[col][placed] = _within_capacity(np, data[col][placed], key[placed], limit)
     dist, tail = _round(np, rng, dist), _round(np, rng, tail)
     for i in range(11):
         data[f"d{i}"] = dist[:, i]
@@ -648,33 +663,81 @@ def collection_events(cfg: Config, piece: Piece) -> Output:
     return encode(piece, _lines(df, line), cfg.level, counts)
 
 
-def machine_events(cfg: Config, piece: Piece) -> Output:
-    """ADD at time 0 for every machine (0.4% without capacity), then REMOVE / ADD / UPDATE events."""
+@lru_cache(maxsize=2)
+def _machine_draws(cfg: Config, cell: str) -> dict:
+    """The machines of a cell, drawn once: machine_events writes them, instance_usage keeps each
+    machine's load within its capacity (cpus and mem per machine index)."""
     import numpy as np
-    import polars as pl
 
-    cell, _ = piece.args
     rng = rng_for(cfg, cell, "machine_events")
     M = machines(cfg)
     n_later = M // 2
     mid = np.concatenate([np.arange(M), rng.integers(0, M, n_later)])
     n = mid.size
     typ = np.concatenate([np.ones(M, np.int64), rng.choice([1, 2, 3], n_later)])
-    t = np.concatenate([np.zeros(M, np.int64), np.sort(rng.integers(T0, T_END, n_later))])
-    cap = (rng.random(n) >= 0.004) & (typ != 2)
+    d = {
+        "mid": mid,
+        "typ": typ,
+        "t": np.concatenate([np.zeros(M, np.int64), np.sort(rng.integers(T0, T_END, n_later))]),
+        "cap": (rng.random(n) >= 0.004) & (typ != 2),
+    }
+    # the order of these draws is the order the bytes were always drawn in
+    d["q"] = np.where(rng.random(n) < NUMBER_SHARE, "", '"')
+    d["sw"] = rng.integers(0, 600, M)
+    d["pf"] = rng.integers(0, 8, M)
+    d["cpus"] = rng.choice([0.25, 0.5, 1.0], M)
+    d["mem"] = rng.choice([0.1241, 0.2493, 0.4995, 0.749, 1.0], M)
+    d["mdr"] = rng.random(n) < 0.01
+    return d
+
+
+def _machine_group(cfg: Config, k: int):
+    """The machines block k places its instances on, and how many blocks share each of them.
+    Blocks are generated apart, so each owns a share of its machines' capacity that it can keep
+    its own load within: every machine's load stays within its capacity without a global pass."""
+    import numpy as np
+
+    M, nb = machines(cfg), blocks(cfg)
+    groups = min(M, nb)
+    j = k % groups
+    return np.arange(j, M, groups), len(range(j, nb, groups))
+
+
+def _within_capacity(np, values, keys, limit):
+    """values scaled down, per key (machine x window), so that each key's sum stays <= limit[key]
+    (floored to 8 decimals, so the rounding never pushes a sum over); keys within it untouched."""
+    uniq, inv = np.unique(keys, return_inverse=True)
+    load = np.bincount(inv, weights=values)
+    over = load > limit
+    factor = np.ones(uniq.size)
+    factor[over] = limit[over] / load[over]
+    scaled = over[inv]
+    out = values.copy()
+    out[scaled] = np.floor(values[scaled] * factor[inv][scaled] * 1e8) / 1e8
+    return out
+
+
+def machine_events(cfg: Config, piece: Piece) -> Output:
+    """ADD at time 0 for every machine (0.4% without capacity), then REMOVE / ADD / UPDATE events."""
+    import numpy as np
+    import polars as pl
+
+    cell, _ = piece.args
+    d = _machine_draws(cfg, cell)
+    mid = d["mid"]
     hashes = np.asarray(_hashes(cfg.seed, cell))
     df = pl.DataFrame(
         {
-            "q": np.where(rng.random(n) < NUMBER_SHARE, "", '"'),
-            "time": t,
+            "q": d["q"],
+            "time": d["t"],
             "mid": _mid(mid),
-            "type": typ,
-            "sw": hashes[rng.integers(0, 600, M)][mid],
-            "pf": hashes[rng.integers(0, 8, M)][mid],
-            "cpus": rng.choice([0.25, 0.5, 1.0], M)[mid],
-            "mem": rng.choice([0.1241, 0.2493, 0.4995, 0.749, 1.0], M)[mid],
-            "cap": cap,
-            "mdr": rng.random(n) < 0.01,
+            "type": d["typ"],
+            "sw": hashes[d["sw"]][mid],
+            "pf": hashes[d["pf"]][mid],
+            "cpus": d["cpus"][mid],
+            "mem": d["mem"][mid],
+            "cap": d["cap"],
+            "mdr": d["mdr"],
         }
     )
     cc, q = pl.col, pl.col("q")
@@ -700,10 +763,10 @@ def machine_events(cfg: Config, piece: Piece) -> Output:
         ],
         ignore_nulls=True,
     )
-    counts = {"rows": n, "capacity": int(cap.sum()), "time:absent": M}
+    counts = {"rows": mid.size, "capacity": int(d["cap"].sum()), "time:absent": machines(cfg)}
     counts.update(
         {
-            f"type:{name}": int((typ == i).sum())
+            f"type:{name}": int((d["typ"] == i).sum())
             for i, name in enumerate(("UNKNOWN", "ADD", "REMOVE", "UPDATE"))
         }
     )
