@@ -212,7 +212,7 @@ def _draw(
 
         from tracewh import dagplot
 
-        dag_fig = dagplot.draw(rows.columns, data, _title(s, report_name, rows))
+        dag_fig = dagplot.draw(rows.columns, data, _title(style, s, report_name, rows))
         plt.close(dag_fig)  # the caller owns it, not pyplot's list of open figures
         return dag_fig
     group_idx = [rows.columns.index(g.strip()) for g in s.get("group", "").split(",") if g.strip()]
