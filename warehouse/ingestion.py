@@ -211,7 +211,8 @@ def ingest(
                 by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
         work = {t: rs for t, rs in by_table.items() if rs}
         if not work:
-            table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
+            kept = _live_rows(home, trace_name)
+            table_results = [TableResult(t, [], skipped.get(t, []), kept.get(t, 0)) for t in by_table]
             return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
         new_gens: dict[str, Path] = {}
         dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
@@ -267,8 +268,11 @@ def ingest(
             raise
         shutil.rmtree(tmp, ignore_errors=True)
         catalog.collect_garbage(home)
+    kept = _live_rows(home, trace_name)
     table_results = [
-        TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
+        TableResult(
+            t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else kept.get(t, 0)
+        )
         for t in by_table
     ]
     return IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
@@ -324,19 +328,30 @@ def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
     return {n: d for (t, n), d in catalog.live_dirs(home.catalog).items() if t == trace_name}
 
 
-def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, str], tuple[str, int, str]]:
-    """part -> (file, size, sha256) of every part in the live tables of the trace."""
+def _live_rows(home: Home, trace_name: str) -> dict[str, int]:
+    """table -> rows in its live generation (meta.tables): what a table the ingest left as it was holds."""
+    rows = _catalog_rows(home, "SELECT table_name, rows FROM meta.tables WHERE trace = $t", trace_name)
+    return {n: int(r) for n, r in rows}
+
+
+def _catalog_rows(home: Home, sql: str, trace_name: str) -> list[tuple]:
+    """The rows of one query on the live catalog about one trace ($t); none before the first ingest."""
     if not home.catalog.exists():
-        return {}
+        return []
     con = catalog.open_file(home.catalog)
     try:
-        rows = con.execute(
-            "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests "
-            "WHERE trace = $t AND is_current",
-            {"t": trace_name},
-        ).fetchall()
+        return con.execute(sql, {"t": trace_name}).fetchall()
     finally:
         con.close()
+
+
+def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, str], tuple[str, int, str]]:
+    """part -> (file, size, sha256) of every part in the live tables of the trace."""
+    rows = _catalog_rows(
+        home,
+        "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests WHERE trace = $t AND is_current",
+        trace_name,
+    )
     return {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
 
 

@@ -1,0 +1,97 @@
+"""Rates over observed time only: a 5-part synthetic trace of which parts 0 and 4 are ingested.
+
+The oracle reads the raw CSV files with the standard library: the observed time of each ingested
+part (its smallest and largest in-window time), the whole hours inside it, and the first SUBMIT of
+every job in the full data (all five parts), so each rate is the full-data answer restricted to
+the hours the ingested parts observe whole.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import statistics
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tracewh import ingestion as ingest
+from tracewh import reports
+from tracewh.home import Home
+from tracewh.synth import synth
+
+US = 1_000_000
+HOUR = 3600 * US
+START = 600 * US  # the 2011 trace starts 600 s after time 0
+AFTER = 2**63 - 1
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with gzip.open(path, "rt", newline="") as fh:
+        return list(csv.reader(fh))
+
+
+@pytest.fixture(scope="module")
+def five_parts(tmp_path_factory):
+    """job_events at a scale with a few jobs an hour, task_events tiny; both in five parts."""
+    root = tmp_path_factory.mktemp("five")
+    synth("google2011", root / "jobs", scale=0.003, parts=5, tables=["job_events"], workers=1, seed=3)
+    synth("google2011", root / "tasks", scale=0.0001, parts=5, tables=["task_events"], workers=1, seed=3)
+    home = Home.resolve(root / "home")
+    ingest.ingest(home, "google2011", [root / "jobs", root / "tasks"], parts="0,4")
+    return root, home
+
+
+def _part(root: Path, table: str, n: int) -> Path:
+    (path,) = (root / ("jobs" if table == "job_events" else "tasks") / table).glob(f"part-{n:05d}-*")
+    return path
+
+
+def _observed_hours(root: Path) -> list[int]:
+    """The whole hours since the trace start inside the time one ingested job-events part spans."""
+    hours: list[int] = []
+    for n in (0, 4):
+        times = [int(r[0]) for r in _rows(_part(root, "job_events", n)) if 0 < int(r[0]) < AFTER]
+        t0, t1 = min(times), max(times)
+        first = -((START - t0) // HOUR)  # ceil((t0 - START) / HOUR)
+        hours += [h for h in range(first, (t1 - START) // HOUR + 1) if START + (h + 1) * HOUR - 1 <= t1]
+    return hours
+
+
+def _full_data_arrivals(root: Path) -> Counter[int]:
+    """Jobs per hour from every job's first SUBMIT in all five parts (the full data)."""
+    first: dict[str, int] = {}
+    for n in range(5):
+        for r in _rows(_part(root, "job_events", n)):
+            if r[3] == "0":
+                first[r[2]] = min(first.get(r[2], AFTER), int(r[0]))
+    return Counter((t - START) // HOUR for t in first.values() if 0 < t < AFTER)
+
+
+def test_arrivals_rates_count_only_the_hours_the_ingested_parts_observe(five_parts):
+    root, home = five_parts
+    hours = _observed_hours(root)
+    arrivals = _full_data_arrivals(root)
+    per_hour = [arrivals[h] for h in hours]
+    assert len(hours) > 100 and statistics.median(per_hour) > 0  # the check has something to see
+    got = {m: v for m, v, *_ in reports.run(home, "arrivals", trace="google2011").rows}
+    assert got["hours observed (whole)"] == len(hours)
+    assert got["jobs submitted in the observed hours"] == sum(per_hour)
+    assert got["jobs per hour: median"] == statistics.median(per_hour)
+    assert got["jobs per hour: mean"] == round(statistics.fmean(per_hour), 2)
+    assert got["jobs per hour: max"] == max(per_hour)
+    cmp = {r[0]: r[2] for r in reports.run(home, "compare").rows}
+    assert cmp["median_jobs_per_hour"] == statistics.median(per_hour)
+
+
+def test_compare_tasks_per_job_takes_tasks_and_jobs_from_the_same_task_events(five_parts):
+    root, home = five_parts
+    tasks, jobs = set(), set()
+    for n in (0, 4):
+        for r in _rows(_part(root, "task_events", n)):
+            tasks.add((r[2], r[3]))
+            jobs.add(r[2])
+    cmp = {r[0]: r[2] for r in reports.run(home, "compare").rows}
+    assert cmp["tasks"] == len(tasks)
+    assert cmp["tasks_per_job"] == round(len(tasks) / len(jobs), 4)
