@@ -95,3 +95,38 @@ def test_compare_tasks_per_job_takes_tasks_and_jobs_from_the_same_task_events(fi
     cmp = {r[0]: r[2] for r in reports.run(home, "compare").rows}
     assert cmp["tasks"] == len(tasks)
     assert cmp["tasks_per_job"] == round(len(tasks) / len(jobs), 4)
+
+
+# The censored hand-built home holds task_events only: no task_usage, job_events or machine_events.
+USAGE_REPORTS = {
+    "alloc-usage": ("cpu_used_all", "memory_used_production"),
+    "cpu-by-runtime": ("attempts", "cpu_core_hours"),
+    "job-size": ("jobs", "cpu"),
+    "priority-share": ("cpu_used_share", "cpu_used_core_hours"),
+    "utilization-change": (),
+    "tier-usage": (),
+    "machines": (),
+}
+
+
+@pytest.mark.parametrize("name", sorted(USAGE_REPORTS))
+def test_a_report_without_its_usage_table_says_so_and_shows_null_not_zero(handbuilt_home, name):
+    home = handbuilt_home("censored")
+    rows = reports.run(home, name, trace="google2011")
+    for col in USAGE_REPORTS[name]:
+        i = rows.columns.index(col)
+        assert rows.rows and all(r[i] is None for r in rows.rows), (name, col)
+    absent = [line for line in reports.footer(home, name, "google2011") if line.startswith("absent:")]
+    assert any("google2011.task_usage is not ingested" in line for line in absent), absent
+    assert all("--tables" in line for line in absent)
+
+
+def test_compare_and_arrivals_name_the_tables_a_trace_lacks(handbuilt_home):
+    home = handbuilt_home("censored")
+    for name in ("compare", "arrivals"):
+        absent = " ".join(line for line in reports.footer(home, name) if line.startswith("absent:"))
+        assert "google2011.job_events is not ingested" in absent, name
+    cmp = {r[0]: r[2] for r in reports.run(home, "compare").rows}
+    # no job events: no jobs and no hourly rate, rather than 0 (the task events hold 5 tasks)
+    assert cmp["tasks"] == 5 and cmp.get("jobs") is None and cmp.get("median_jobs_per_hour") is None
+    assert "google2011.machine_events is not ingested" in " ".join(reports.footer(home, "compare"))

@@ -12,10 +12,6 @@ SELECT 'google2011' AS trace, tier, min_priority, max_priority, production FROM 
 CREATE OR REPLACE VIEW google2011.lifecycle_task_event_tables AS
 SELECT 'google2011' AS trace, 'task_events' AS table_name;
 
--- the table whose parts hold the job events (lifecycle.job_observed_segments)
-CREATE OR REPLACE VIEW google2011.lifecycle_job_event_tables AS
-SELECT 'google2011' AS trace, 'job_events' AS table_name;
-
 CREATE OR REPLACE VIEW google2011.lifecycle_task_events AS
 SELECT
     'google2011' AS trace,
@@ -81,7 +77,6 @@ FROM google2011.machine_events;
 COMMENT ON VIEW google2011.lifecycle_event_types IS 'Adapter: the 2011 task event types, for lifecycle.event_types';
 COMMENT ON VIEW google2011.lifecycle_priority_tiers IS 'Adapter: google2011.priority_tiers with its trace, for lifecycle.priority_tiers';
 COMMENT ON VIEW google2011.lifecycle_task_event_tables IS 'Adapter: the table holding the 2011 task events, for lifecycle.task_event_parts';
-COMMENT ON VIEW google2011.lifecycle_job_event_tables IS 'Adapter: the table holding the 2011 job events, for lifecycle.job_observed_segments';
 COMMENT ON VIEW google2011.lifecycle_task_events IS 'Adapter: google2011.task_events in the shape of lifecycle.task_events';
 COMMENT ON VIEW google2011.lifecycle_task_usage IS 'Adapter: google2011.task_usage in the shape of lifecycle.task_usage';
 COMMENT ON VIEW google2011.lifecycle_job_events IS 'Adapter: google2011.job_events in the shape of lifecycle.job_events';

@@ -13,10 +13,6 @@ SELECT 'google2019' AS trace, tier, min_priority, max_priority, production FROM 
 CREATE OR REPLACE VIEW google2019.lifecycle_task_event_tables AS
 SELECT 'google2019' AS trace, 'instance_events' AS table_name;
 
--- the table whose parts hold the job events (lifecycle.job_observed_segments)
-CREATE OR REPLACE VIEW google2019.lifecycle_job_event_tables AS
-SELECT 'google2019' AS trace, 'collection_events' AS table_name;
-
 CREATE OR REPLACE VIEW google2019.lifecycle_task_events AS
 SELECT
     'google2019' AS trace,
@@ -70,7 +66,6 @@ FROM google2019.machine_events;
 COMMENT ON VIEW google2019.lifecycle_event_types IS 'Adapter: the 2019 instance event types, for lifecycle.event_types';
 COMMENT ON VIEW google2019.lifecycle_priority_tiers IS 'Adapter: google2019.priority_tiers with its trace, for lifecycle.priority_tiers';
 COMMENT ON VIEW google2019.lifecycle_task_event_tables IS 'Adapter: the table holding the 2019 instance events, for lifecycle.task_event_parts';
-COMMENT ON VIEW google2019.lifecycle_job_event_tables IS 'Adapter: the table holding the 2019 job events, for lifecycle.job_observed_segments';
 COMMENT ON VIEW google2019.lifecycle_task_events IS 'Adapter: google2019.instance_events of jobs in the shape of lifecycle.task_events';
 COMMENT ON VIEW google2019.lifecycle_task_usage IS 'Adapter: google2019.instance_usage of jobs in the shape of lifecycle.task_usage';
 COMMENT ON VIEW google2019.lifecycle_job_events IS 'Adapter: google2019.collection_events of jobs in the shape of lifecycle.job_events';

@@ -3,7 +3,7 @@
 -- grain: lifecycle.job_observed_segments one row per (trace, cell, segment); lifecycle.hourly_job_arrivals one row per (trace, cell, observed hour)
 -- note: the job events observe time in segments (a missing part of the job table splits them, as lifecycle.observed_segments does for the task events): [t0, t1] = the smallest and largest in-window time of a segment's job events. An hour counts only when it lies wholly inside one segment: an hour partly or wholly inside a missing part, or before the first or after the last ingested job event, is not an hour with 0 arrivals but an hour not observed. A job first submitted at time 0 (before the window) arrives in no hour.
 CREATE OR REPLACE VIEW lifecycle.job_observed_segments AS
-WITH src AS (SELECT trace, table_name FROM {{union lifecycle_job_event_tables}}),
+WITH src AS (SELECT trace, table_name FROM meta.inputs WHERE input = 'job_events'),
 missing AS (SELECT m.trace, m.cell, m.part FROM meta.missing_parts AS m JOIN src USING (trace, table_name)),
 per_part AS (
     SELECT trace, cell, meta.seq_part(seq) AS part,

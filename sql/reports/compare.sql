@@ -2,6 +2,7 @@
 -- traces: any
 -- description: the same headline metrics side by side for every trace: machines, jobs, tasks per job, jobs per hour, outcome shares, mean utilisation
 -- params: none
+-- needs: task_events, task_usage, job_events, machine_events
 -- reproduces: the 2011 vs 2019 comparison of the 2020 Borg paper (median 885 vs 3,309 jobs/hour; resubmitted:new 0.66 vs 2.26)
 -- note: every metric has one definition for all traces, named in the definition column (jobs = distinct ids of the job table, as overview counts them per table). Google: outcome shares are over ended run attempts that ran (lifecycle.task_episodes.ran: a task killed while pending has no run outcome); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the observed usage time: the 5-minute slots holding a usage window, so a missing usage part is not idle time); tasks_per_job = tasks / the jobs of those tasks (numerator and denominator from the same task events); median jobs per hour over the wholly observed hours (lifecycle.hourly_job_arrivals). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
 -- caveat: each trace column is computed over what is ingested of that trace: a sample or slice is not the whole trace
