@@ -130,3 +130,49 @@ def test_compare_and_arrivals_name_the_tables_a_trace_lacks(handbuilt_home):
     # no job events: no jobs and no hourly rate, rather than 0 (the task events hold 5 tasks)
     assert cmp["tasks"] == 5 and cmp.get("jobs") is None and cmp.get("median_jobs_per_hour") is None
     assert "google2011.machine_events is not ingested" in " ".join(reports.footer(home, "compare"))
+
+
+S = 1_000_000
+
+
+def test_alloc_usage_and_priority_share_end_a_run_open_before_a_gap_at_the_same_time(tmp_path):
+    """Parts 0 and 2 of three (part 1 missing); one machine with 1 core from time 0.
+    part 0: A (prio 0) SUBMIT 600 s, SCHEDULE 700 s, no end ever; C SUBMIT 1000 s -> segment [600, 1000]
+    part 2: B (prio 9) SUBMIT 3000 s, SCHEDULE 3100 s, FINISH 3500 s -> segment [3000, 3500]
+    A is open before the gap: both reports end it at its segment's end, 1000 s (300 s run);
+    B runs 400 s. Requests 0.5 cores: A 150, B 200 core-s; capacity 1 x (400 + 500) s observed."""
+    from conftest import task_row, write_gz
+
+    src = tmp_path / "src"
+    events = src / "task_events"
+    write_gz(
+        events / "part-00000-of-00003.csv.gz",
+        [
+            task_row(600 * S, 1, 0, 0, prio=0, cpu="0.5"),
+            task_row(700 * S, 1, 0, 1, machine=5, prio=0, cpu="0.5"),
+            task_row(1000 * S, 3, 0, 0, prio=0, cpu="0.5"),
+        ],
+    )
+    write_gz(
+        events / "part-00002-of-00003.csv.gz",
+        [
+            task_row(3000 * S, 2, 0, 0, prio=9, cpu="0.5"),
+            task_row(3100 * S, 2, 0, 1, machine=5, prio=9, cpu="0.5"),
+            task_row(3500 * S, 2, 0, 4, machine=5, prio=9, cpu="0.5"),
+        ],
+    )
+    write_gz(src / "machine_events" / "part-00000-of-00001.csv.gz", ["0,5,0,P,1,1"])
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src)
+    alloc = reports.run(home, "alloc-usage", trace="google2011")
+    rows = [dict(zip(alloc.columns, r, strict=True)) for r in alloc.rows]
+    whole = next(r for r in rows if r["section"] == "whole window")
+    assert whole["cpu_allocated_all"] == round((150 + 200) / 900, 4)
+    assert whole["cpu_allocated_production"] == round(200 / 900, 4)
+    assert whole["observed_h"] == round(900 / 3600, 4)
+    share = reports.run(home, "priority-share", trace="google2011")
+    tiers = {r[0]: dict(zip(share.columns, r, strict=True)) for r in share.rows}
+    assert tiers["production"]["cpu_requested_share"] == round(200 / 350, 4)
+    # the first bucket [0, 3600 s) starts 600 s before the trace start: shown from the start
+    assert next(r["hours"] for r in rows if r["section"] == "per bucket") == 0
+    assert all(r["observed_h"] > 0 for r in rows if r["section"] == "per bucket" and r["observed_h"])
