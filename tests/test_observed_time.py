@@ -176,3 +176,57 @@ def test_alloc_usage_and_priority_share_end_a_run_open_before_a_gap_at_the_same_
     # the first bucket [0, 3600 s) starts 600 s before the trace start: shown from the start
     assert next(r["hours"] for r in rows if r["section"] == "per bucket") == 0
     assert all(r["observed_h"] > 0 for r in rows if r["section"] == "per bucket" and r["observed_h"])
+
+
+@pytest.fixture(scope="module")
+def gap_35(tmp_path_factory):
+    """task_events parts 0 and 2 of three (part 1 missing). With 1000 s buckets:
+    part 0: A (job 1) SUBMIT 1000 s, SCHEDULE 1200 s; C (job 3) SUBMIT 1500, SCHEDULE 1550, FINISH
+            1650 s -> the observed time stops 65% into bucket 1 [1000, 2000 s): 35% of it is missing
+    part 2: B (job 2) SUBMIT 3500 s (first seen after the gap), A SUBMIT again 4000 s, SCHEDULE 4100 s
+    missing time (1650 s, 3500 s): buckets 1, 2 and 3 overlap it, bucket 4 does not."""
+    from conftest import task_row, write_gz
+
+    src = tmp_path_factory.mktemp("gap35") / "src"
+    write_gz(
+        src / "task_events" / "part-00000-of-00003.csv.gz",
+        [
+            task_row(1000 * S, 1, 0, 0),
+            task_row(1200 * S, 1, 0, 1, machine=5),
+            task_row(1500 * S, 3, 0, 0),
+            task_row(1550 * S, 3, 0, 1, machine=5),
+            task_row(1650 * S, 3, 0, 4, machine=5),
+        ],
+    )
+    write_gz(
+        src / "task_events" / "part-00002-of-00003.csv.gz",
+        [task_row(3500 * S, 2, 0, 0), task_row(4000 * S, 1, 0, 0), task_row(4100 * S, 1, 0, 1, machine=5)],
+    )
+    home = Home.resolve(src.parent / "home")
+    ingest.ingest(home, "google2011", src)
+    return home
+
+
+@pytest.mark.parametrize("name", ["queue", "event-cdf", "resubmissions", "task-times-trend"])
+def test_every_bucket_that_overlaps_missing_time_is_flagged(gap_35, name):
+    rows = reports.run(gap_35, name, trace="google2011", options={"bucket_s": "1000"})
+    b, g = rows.columns.index("bucket"), rows.columns.index("in_gap")
+    assert {r[b]: r[g] for r in rows.rows} == {1: True, 2: True, 3: True, 4: False}
+
+
+def test_plots_leave_flagged_buckets_empty(gap_35):
+    from tracewh import plots
+
+    rows = reports.run(gap_35, "event-cdf", trace="google2011", options={"bucket_s": "1000"})
+    fig = plots.figure("event-cdf", rows)
+    ys = fig.axes[0].lines[0].get_ydata()
+    # buckets 1, 2, 3 are flagged: only bucket 4 is drawn
+    assert sum(1 for y in ys if y == y) == 1
+
+
+def test_lifecycle_counts_does_not_call_a_task_first_seen_after_a_gap_new(gap_35):
+    got = {r[0]: r[1] for r in reports.run(gap_35, "lifecycle-counts", trace="google2011").rows}
+    assert got["new submissions (first SUBMIT of a task)"] == 2  # A and C, in part 0
+    assert got["first SUBMIT of a task first seen after a missing part (new or not: unknown)"] == 1  # B
+    assert got["resubmissions (later SUBMITs of a task)"] == 1  # A at 4000 s
+    assert got["tasks with no SUBMIT in the data"] == 0
