@@ -230,3 +230,17 @@ def test_lifecycle_counts_does_not_call_a_task_first_seen_after_a_gap_new(gap_35
     assert got["first SUBMIT of a task first seen after a missing part (new or not: unknown)"] == 1  # B
     assert got["resubmissions (later SUBMITs of a task)"] == 1  # A at 4000 s
     assert got["tasks with no SUBMIT in the data"] == 0
+
+
+def test_info_counts_the_rows_that_min_time_and_max_time_leave_out(sample_home):
+    from conftest import SAMPLE, awk
+
+    from tracewh import holdings
+
+    rows = holdings.tables(sample_home)
+    got = {(r[0], r[1]): r[rows.columns.index("rows_outside_window")] for r in rows.rows}
+    for table in ("task_events", "job_events", "machine_events"):
+        expected = awk(
+            f"gzip -dc {SAMPLE}/{table}/*.csv.gz | awk -F, '$1 == 0 || $1 == 9223372036854775807' | wc -l"
+        )
+        assert got[("google2011", table)] == int(expected) > 0, table
