@@ -244,3 +244,14 @@ def test_info_counts_the_rows_that_min_time_and_max_time_leave_out(sample_home):
             f"gzip -dc {SAMPLE}/{table}/*.csv.gz | awk -F, '$1 == 0 || $1 == 9223372036854775807' | wc -l"
         )
         assert got[("google2011", table)] == int(expected) > 0, table
+
+
+def test_overview_counts_distinct_tasks_exactly(sample_home):
+    from conftest import SAMPLE, awk
+
+    rows = reports.run(sample_home, "overview")
+    got = {(r[0], r[1]): r[rows.columns.index("distinct_tasks_in_table")] for r in rows.rows}
+    expected = awk(
+        f"gzip -dc {SAMPLE}/task_events/*.csv.gz | awk -F, '{{print $3\",\"$4}}' | sort -u | wc -l"
+    )
+    assert got[("google2011", "task_events")] == int(expected)
