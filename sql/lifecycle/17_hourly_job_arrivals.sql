@@ -28,11 +28,15 @@ WITH first_submit AS (
     FROM lifecycle.job_events WHERE event_type_name = 'SUBMIT'
     GROUP BY ALL
 ),
-hours AS (
+whole AS (
     -- the whole hours of each segment: from the first hour starting at or after t0 to the last
     -- one ending at or before t1 (inclusive: its last raw unit is t1)
-    SELECT trace, cell, unnest(range(meta.trace_hour(trace, t0 - 1) + 1, meta.trace_hour(trace, t1 + 1))) AS hour
+    SELECT trace, cell, meta.trace_hour(trace, t0 - 1) + 1 AS h0, meta.trace_hour(trace, t1 + 1) AS h1
     FROM lifecycle.job_observed_segments
+),
+hours AS (
+    -- the bounds first: Spark takes no SQL function inside the generator
+    SELECT trace, cell, unnest(range(h0, h1)) AS hour FROM whole WHERE h1 > h0
 ),
 arrived AS (
     SELECT trace, cell, meta.trace_hour(trace, t) AS hour, count(*) AS jobs
