@@ -255,3 +255,30 @@ def test_overview_counts_distinct_tasks_exactly(sample_home):
         f"gzip -dc {SAMPLE}/task_events/*.csv.gz | awk -F, '{{print $3\",\"$4}}' | sort -u | wc -l"
     )
     assert got[("google2011", "task_events")] == int(expected)
+
+
+def test_compare_shows_what_a_trace_has_and_leaves_the_rest_empty_not_zero(tmp_path):
+    """google2011: job_events only (jobs 1 and 2); alibaba2018: machine_meta only (m_1, m_2)."""
+    from conftest import write_gz
+
+    g, a = tmp_path / "g", tmp_path / "a"
+    write_gz(
+        g / "job_events" / "part-00000-of-00001.csv.gz",
+        [f"{700 * S},,1,0,u,0,n,l", f"{800 * S},,2,0,u,0,n,l", f"{900 * S},,1,4,u,0,n,l"],
+    )
+    a.mkdir()
+    (a / "machine_meta.csv").write_text("m_1,0,1,1,96,100,USING\nm_2,0,1,1,96,100,USING\n")
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", g)
+    ingest.ingest(home, "alibaba2018", a, verify=False)
+    rows = reports.run(home, "compare")
+    got = {r[0]: dict(zip(rows.columns, r, strict=True)) for r in rows.rows}
+    assert got["jobs"]["google2011"] == 2  # from the job table, though no task events are ingested
+    assert got["machines"]["alibaba2018"] == 2
+    # no batch tasks: no jobs, tasks or outcome shares for alibaba2018 (not 0, not NaN)
+    for metric in ("jobs", "tasks", "finish", "kill", "fail"):
+        value = got.get(metric, {}).get("alibaba2018")
+        assert value is None, (metric, value)
+    absent = " ".join(line for line in reports.footer(home, "compare") if line.startswith("absent:"))
+    assert "alibaba2018.batch_task is not ingested" in absent
+    assert "google2011.task_events is not ingested" in absent

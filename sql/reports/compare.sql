@@ -20,16 +20,17 @@ capacity AS (
         FROM lifecycle.machine_events GROUP BY ALL
     ) GROUP BY trace
 ),
+jobs AS (
+    -- one definition for every trace: the distinct ids of the job table (as in overview)
+    SELECT trace, count(DISTINCT (cell, job_id)) AS jobs FROM lifecycle.job_events GROUP BY trace
+),
 tasks AS (
     -- tasks per job over the same observed time as its numerator: the jobs of the tasks in the
     -- ingested task events, not the job table (whose parts may cover other time)
-    SELECT t.trace, count(*) AS tasks, count(DISTINCT (t.cell, t.job_id)) AS task_jobs, j.jobs,
+    SELECT trace, count(*) AS tasks, count(DISTINCT (cell, job_id)) AS task_jobs,
            sum(greatest(submits - 1, 0)) / nullif(count(*) FILTER (submits > 0), 0) AS resubmit_ratio
-    FROM lifecycle.tasks AS t
-    -- jobs: one definition for every trace, the distinct ids of the job table (as in overview)
-    LEFT JOIN (SELECT trace, count(DISTINCT (cell, job_id)) AS jobs FROM lifecycle.job_events GROUP BY trace) AS j
-        USING (trace)
-    GROUP BY t.trace, j.jobs
+    FROM lifecycle.tasks
+    GROUP BY trace
 ),
 hourly AS (
     SELECT trace, median(jobs) AS median_jobs_per_hour FROM lifecycle.hourly_job_arrivals GROUP BY trace
@@ -52,14 +53,14 @@ usage AS (
     FROM lifecycle.task_usage WHERE window_s IS NOT NULL GROUP BY trace
 ),
 wide AS (
-    SELECT t.trace, m.n AS machines, k.jobs, k.tasks, k.tasks / nullif(k.task_jobs, 0) AS tasks_per_job,
+    SELECT t.trace, m.n AS machines, j.jobs, k.tasks, k.tasks / nullif(k.task_jobs, 0) AS tasks_per_job,
            h.median_jobs_per_hour, k.resubmit_ratio,
            o.finish, o.kill, o.fail, o.evict, o.lost,
            u.cpu_s / nullif(c.cpus * u.span_s, 0) AS mean_cpu_utilisation,
            u.mem_s / nullif(c.memory * u.span_s, 0) AS mean_memory_utilisation
     FROM traces AS t
     LEFT JOIN machines AS m USING (trace) LEFT JOIN capacity AS c USING (trace)
-    LEFT JOIN tasks AS k USING (trace) LEFT JOIN hourly AS h USING (trace)
+    LEFT JOIN jobs AS j USING (trace) LEFT JOIN tasks AS k USING (trace) LEFT JOIN hourly AS h USING (trace)
     LEFT JOIN outcomes AS o USING (trace) LEFT JOIN usage AS u USING (trace)
     UNION ALL BY NAME
     SELECT * FROM {{union headline}}
