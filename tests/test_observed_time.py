@@ -282,3 +282,26 @@ def test_compare_shows_what_a_trace_has_and_leaves_the_rest_empty_not_zero(tmp_p
     absent = " ".join(line for line in reports.footer(home, "compare") if line.startswith("absent:"))
     assert "alibaba2018.batch_task is not ingested" in absent
     assert "google2011.task_events is not ingested" in absent
+
+
+def test_compare_utilisation_divides_by_the_observed_usage_time(tmp_path):
+    """task_usage parts 0 and 2 of three (part 1, 1200-3000 s, missing); one machine of 1 core.
+    Windows of 300 s at 0.5 cores: [600, 900), [900, 1200) in part 0, [3000, 3300) in part 2.
+    Used 3 x 150 = 450 core-s over 3 observed 5-minute slots (900 s): utilisation 0.5, not
+    450 / 2700 (the span, gap included)."""
+    from conftest import write_gz
+
+    def window(start: int, end: int) -> str:
+        return ",".join(str(f) for f in [start * S, end * S, 1, 0, 5, 0.5, 0.25] + [""] * 13)
+
+    src = tmp_path / "src"
+    usage = src / "task_usage"
+    write_gz(usage / "part-00000-of-00003.csv.gz", [window(600, 900), window(900, 1200)])
+    write_gz(usage / "part-00002-of-00003.csv.gz", [window(3000, 3300)])
+    write_gz(src / "machine_events" / "part-00000-of-00001.csv.gz", ["0,5,0,P,1,1"])
+    write_gz(src / "task_events" / "part-00000-of-00001.csv.gz", [f"{600 * S},,1,0,,0,u,0,0,0.5,0.25,0,0"])
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src)
+    got = {r[0]: r[2] for r in reports.run(home, "compare").rows}
+    assert got["mean_cpu_utilisation"] == 0.5
+    assert got["mean_memory_utilisation"] == 0.25
