@@ -114,3 +114,9 @@ def test_plots_read_the_chart_spec_from_the_parsed_header(monkeypatch):
     parsed = {"x": "a;b", "kind": "bar"}
     monkeypatch.setattr(plots, "get", lambda name: replace(reports.get("queue"), plot=parsed))
     assert plots.spec("queue") is parsed
+
+
+def test_a_comment_after_a_report_header_is_not_part_of_its_caveat():
+    # compare's body starts with a comment on its first statement; it is SQL, not the caveat
+    caveat = reports.get("compare").caveat
+    assert caveat.endswith("a sample or slice is not the whole trace"), caveat

@@ -341,3 +341,16 @@ def test_an_ingest_removes_spill_folders_of_dead_queries_and_keeps_a_running_one
         (folder / "duckdb_temp_block").write_bytes(b"x")
     ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
     assert not dead.exists() and (alive / "duckdb_temp_block").exists()
+
+
+def test_reingesting_an_unchanged_folder_reports_the_rows_the_tables_still_hold(tmp_path):
+    src = tmp_path / "src"
+    write_gz(
+        src / "task_events" / "part-00000-of-00002.csv.gz", [task_row(600_000_000, 1, i, 0) for i in range(3)]
+    )
+    write_gz(src / "task_events" / "part-00001-of-00002.csv.gz", [task_row(700_000_000, 2, 0, 0)])
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src)
+    again = ingest.ingest(home, "google2011", src)
+    (table,) = again.tables
+    assert (table.table, len(table.skipped), table.rows_total) == ("task_events", 2, 3 + 1)

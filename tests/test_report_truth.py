@@ -245,10 +245,11 @@ def test_episodes_and_queue_buckets_that_span_the_gap_are_marked(gap_home):
         con.close()
     assert observed == {21: 300.0, 40: 200.0}
     queue = as_dicts(reports.run(gap_home, "queue", options={"bucket_s": "1000"}))
-    # buckets of 1000 s: 0 (700-900 s), 1 (1100-1200 s), 2 (empty: part 2), 3 (3100-3300 s)
+    # buckets of 1000 s: 0 (700-900 s), 1 (1100-1200 s), 2 (empty: part 2), 3 (3100-3300 s); the
+    # missing time is (1200 s, 3100 s), so bucket 1 is 80% missing and flagged too
     assert [(q["bucket"], q["in_gap"], q["missing_parts_so_far"]) for q in queue] == [
         (0, False, 0),
-        (1, False, 0),
+        (1, True, 0),
         (2, True, 0),
         (3, True, 1),
     ]

@@ -37,6 +37,7 @@ KEYS = {
     "example": "parameter values that fit the bundled sample (job=j_1)",
     "plot": "the report's chart (warehouse/plots.py)",
     "python": "the Python step between the report's two statements (tracewh.dag.STEPS)",
+    "needs": "the life-cycle inputs a report reads, each with the columns computed from it",
     "source": "the documents the semantics come from",
 }
 # folder kind -> (required keys, allowed keys)
@@ -55,6 +56,7 @@ RULES = {
             "example",
             "plot",
             "python",
+            "needs",
         },
     ),
     "check": ({"name", "description"}, {"name", "description", "grain", "note", "source"}),
@@ -126,6 +128,8 @@ class Header:
     params: tuple[Param, ...] = ()
     builtin_params: tuple[str, ...] = ()  # trace / cell, filled by the runner
     plot: dict[str, str] = field(default_factory=dict)
+    # input -> the columns computed from it (() = the whole report), from ``-- needs:``
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def get(self, key: str, default: str = "") -> str:
         return self.values.get(key, default)
@@ -159,10 +163,12 @@ def parse(where: str, kind: str, values: dict[str, str]) -> Header:
     params: tuple[Param, ...] = ()
     builtin: tuple[str, ...] = ()
     plot: dict[str, str] = {}
+    needs: dict[str, tuple[str, ...]] = {}
     if kind == "report":
         builtin, params = _params(where, values["params"])
         plot = _plot(where, values.get("plot", ""))
-    return Header(kind, dict(values), params, builtin, plot)
+        needs = _needs(where, values.get("needs", ""))
+    return Header(kind, dict(values), params, builtin, plot, needs)
 
 
 def _params(where: str, raw: str) -> tuple[tuple[str, ...], tuple[Param, ...]]:
@@ -198,6 +204,26 @@ def _params(where: str, raw: str) -> tuple[tuple[str, ...], tuple[Param, ...]]:
                 ) from e
         out.append(p)
     return tuple(builtin), tuple(out)
+
+
+# The inputs a report may declare: the life-cycle tables each trace maps to one of its own
+# (TraceSpec.inputs), so the runner can tell which table to ingest.
+INPUTS = ("task_events", "task_usage", "job_events", "machine_events")
+_NEED = re.compile(r"^(?P<input>[a-z_]+)\s*(?:\((?P<cols>[a-z0-9_,\s]*)\))?$")
+
+
+def _needs(where: str, raw: str) -> dict[str, tuple[str, ...]]:
+    """``task_usage (cpu_used, memory_used), machine_events``: input -> the columns computed from it
+    (none listed: the report as a whole)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for item in re.split(r",\s*(?![^()]*\))", raw.strip()) if raw.strip() else []:
+        m = _NEED.match(item.strip())
+        if not m or m.group("input") not in INPUTS:
+            raise HeaderError(
+                f"{where}: needs {item.strip()!r}: one of {', '.join(INPUTS)}, optionally (columns)"
+            )
+        out[m.group("input")] = tuple(c.strip() for c in (m.group("cols") or "").split(",") if c.strip())
+    return out
 
 
 def _plot(where: str, raw: str) -> dict[str, str]:

@@ -10,12 +10,14 @@ from tracewh.home import Home
 from tracewh.traces import trace_names
 
 _SQL = """
+WITH outside(trace, table_name, rows_outside_window) AS ({outside})
 SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected, pc.parts_missing,
        -- to the second: a summary (the exact instants: meta.tables)
        date_trunc('second', t.first_time) AS first_time, date_trunc('second', t.last_time) AS last_time,
        -- the raw times in seconds of the trace's own clock: one unit for every trace (the raw
        -- unit is microseconds for Google, seconds for Alibaba)
        meta.seconds(t.trace, t.min_time) AS clock_from_s, meta.seconds(t.trace, t.max_time) AS clock_to_s,
+       o.rows_outside_window,
        pc.parts_present,
        t.files, t.partitions,
        (SELECT count(*) FROM meta.ingests i
@@ -25,15 +27,40 @@ SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected, pc
        round(t.bytes / 1e6, 2) AS parquet_mb,
        date_trunc('second', t.updated) AS updated
 FROM meta.tables AS t
+LEFT JOIN outside AS o ON o.trace = t.trace AND o.table_name = t.table_name
 LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
 ORDER BY t.trace, t.table_name
 """
 
 
+def _outside_window(con) -> str:
+    """One count per ingested table with a time column: its rows at a special time (0 = before
+    the window / unknown, the after-window value), which min_time and max_time leave out. Time
+    is the leading sort key of the event tables, so the Parquet statistics skip most row groups."""
+    from tracewh.catalog import raw_schema
+    from tracewh.quoting import quote_ident, quote_literal
+    from tracewh.traces import registry
+
+    selects = []
+    for trace, table in con.execute("SELECT trace, table_name FROM meta.tables").fetchall():
+        spec = registry().get(trace)
+        t = spec.tables.get(table) if spec else None
+        times = [c.name for c in t.columns if c.is_time] if t else []
+        if spec is None or not times:
+            continue
+        col = quote_ident(times[0])
+        selects.append(
+            f"SELECT {quote_literal(trace)}, {quote_literal(table)}, count(*) "
+            f"FROM {quote_ident(raw_schema(trace))}.{quote_ident(table)} "
+            f"WHERE {col} IS NOT NULL AND NOT ({spec.in_window_sql(col)})"
+        )
+    return " UNION ALL ".join(selects) or "SELECT NULL, NULL, NULL::BIGINT WHERE false"
+
+
 def tables(home: Home, tz: str | None = None) -> query.Rows:
     with query.read_only(home) as con:
         query.set_zone(con, tz or query.zone_for(con))
-        return query.fetch(con, _SQL)
+        return query.fetch(con, _SQL.format(outside=_outside_window(con)))
 
 
 def beyond_live(home: Home) -> int:

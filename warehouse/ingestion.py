@@ -244,7 +244,8 @@ def ingest(
                         by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
                 work = {t: rs for t, rs in by_table.items() if rs}
                 if not work:
-                    table_results = [TableResult(t, [], skipped.get(t, []), 0) for t in by_table]
+                    kept = _live_rows(home, trace_name)
+                    table_results = [TableResult(t, [], skipped.get(t, []), kept.get(t, 0)) for t in by_table]
                     result = IngestResult(
                         trace_name, ingest_id, mode, table_results, time.monotonic() - started
                     )
@@ -299,8 +300,11 @@ def ingest(
                     raise
                 shutil.rmtree(tmp, ignore_errors=True)
                 catalog.collect_garbage(home)
+            kept = _live_rows(home, trace_name)
             table_results = [
-                TableResult(t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else 0)
+                TableResult(
+                    t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else kept.get(t, 0)
+                )
                 for t in by_table
             ]
             result = IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
@@ -365,19 +369,30 @@ def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
     return {n: d for (t, n), d in catalog.live_dirs(home.catalog).items() if t == trace_name}
 
 
-def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, str], tuple[str, int, str]]:
-    """part -> (file, size, sha256) of every part in the live tables of the trace."""
+def _live_rows(home: Home, trace_name: str) -> dict[str, int]:
+    """table -> rows in its live generation (meta.tables): what a table the ingest left as it was holds."""
+    rows = _catalog_rows(home, "SELECT table_name, rows FROM meta.tables WHERE trace = $t", trace_name)
+    return {n: int(r) for n, r in rows}
+
+
+def _catalog_rows(home: Home, sql: str, trace_name: str) -> list[tuple]:
+    """The rows of one query on the live catalog about one trace ($t); none before the first ingest."""
     if not home.catalog.exists():
-        return {}
+        return []
     con = catalog.open_file(home.catalog)
     try:
-        rows = con.execute(
-            "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests "
-            "WHERE trace = $t AND is_current",
-            {"t": trace_name},
-        ).fetchall()
+        return con.execute(sql, {"t": trace_name}).fetchall()
     finally:
         con.close()
+
+
+def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, str], tuple[str, int, str]]:
+    """part -> (file, size, sha256) of every part in the live tables of the trace."""
+    rows = _catalog_rows(
+        home,
+        "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests WHERE trace = $t AND is_current",
+        trace_name,
+    )
     return {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
 
 
@@ -850,17 +865,21 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     times = [c.name for c in table.columns if c.is_time]
     tcol = quote_ident(times[0]) if times else "NULL::BIGINT"
     in_window = get_trace(trace_name).in_window_sql(tcol) if times else "false"
-    # Jobs and machines are few (exact counts, small hash tables); tasks are tens of millions, so
-    # an exact count would make the ingest's memory grow with the table: HyperLogLog instead.
-    # Two scans, not one (issue 13): DuckDB runs count(DISTINCT) beside other aggregates with a plan
-    # whose memory grows with the rows (1,046 MB peak at 29 M task events, against 88 MB + 95 MB
-    # for the two queries alone; bench/RESULTS.md, "Whole trace: what the figures say").
+    # Jobs and machines are few (exact counts, small hash tables). Tasks are tens of millions: a
+    # count(DISTINCT) keeps them all in memory, but a DISTINCT grouping spills under the memory
+    # limit, so their count is exact too, in a scan of its own (a HyperLogLog estimate was off by
+    # 2.7% on real task events). Separate scans, not one (issue 13): DuckDB runs count(DISTINCT)
+    # beside other aggregates with a plan whose memory grows with the rows (1,046 MB peak at 29 M
+    # task events, against 88 MB + 95 MB for the two queries alone; bench/RESULTS.md, "Whole
+    # trace: what the figures say").
     src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, trace_name, table))})"
-    tasks = f"approx_count_distinct(hash{table.entities['tasks']})" if "tasks" in table.entities else "NULL"
     row = db.execute(
-        f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}), {tasks} "
-        f"FROM {src}"
+        f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}) FROM {src}"
     ).fetchone()
+    tasks = None
+    if "tasks" in table.entities:
+        key = table.entities["tasks"].strip("()")
+        tasks = db.execute(f"SELECT count(*) FROM (SELECT DISTINCT {key} FROM {src})").fetchone()
     distinct = [
         f"count(DISTINCT {table.entities[k]})" if k in table.entities else "NULL"
         for k in ("jobs", "machines")
@@ -868,7 +887,12 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     exact = db.execute(f"SELECT {', '.join(distinct)} FROM {src}").fetchone()
     assert row is not None and exact is not None
     stats.update(
-        rows=row[0], min_time=row[1], max_time=row[2], jobs=exact[0], tasks=row[3], machines=exact[1]
+        rows=row[0],
+        min_time=row[1],
+        max_time=row[2],
+        jobs=exact[0],
+        tasks=tasks[0] if tasks else None,
+        machines=exact[1],
     )
     return stats
 

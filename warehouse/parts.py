@@ -36,8 +36,27 @@ def macro_sql() -> str:
         "CREATE SCHEMA IF NOT EXISTS meta;\n"
         f"CREATE OR REPLACE MACRO meta.part_number(trace, file) AS {body};\n"
         # the part a data row came from: seq = file order (the part number) * 2^32 + line
-        f"CREATE OR REPLACE MACRO meta.seq_part(seq) AS seq // {SEQ_FILE_SHIFT};\n" + time_macros_sql()
+        f"CREATE OR REPLACE MACRO meta.seq_part(seq) AS seq // {SEQ_FILE_SHIFT};\n"
+        + time_macros_sql()
+        + "\n"
+        + inputs_sql()
     )
+
+
+def inputs_sql() -> str:
+    """``meta.inputs(trace, input, table_name)``: each trace's table behind a life-cycle input
+    (TraceSpec.inputs), for views that need the parts of one input's table."""
+    rows = [
+        f"({quote_literal(name)}, {quote_literal(i)}, {quote_literal(t)})"
+        for name, spec in registry().items()
+        for i, t in spec.inputs.items()
+    ]
+    body = (
+        f"SELECT * FROM (VALUES {', '.join(rows)}) AS v(trace, input, table_name)"
+        if rows
+        else "SELECT NULL::VARCHAR AS trace, NULL::VARCHAR AS input, NULL::VARCHAR AS table_name WHERE false"
+    )
+    return f"CREATE OR REPLACE VIEW meta.inputs AS {body};"
 
 
 def gaps(home: Home, trace: str | None = None) -> list[tuple[str, str, str | None, str, int]]:

@@ -4,7 +4,10 @@ Header keys: name, traces (comma list, or 'any'), description, params (with
 defaults: ``trace, bucket_s = 3600``), reproduces (the published figure),
 caveat (what to keep in mind when comparing with the paper), example (values
 for the parameters without a default that fit the bundled sample: ``job=j_1``), plot
-(``x=...; y=a,b; kind=line|step|quantiles; title=...``). ``footer`` turns the
+(``x=...; y=a,b; kind=line|step|quantiles; title=...``), needs (the life-cycle inputs it reads,
+each with the columns computed from it: ``task_usage (cpu_used), machine_events``; when the trace
+has not ingested the input's table those columns are NULL and the footer names the table to
+ingest, instead of the zeros an empty table gives). ``footer`` turns the
 header and the state of the data (missing parts, the bundled sample, the
 observed window) into the lines printed on stderr after a report.
 """
@@ -50,6 +53,8 @@ class Report:
     template: str = ""
     # BibTeX keys of the papers it reproduces (header `cites:`; the entries: tracewh.traces.papers).
     cites: tuple[str, ...] = ()
+    # life-cycle input -> the columns computed from it (() = the whole report): header ``needs``
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def needs_trace(self) -> bool:
@@ -91,6 +96,7 @@ def all_reports() -> dict[str, Report]:
             f.meta.params,
             f.body,
             tuple(k.strip() for k in f.header.get("cites", "").split(",") if k.strip()),
+            f.meta.needs,
         )
     return out
 
@@ -165,6 +171,8 @@ def run(
             with query.stream_arrow(con, first, _used(first, params)) as batches:
                 dag.STEPS[report.python](con, batches)
             rows = query.fetch(con, second, _used(second, params))
+        absent = absent_inputs(con, report, str(chosen)) if chosen else []
+    _blank_absent(rows, report, absent)
     chart = _split_chart_columns(rows)
     rows.context = {
         "chart": chart,
@@ -203,6 +211,30 @@ def synthetic(con) -> dict[str, str]:
 
 
 STEP_MARKER = "-- then:"
+
+
+def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:
+    """(input, table) for each input the report needs that the trace maps to a table it has not
+    ingested: what the report computes from it is unknown, not zero."""
+    from tracewh.traces import registry
+
+    spec = registry().get(trace)
+    if spec is None or not report.needs:
+        return []
+    have = {
+        t
+        for (t,) in con.execute(
+            "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace}
+        ).fetchall()
+    }
+    return [(i, spec.inputs[i]) for i in report.needs if i in spec.inputs and spec.inputs[i] not in have]
+
+
+def _blank_absent(rows: Rows, report: Report, absent: list[tuple[str, str]]) -> None:
+    """The columns computed from an absent input become NULL (the SQL sees an empty table: 0)."""
+    blank = {i for i, c in enumerate(rows.columns) for inp, _ in absent if c in report.needs[inp]}
+    if blank:
+        rows.rows = [tuple(None if i in blank else v for i, v in enumerate(r)) for r in rows.rows]
 
 
 def _used(sql: str, params: dict[str, object]) -> dict[str, object]:
@@ -308,6 +340,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
             if "lifecycle." in report.sql
             else []
         )
+        absent = {t: absent_inputs(con, report, t) for t in traces}
     for t in traces:
         if t in labels:
             lines.append(f"data: {labels[t]}")
@@ -332,5 +365,13 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
                 )
             else:
                 lines.append(f"data: {n:,} of the {total:,} {t} {what} are left out of the life-cycle views")
+    for t in traces:
+        for inp, table in absent[t]:
+            cols = report.needs[inp]
+            what = f"{', '.join(cols)} are NULL" if cols else f"what {name} computes from it is left out"
+            lines.append(
+                f"absent: {t}.{table} is not ingested: {what} (unknown, not 0); "
+                f"ingest it: tracewh ingest {t} DIR --tables {table}"
+            )
     lines += [f"gap: {w}" for t in traces for w in parts.warnings(home, t)]
     return lines

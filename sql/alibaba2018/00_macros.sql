@@ -2,6 +2,7 @@
 -- description: the semantics of the 2018 trace as macros users can call: invalid percent values, cores, trace time, and the DAG task-name parser.
 -- params: see each macro
 -- source: traces.md section 3 and the Alibaba co-location paper (seeds); task-name forms: task_<base64>==, MergeTask, <letters><id>(_<dep>)*, _Stg<n> suffix, trailing underscore
+
 -- Percent and normalised fields are 0..100; -1 and 101 (and anything outside) mark invalid values.
 CREATE OR REPLACE MACRO alibaba2018.valid_percent(x) AS CASE WHEN x >= 0 AND x <= 100 THEN x END;
 

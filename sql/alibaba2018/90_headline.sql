@@ -6,8 +6,9 @@ CREATE OR REPLACE VIEW alibaba2018.headline AS
 SELECT
     'alibaba2018' AS trace,
     (SELECT count(DISTINCT machine_id) FROM alibaba2018.machine_meta) AS machines,
-    count(DISTINCT job_name) AS jobs,
-    count(*) AS tasks,
+    -- no batch tasks ingested: unknown, not 0 (compare's footer names the table)
+    nullif(count(DISTINCT job_name), 0) AS jobs,
+    nullif(count(*), 0) AS tasks,
     count(*) / nullif(count(DISTINCT job_name), 0) AS tasks_per_job,
     (SELECT median(jobs) FROM (
         SELECT h, count(*) AS jobs FROM (
@@ -15,9 +16,9 @@ SELECT
             FROM alibaba2018.batch_task GROUP BY job_name
         ) WHERE h IS NOT NULL GROUP BY h)) AS median_jobs_per_hour,
     NULL::DOUBLE AS resubmit_ratio,
-    count(*) FILTER (status = 'Terminated') / count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')) AS finish,
-    count(*) FILTER (status IN ('Cancelled', 'Interrupted')) / count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')) AS kill,
-    count(*) FILTER (status = 'Failed') / count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')) AS fail,
+    count(*) FILTER (status = 'Terminated') / nullif(count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')), 0) AS finish,
+    count(*) FILTER (status IN ('Cancelled', 'Interrupted')) / nullif(count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')), 0) AS kill,
+    count(*) FILTER (status = 'Failed') / nullif(count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')), 0) AS fail,
     NULL::DOUBLE AS evict,
     NULL::DOUBLE AS lost,
     (SELECT avg(cpu_util_percent) / 100 FROM alibaba2018.machine_usage) AS mean_cpu_utilisation,

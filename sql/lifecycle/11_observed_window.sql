@@ -1,7 +1,7 @@
 -- name: lifecycle.observed_segments
 -- description: the time the ingested task events observe: one segment per run of consecutive present parts (a missing part splits the window), so time integrals count only what was observed.
--- grain: observed_segments one row per (trace, cell, segment); observed_window one row per Google trace
--- note: segment = gaps_before of its parts (0 before the first missing part, 1 after it, ...); [t0, t1] = smallest and largest in-window time of its events (0 and 2^63-1 excluded). cum_s = the observed seconds of the earlier segments of the same trace and cell, so an interval across segments adds the segments between without a join per segment. observed_window sums the segments (window_s) and spans them (t0, t1), over the cells.
+-- grain: observed_segments one row per (trace, cell, segment); missing_spans one row per (trace, cell, missing stretch); observed_window one row per Google trace
+-- note: segment = gaps_before of its parts (0 before the first missing part, 1 after it, ...); [t0, t1] = smallest and largest in-window time of its events (0 and 2^63-1 excluded). cum_s = the observed seconds of the earlier segments of the same trace and cell, so an interval across segments adds the segments between without a join per segment. observed_window sums the segments (window_s) and spans them (t0, t1), over the cells. missing_spans = (t1 of a segment, t0 of the next): a time bucket that overlaps it holds missing time (its counts are not the trace's).
 CREATE OR REPLACE VIEW lifecycle.observed_segments AS
 WITH seg AS (
     SELECT trace, cell, gaps_before AS segment,
@@ -21,5 +21,13 @@ SELECT trace, min(t0) AS t0, max(t1) AS t1, max(cells_s) AS window_s, count(*) A
 FROM (SELECT *, sum(length_s) OVER (PARTITION BY trace, cell) AS cells_s FROM lifecycle.observed_segments)
 GROUP BY trace;
 
+-- the time between two consecutive segments of a trace and cell: where a missing part lies
+CREATE OR REPLACE VIEW lifecycle.missing_spans AS
+SELECT trace, cell, t0, t1
+FROM (SELECT trace, cell, t1 AS t0, lead(t0) OVER (PARTITION BY trace, cell ORDER BY segment) AS t1
+      FROM lifecycle.observed_segments)
+WHERE t1 IS NOT NULL;
+
+COMMENT ON VIEW lifecycle.missing_spans IS 'Per trace and cell, the open interval (t0, t1) between the last observed time before a missing part and the first after it, raw trace time';
 COMMENT ON VIEW lifecycle.observed_segments IS 'Per trace and cell, the stretches of time the ingested task events observe (split by missing parts), raw trace time';
 COMMENT ON VIEW lifecycle.observed_window IS 'Per Google trace: first and last observed time, observed seconds (window_s, the longest cell), segments';

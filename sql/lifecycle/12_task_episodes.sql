@@ -90,6 +90,10 @@ SELECT
                   + meta.seconds(c.trace, greatest(0, least(hi, ls.t1) - ls.t0))
         END
     END AS observed_run_s,
+    -- the same run interval as raw times (before the clipping to segments): the one rule every
+    -- time integral of running attempts uses (alloc-usage integrates it over the observed pieces)
+    CASE WHEN ran THEN greatest(lo, fs.t0) END AS run_from,
+    CASE WHEN ran THEN least(hi, ls.t1) END AS run_to,
     -- a part is missing between the attempt's first event and its end (or, with no end, the next
     -- attempt / the end of the data), or before an attempt whose SUBMIT is not in the data
     wait_spans_gap OR run_spans_gap AS spans_gap,
@@ -136,6 +140,8 @@ COMMENT ON COLUMN lifecycle.task_episodes.ran IS 'The attempt ran: a SCHEDULE, o
 COMMENT ON COLUMN lifecycle.task_episodes.run_start_censored IS 'Ran, but its SCHEDULE is at time 0 or before the data (left-censored run)';
 COMMENT ON COLUMN lifecycle.task_episodes.run_end_censored IS 'Ran, but no end event in the window (right-censored run)';
 COMMENT ON COLUMN lifecycle.task_episodes.observed_run_s IS 'Seconds the attempt ran inside the observed time (lifecycle.observed_segments: censored runs count for the part observed, missing parts never); NULL if it never ran';
+COMMENT ON COLUMN lifecycle.task_episodes.run_from IS 'Raw time the attempt''s observed run starts (an unknown start: the start of the segment of its first event); NULL if it never ran';
+COMMENT ON COLUMN lifecycle.task_episodes.run_to IS 'Raw time the attempt''s observed run ends (an unknown end: the next attempt, else the end of the segment of its last event); NULL if it never ran';
 COMMENT ON COLUMN lifecycle.task_episodes.spans_gap IS 'true = a missing source part lies inside the attempt: its events may be incomplete (wait_spans_gap or run_spans_gap)';
 COMMENT ON COLUMN lifecycle.task_episodes.wait_spans_gap IS 'true = a missing source part lies inside the wait (SUBMIT -> SCHEDULE, or -> the end of a pending attempt): wait_s is not a measurement';
 COMMENT ON COLUMN lifecycle.task_episodes.run_spans_gap IS 'true = the attempt ran and a missing source part lies inside the run (SCHEDULE -> end event, or -> the next attempt / end of the data): run_s is not a measurement';

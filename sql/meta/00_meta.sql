@@ -81,4 +81,4 @@ COMMENT ON COLUMN meta.ingests.duplicate_lines IS 'Lines identical to the line j
 COMMENT ON COLUMN meta.tables.data_dir IS 'Live Parquet generation, relative to the home folder';
 COMMENT ON COLUMN meta.tables.min_time IS 'Smallest in-window raw time (special values excluded)';
 COMMENT ON COLUMN meta.tables.max_time IS 'Largest in-window raw time (special values excluded)';
-COMMENT ON COLUMN meta.tables.approx_distinct_tasks IS 'Distinct (job_id, task_index) by HyperLogLog (a few % error on large tables); exact counts: lifecycle.tasks';
+COMMENT ON COLUMN meta.tables.approx_distinct_tasks IS 'Distinct tasks ((job_id, task_index); Alibaba (job_name, task_name)), exact for tables ingested by this version (earlier ones: a HyperLogLog estimate, a few % off); the name is kept so existing catalogs stay readable';

@@ -2,10 +2,11 @@
 -- traces: google2011, google2019
 -- description: CPU and memory allocation rate (requests of running attempts) and usage rate, both as fractions of the cluster capacity, for production tasks and for all tasks, per time bucket and over the whole window
 -- params: trace, cell, bucket_s: int > 0 = 3600
+-- needs: task_usage (cpu_used_all, cpu_used_production, memory_used_all, memory_used_production, production_cpu_used_per_allocated, production_share_of_cpu_used, production_share_of_memory_used), task_events, machine_events
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 9: allocation far above usage; production uses about half of what it is allocated yet most of the CPU and memory used
 -- cites: zhu2015observations
--- note: allocation, capacity and their rates are time-weighted means over the observed part of each bucket (exact integrals of step functions over lifecycle.observed_segments: the time of a missing part never counts, and a bucket nobody observed has no rate). Allocated = the request of every run attempt that ran (lifecycle.task_episodes) from its SCHEDULE to its end event; one scheduled before the data counts from the first observed instant, one with no end until the next attempt of its task or the last observed instant. Capacity = the machines present (ADD/UPDATE to REMOVE) with their last known capacity; a machine without a capacity value adds none. Used = mean usage x window length of the task usage windows starting in the bucket (over the whole bucket). Production: the attempt's priority (allocation) and the task's last known priority (usage), is_production as in priority-share. Rates above 1 mean over-commitment.
--- caveat: capacity is that of the machines in machine_events; usage comes from the task usage parts ingested, which may cover less time than the task events
+-- note: allocation, capacity and their rates are time-weighted means over the observed part of each bucket (exact integrals of step functions over lifecycle.observed_segments: the time of a missing part never counts, and a bucket nobody observed has no rate). Allocated = the request of every run attempt that ran (lifecycle.task_episodes) from its SCHEDULE to its end event; as lifecycle.task_episodes.run_from / run_to give it, the rule of priority-share's requested time: one scheduled before the data counts from the start of the observed segment of its first event, one with no end until the next attempt of its task or the end of the observed segment of its last event (a run still open before a missing part is not assumed to go on after it). Capacity = the machines present (ADD/UPDATE to REMOVE) with their last known capacity; a machine without a capacity value adds none. Used = mean usage x window length of the task usage windows starting in the bucket (over the whole bucket). Production: the attempt's priority (allocation) and the task's last known priority (usage), is_production as in priority-share. Rates above 1 mean over-commitment. hours = the bucket's start since the trace start (the first bucket from the start); observed_h = the hours of the bucket the task events observe, the time its rates are over.
+-- caveat: capacity is that of the machines in machine_events; usage comes from the task usage parts ingested, which may cover less time than the task events; after a missing part, an attempt that ran through it with no event after it is not known to run on and does not count there, so allocation after a gap is a lower bound
 -- plot: x=hours; y=cpu_allocated_all,cpu_used_all,cpu_allocated_production,cpu_used_production,memory_allocated_all,memory_used_all,memory_allocated_production,memory_used_production; kind=line; panels=cpu_,memory_; dashed=allocated; where=section:per bucket; title=Allocation and usage as a fraction of cluster capacity; xlabel=hours since the trace start; ylabel=fraction of capacity; xstep=bucket_s/3600
 WITH segs AS MATERIALIZED (
     -- the observed time of each cell (lifecycle.observed_segments: a missing part splits it)
@@ -32,17 +33,13 @@ pieces AS MATERIALIZED (
     WHERE b IS NOT NULL
 ),
 attempts AS (
-    -- the run interval: an unknown start (time 0, before the data) from the first observed instant,
-    -- an unknown end (no end event, 2^63-1) until the next attempt of the task or the last observed instant
-    SELECT e.cell, greatest(coalesce(nullif(e.schedule_time, 0), 0), b.t0) AS s,
-           least(e.end_time, coalesce(e.next_start, meta.after_window($trace)), b.t1) AS e,
-           coalesce(e.cpu_request, 0) AS cpu, coalesce(e.memory_request, 0) AS mem,
-           coalesce(e.is_production, false) AS prod
-    FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
-                        PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start
-          FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)) AS e
-    JOIN bounds AS b ON b.cell IS NOT DISTINCT FROM e.cell
-    WHERE e.ran
+    -- the run interval of lifecycle.task_episodes (run_from, run_to: the rule priority-share's
+    -- observed_run_s uses), integrated over the observed pieces only
+    SELECT cell, run_from AS s, run_to AS e,
+           coalesce(cpu_request, 0) AS cpu, coalesce(memory_request, 0) AS mem,
+           coalesce(is_production, false) AS prod
+    FROM lifecycle.task_episodes
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
 ),
 machine_levels AS (
     -- each machine's capacity after each of its events (0 after a REMOVE; the last known value otherwise)
@@ -145,7 +142,9 @@ rows AS (
 SELECT
     section,
     bucket,
-    round((bucket * $bucket_s - meta.start_s($trace)) / 3600.0, 4) AS hours,
+    -- the bucket's start since the trace start; the first bucket's observed part starts at it, not before
+    CASE WHEN bucket IS NOT NULL THEN round(greatest(bucket * $bucket_s - meta.start_s($trace), 0) / 3600.0, 4) END AS hours,
+    round(len_s / 3600.0, 4) AS observed_h,
     round(cap_cpu / nullif(len_s, 0), 6) AS cpu_capacity,
     round(cap_mem / nullif(len_s, 0), 6) AS memory_capacity,
     round(cpu_all / nullif(cap_cpu, 0), 4) AS cpu_allocated_all,

@@ -2,10 +2,12 @@
 -- traces: any
 -- description: the same headline metrics side by side for every trace: machines, jobs, tasks per job, jobs per hour, outcome shares, mean utilisation
 -- params: none
+-- needs: task_events, task_usage, job_events, machine_events
 -- reproduces: the 2011 vs 2019 comparison of the 2020 Borg paper (median 885 vs 3,309 jobs/hour; resubmitted:new 0.66 vs 2.26)
 -- cites: clusterdata:Tirmazi2020
--- note: every metric has one definition for all traces, named in the definition column (jobs = distinct ids of the job table, as overview counts them per table). Google: outcome shares are over ended run attempts (lifecycle.task_episodes); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the span of the usage windows). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
+-- note: every metric has one definition for all traces, named in the definition column (jobs = distinct ids of the job table, as overview counts them per table). Google: outcome shares are over ended run attempts that ran (lifecycle.task_episodes.ran: a task killed while pending has no run outcome); mean utilisation = used core-seconds / (sum of the machines' last known capacity x the observed usage time: the 5-minute slots holding a usage window, so a missing usage part is not idle time); tasks_per_job = tasks / the jobs of those tasks (numerator and denominator from the same task events); median jobs per hour over the wholly observed hours (lifecycle.hourly_job_arrivals). Alibaba: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100. Empty where a trace has no data.
 -- caveat: each trace column is computed over what is ingested of that trace: a sample or slice is not the whole trace
+
 -- the traces in the life-cycle layer; a trace outside it brings its own <trace>.headline
 WITH traces AS (SELECT trace FROM {{union lifecycle_task_event_tables}}),
 machines AS (
@@ -19,14 +21,17 @@ capacity AS (
         FROM lifecycle.machine_events GROUP BY ALL
     ) GROUP BY trace
 ),
+jobs AS (
+    -- one definition for every trace: the distinct ids of the job table (as in overview)
+    SELECT trace, count(DISTINCT (cell, job_id)) AS jobs FROM lifecycle.job_events GROUP BY trace
+),
 tasks AS (
-    SELECT t.trace, count(*) AS tasks, j.jobs,
+    -- tasks per job over the same observed time as its numerator: the jobs of the tasks in the
+    -- ingested task events, not the job table (whose parts may cover other time)
+    SELECT trace, count(*) AS tasks, count(DISTINCT (cell, job_id)) AS task_jobs,
            sum(greatest(submits - 1, 0)) / nullif(count(*) FILTER (submits > 0), 0) AS resubmit_ratio
-    FROM lifecycle.tasks AS t
-    -- jobs: one definition for every trace, the distinct ids of the job table (as in overview)
-    LEFT JOIN (SELECT trace, count(DISTINCT (cell, job_id)) AS jobs FROM lifecycle.job_events GROUP BY trace) AS j
-        USING (trace)
-    GROUP BY t.trace, j.jobs
+    FROM lifecycle.tasks
+    GROUP BY trace
 ),
 hourly AS (
     SELECT trace, median(jobs) AS median_jobs_per_hour FROM lifecycle.hourly_job_arrivals GROUP BY trace
@@ -38,22 +43,25 @@ outcomes AS (
            count(*) FILTER (end_reason = 'FAIL') / count(*) AS fail,
            count(*) FILTER (end_reason = 'EVICT') / count(*) AS evict,
            count(*) FILTER (end_reason = 'LOST') / count(*) AS lost
-    FROM lifecycle.task_episodes WHERE end_reason IS NOT NULL GROUP BY trace
+    -- run attempts only: an attempt killed while pending never ran and has no run outcome
+    FROM lifecycle.task_episodes WHERE end_reason IS NOT NULL AND ran GROUP BY trace
 ),
 usage AS (
+    -- the observed usage time: the 5-minute slots that hold a usage window (a missing usage part
+    -- holds none, so its time does not count as idle)
     SELECT trace, sum(cpu * window_s) AS cpu_s, sum(memory * window_s) AS mem_s,
-           meta.seconds(trace, max(end_time) - min(start_time)) AS span_s
+           count(DISTINCT start_time // meta.time_units(trace, 300)) * 300.0 AS span_s
     FROM lifecycle.task_usage WHERE window_s IS NOT NULL GROUP BY trace
 ),
 wide AS (
-    SELECT t.trace, m.n AS machines, k.jobs, k.tasks, k.tasks / nullif(k.jobs, 0) AS tasks_per_job,
+    SELECT t.trace, m.n AS machines, j.jobs, k.tasks, k.tasks / nullif(k.task_jobs, 0) AS tasks_per_job,
            h.median_jobs_per_hour, k.resubmit_ratio,
            o.finish, o.kill, o.fail, o.evict, o.lost,
            u.cpu_s / nullif(c.cpus * u.span_s, 0) AS mean_cpu_utilisation,
            u.mem_s / nullif(c.memory * u.span_s, 0) AS mean_memory_utilisation
     FROM traces AS t
     LEFT JOIN machines AS m USING (trace) LEFT JOIN capacity AS c USING (trace)
-    LEFT JOIN tasks AS k USING (trace) LEFT JOIN hourly AS h USING (trace)
+    LEFT JOIN jobs AS j USING (trace) LEFT JOIN tasks AS k USING (trace) LEFT JOIN hourly AS h USING (trace)
     LEFT JOIN outcomes AS o USING (trace) LEFT JOIN usage AS u USING (trace)
     UNION ALL BY NAME
     SELECT * FROM {{union headline}}
@@ -70,14 +78,14 @@ definitions(metric, definition) AS (VALUES
     ('machines', 'distinct machine ids in the machine events (Alibaba: machine_meta)'),
     ('jobs', 'distinct job ids in the job table (Google: job_events, 2019 collection_events of jobs; Alibaba: batch_task job_name)'),
     ('tasks', 'distinct tasks in the task events (2019: instances of jobs; Alibaba: batch_task rows)'),
-    ('tasks_per_job', 'tasks / jobs'),
-    ('median_jobs_per_hour', 'median over hours of first job SUBMITs (Alibaba: earliest task start)'),
+    ('tasks_per_job', 'tasks / the jobs of those tasks (both from the task events: the same observed time)'),
+    ('median_jobs_per_hour', 'median over the wholly observed hours of first job SUBMITs (lifecycle.hourly_job_arrivals; Alibaba: earliest task start)'),
     ('resubmit_ratio', 'later SUBMITs of a task / tasks with a SUBMIT'),
-    ('finish', 'share of ended run attempts'), ('kill', 'share of ended run attempts'),
-    ('fail', 'share of ended run attempts'), ('evict', 'share of ended run attempts'),
-    ('lost', 'share of ended run attempts'),
-    ('mean_cpu_utilisation', 'used core-seconds / (capacity x usage span); Alibaba: mean machine_usage / 100'),
-    ('mean_memory_utilisation', 'used memory-seconds / (capacity x usage span); Alibaba: mean machine_usage / 100')
+    ('finish', 'share of ended run attempts (attempts that ran)'), ('kill', 'share of ended run attempts (attempts that ran)'),
+    ('fail', 'share of ended run attempts (attempts that ran)'), ('evict', 'share of ended run attempts (attempts that ran)'),
+    ('lost', 'share of ended run attempts (attempts that ran)'),
+    ('mean_cpu_utilisation', 'used core-seconds / (capacity x observed usage time: 5-minute slots with usage); Alibaba: mean machine_usage / 100'),
+    ('mean_memory_utilisation', 'used memory-seconds / (capacity x observed usage time: 5-minute slots with usage); Alibaba: mean machine_usage / 100')
 )
 SELECT metric,
        min(d.definition) AS definition,

@@ -2,6 +2,7 @@
 -- traces: google2011, google2019
 -- description: the share of CPU (and memory) used by run attempts of each execution-time class, and by short-lived against long-running attempts
 -- params: trace, cell, short_s: int > 0 = 300
+-- needs: task_usage (attempts, cpu_core_hours, cpu_share, memory_share), task_events
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 11: short-lived tasks use a tiny portion of the total CPU (long-running tasks use most of it)
 -- cites: zhu2015observations
 -- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started; windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part observed (observed_run_s of lifecycle.task_episodes, clipped to the observed time), as a lower bound ('at least'). attempts = the run attempts with usage in the class. Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.

@@ -4,7 +4,7 @@
 -- params: trace, cell, bucket_s: int > 0 = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 2 and 3 (methods 1 and 3-1); whole-trace totals 25,424,731 new submissions, 48,375,166 submissions, 47,331,507 schedules, 18,217,975 completions
 -- cites: zhu2015observations
--- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (2^63-1) are left out.
+-- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (2^63-1) are left out. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans): its values are not the trace's, and the chart leaves it out.
 -- caveat: counts are over the ingested parts; the published totals are for the whole trace
 -- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events; xtime=hours; xstep=bucket_s/3600
 WITH ev AS (
@@ -31,6 +31,12 @@ all_buckets AS (
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
 ),
+gap_buckets AS (
+    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
+       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
+),
 cum AS (
     SELECT
         bucket,
@@ -55,6 +61,7 @@ SELECT
     -- (cumulative / total) x (total / new-submission total) = cumulative / new-submission total
     round(submissions / nullif(n, 0), 6) AS weighted_submissions,
     round(schedules / nullif(n, 0), 6) AS weighted_schedules,
-    round(completions / nullif(n, 0), 6) AS weighted_completions
-FROM cum, totals
+    round(completions / nullif(n, 0), 6) AS weighted_completions,
+    gap_bucket IS NOT NULL AS in_gap
+FROM cum CROSS JOIN totals LEFT JOIN gap_buckets ON gap_bucket = bucket
 ORDER BY bucket;

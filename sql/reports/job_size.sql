@@ -2,6 +2,7 @@
 -- traces: google2011, google2019
 -- description: how concentrated usage is: share of CPU-hours and memory-hours used by the top 0.01% / 0.1% / 1% / 10% of jobs, squared coefficient of variation, Pareto tail index
 -- params: trace, cell
+-- needs: task_usage (jobs, cpu, memory)
 -- reproduces: Borg 2020 paper: the top 1% of jobs use 97.3% of CPU-hours and 98.6% of memory-hours in 2011 (99.2% / 99.1% in 2019); Pareto tail index ~0.69 (CPU) / 0.72 (memory) in 2019
 -- cites: clusterdata:Tirmazi2020
 -- note: job usage = sum over its usage windows of mean usage x window length / 3600 (normalised core-hours, memory-hours). C^2 = variance / mean^2 over jobs. Pareto index: Hill estimator over the top 1% of jobs (alpha = k / sum ln(x_i / x_(k+1))).

@@ -4,7 +4,7 @@
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion
 -- cites: zhu2015observations
--- note: for google2019 the tasks are the instances of jobs (alloc instances are left out) and QUEUE / ENABLE are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. Synthesized (missing_info) events are counted, and shown apart.
+-- note: for google2019 the tasks are the instances of jobs (alloc instances are left out) and QUEUE / ENABLE are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. A task first seen after a missing part (lifecycle.task_events.gaps_before > 0 on its first event) may have been submitted in it: its first SUBMIT in the data is counted apart, neither new nor a resubmission. Synthesized (missing_info) events are counted, and shown apart.
 -- caveat: counts are over the ingested parts; the published figures are for the whole trace
 WITH ev AS (
     SELECT * FROM lifecycle.task_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
@@ -18,12 +18,15 @@ by_type AS (
 per_task AS (
     SELECT cell, job_id, task_index,
            count(*) FILTER (event_type_name = 'SUBMIT') AS submits,
-           bool_or(event_type_name = 'FINISH') AS finished
+           bool_or(event_type_name = 'FINISH') AS finished,
+           -- first seen after a missing part: its first SUBMIT in the data may follow one lost there
+           min(gaps_before) > 0 AS after_gap
     FROM ev GROUP BY cell, job_id, task_index
 ),
 totals AS (
     SELECT count(*) AS tasks,
-           count(*) FILTER (submits > 0) AS new_submissions,
+           count(*) FILTER (submits > 0 AND NOT after_gap) AS new_submissions,
+           count(*) FILTER (submits > 0 AND after_gap) AS unknown_first_submits,
            coalesce(sum(submits - 1) FILTER (submits > 0), 0) AS resubmissions,
            count(*) FILTER (finished) AS finished_tasks
     FROM per_task
@@ -45,8 +48,10 @@ rows(ord, metric, value, synthesized) AS (
     UNION ALL SELECT 70, 'distinct tasks', tasks, NULL FROM totals
     UNION ALL SELECT 71, 'new submissions (first SUBMIT of a task)', new_submissions, NULL FROM totals
     UNION ALL SELECT 72, 'resubmissions (later SUBMITs of a task)', resubmissions, NULL FROM totals
+    UNION ALL SELECT 71.5, 'first SUBMIT of a task first seen after a missing part (new or not: unknown)',
+                     unknown_first_submits, NULL FROM totals
     UNION ALL SELECT 73, 'tasks that finished', finished_tasks, NULL FROM totals
-    UNION ALL SELECT 74, 'tasks with no SUBMIT in the data', tasks - new_submissions, NULL FROM totals
+    UNION ALL SELECT 74, 'tasks with no SUBMIT in the data', tasks - new_submissions - unknown_first_submits, NULL FROM totals
 )
 SELECT r.metric, r.value, r.synthesized,
        CASE WHEN $trace = 'google2011' THEN p.published_2011 END AS published_whole_trace

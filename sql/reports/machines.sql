@@ -2,6 +2,7 @@
 -- traces: google2011, google2019
 -- description: machines present over time (per day), the capacity histogram, machines without capacity, and the distribution of per-machine CPU and memory utilisation
 -- params: trace, cell
+-- needs: machine_events, task_usage
 -- reproduces: traces.md: 2011 has ~12.5k machines (machine_events 37,780 rows); 2019 cell a has 459 machines without a capacity value
 -- note: long format (section, item, machines, value, x). A machine is present from an ADD until a REMOVE; time 0 counts as the start. Capacity = the last known (cpus, memory) of each machine. Utilisation of a machine = its mean total task usage over the usage windows it appears in, divided by its capacity (one value per machine, uncapped): not the official 2019 notebook's distribution over machine x 5-minute windows capped at 1, which machine-util-notebook computes.
 -- caveat: machines added before the window appear at time 0; capacity is the last known value

@@ -3,7 +3,7 @@
 -- description: per ingested trace and table: rows, rejects, time span as real instants, distinct jobs / tasks / machines, files and bytes
 -- params: none
 -- reproduces: table sizes published for the whole traces (traces.md: 2011 task_events 144,648,288 rows, job_events 2,012,242, machine_events 37,780)
--- note: parts_present / parts_missing: the numbered parts (2011 part-NNNNN, 2019 shards, per cell) of each table that are live and those missing inside their run (meta.part_coverage); a table with missing parts lacks the events of those time slices. distinct_jobs_in_table = distinct job ids in that table (compare counts jobs from the job table: job_events).
+-- note: parts_present / parts_missing: the numbered parts (2011 part-NNNNN, 2019 shards, per cell) of each table that are live and those missing inside their run (meta.part_coverage); a table with missing parts lacks the events of those time slices. distinct_jobs_in_table = distinct job ids in that table (compare counts jobs from the job table: job_events); distinct_tasks_in_table = distinct tasks in that table, exact (meta.tables.approx_distinct_tasks: an estimate only in a catalog ingested before exact counts, until the table is ingested again).
 -- caveat: a sample or a partial download is not the whole trace: compare rows with published_rows only when every part is present
 SELECT
     t.trace,
@@ -13,7 +13,7 @@ SELECT
     strftime(t.first_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS first_utc,
     strftime(t.last_time AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M') AS last_utc,
     t.distinct_jobs AS distinct_jobs_in_table,
-    t.approx_distinct_tasks AS tasks_approx,
+    t.approx_distinct_tasks AS distinct_tasks_in_table,
     t.distinct_machines AS machines,
     round(t.bytes / 1e6, 1) AS parquet_mb,
     p.published_rows,

@@ -2,6 +2,7 @@
 -- traces: google2011, google2019
 -- description: tasks, requested CPU and memory (request x run time) and used CPU and memory (from task usage) per priority tier and for production (priority >= 9)
 -- params: trace, cell
+-- needs: task_events, task_usage (cpu_used_share, memory_used_share, cpu_used_per_requested, cpu_used_core_hours)
 -- reproduces: "10 Observations on Google Cluster Trace", section 4.1: production tasks (priority >= 9) are 6% of tasks (1,558,255) yet use more than 80% of CPU and memory
 -- cites: zhu2015observations
 -- note: is_production = priority >= 9 (2011, the paper's definition) or >= 120 (2019, production tier and above). A task counts in the tier of its last known priority. Requested = sum over run attempts of request x the run time observed inside the window of the ingested task events (lifecycle.task_episodes.observed_run_s: an attempt scheduled before the window or still running at its end counts for the part observed, a service running through the whole window for the whole window; normalised core-seconds, memory-seconds). censored_attempts = attempts whose run start or end lies outside the window. Used = sum over usage windows of mean usage x window length. Shares are of the trace total.

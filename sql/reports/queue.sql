@@ -4,7 +4,7 @@
 -- params: trace, cell, bucket_s: int > 0 = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", methods 3-2 and 3-3, Figures 4 and 5 (the queue slowly grows; running tasks surge at the end of the month)
 -- cites: zhu2015observations
--- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (an end event after a pending event: SUBMIT, QUEUE, ENABLE); running += SCHEDULE - FINISH - (any other end event after SCHEDULE); event kinds from lifecycle.event_kinds. One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket lies in (or closes) the time of a missing part: its counts are not the trace's.
+-- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (an end event after a pending event: SUBMIT, QUEUE, ENABLE); running += SCHEDULE - FINISH - (any other end event after SCHEDULE); event kinds from lifecycle.event_kinds. One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events at time 2^63-1 (after the window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans: between the last observed time before it and the first after it): its counts are not the trace's.
 -- caveat: pending and running are sums from the first ingested event: on a slice, or with missing parts, read them as changes, not levels
 -- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours; xstep=bucket_s/3600; negative=pending and running are sums from the first ingested event (on a slice of the trace, read them as changes)
 WITH changes AS (
@@ -55,6 +55,12 @@ all_buckets AS (
            coalesce(p.across_gap, 0) AS across_gap, p.gaps_before
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
+),
+gap_buckets AS (
+    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
+       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 )
 SELECT
     bucket,
@@ -68,10 +74,7 @@ SELECT
     across_gap AS transitions_across_gap,
     -- an empty bucket carries the count of the last bucket with events
     coalesce(max(gaps_before) OVER w, 0) AS missing_parts_so_far,
-    -- the bucket lies in (or ends) a stretch of time whose part is missing
-    coalesce(max(gaps_before) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
-        < coalesce(min(gaps_before) OVER (ORDER BY bucket ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING), 0)
-        AS in_gap
-FROM all_buckets
+    gap_bucket IS NOT NULL AS in_gap
+FROM all_buckets LEFT JOIN gap_buckets ON gap_bucket = bucket
 WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
 ORDER BY bucket;

@@ -4,7 +4,7 @@
 -- params: trace, cell, bucket_s: int > 0 = 3600, peak_factor: float > 0 = 2
 -- reproduces: "10 Observations on Google Cluster Trace", Observation 3: task resubmissions are concentrated in two periods (two lumps of the submission CDF over the new-submission CDF)
 -- cites: zhu2015observations
--- note: a new submission is the first SUBMIT of a task, a resubmission every later one (as in lifecycle-counts and event-cdf); after_* says which state event came just before it (UPDATE_* collapsed, lifecycle.task_transitions). cdf_gap = cumulative submissions / all submissions - cumulative new submissions / all new submissions (the paper's lumps, Figure 2). A bucket is a peak when its resubmissions reach peak_factor x the mean per bucket; consecutive peak buckets form one period (1, 2, ...). across_gap = submissions with a missing source part just before them (lifecycle.task_transitions.spans_gap): whether new or resubmitted, and what they follow, may be an artifact of the gap. Events after the window (2^63-1) are left out; every bucket between the first and the last event is listed.
+-- note: a new submission is the first SUBMIT of a task, a resubmission every later one (as in lifecycle-counts and event-cdf); after_* says which state event came just before it (UPDATE_* collapsed, lifecycle.task_transitions). cdf_gap = cumulative submissions / all submissions - cumulative new submissions / all new submissions (the paper's lumps, Figure 2). A bucket is a peak when its resubmissions reach peak_factor x the mean per bucket; consecutive peak buckets form one period (1, 2, ...). across_gap = submissions with a missing source part just before them (lifecycle.task_transitions.spans_gap): whether new or resubmitted, and what they follow, may be an artifact of the gap. Events after the window (2^63-1) are left out; every bucket between the first and the last event is listed. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans): its values are not the trace's, and the chart leaves it out.
 -- caveat: which periods stand out depends on bucket_s and peak_factor; on a slice a task's first SUBMIT in the data may be a resubmission of one submitted earlier
 -- plot: x=hours; y=new_submissions,resubmissions; kind=line; title=New task submissions and resubmissions per bucket; xlabel=hours since the trace start; ylabel=submissions; xstep=bucket_s/3600
 WITH subs AS (
@@ -35,6 +35,12 @@ all_buckets AS (
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
 ),
+gap_buckets AS (
+    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
+       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
+),
 cum AS (
     SELECT *,
            sum(submissions) OVER w / sum(submissions) OVER () AS cdf_submissions,
@@ -59,6 +65,7 @@ SELECT
     round(resubmissions / nullif(submissions, 0), 4) AS resubmission_share,
     round(cdf_resubmissions, 6) AS cdf_resubmissions,
     round(cdf_submissions - cdf_new, 6) AS cdf_gap,
-    CASE WHEN is_peak THEN run_no END AS peak_period
-FROM runs
+    CASE WHEN is_peak THEN run_no END AS peak_period,
+    gap_bucket IS NOT NULL AS in_gap
+FROM runs LEFT JOIN gap_buckets ON gap_bucket = bucket
 ORDER BY bucket;

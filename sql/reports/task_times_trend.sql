@@ -4,7 +4,7 @@
 -- params: trace, cell, bucket_s: int > 0 = 3600, window_s: int > 0 = 21600
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 6 and 7 and Observation 9: execution and scheduling times vary hugely but show no trend as tasks accumulate in the cluster
 -- cites: zhu2015observations
--- note: as in the paper's traversal of events in time order, a value is placed at the instant it becomes known: a scheduling delay at its SCHEDULE, an execution time at its end event (lifecycle.task_episodes; censored attempts have no value and, like a wait or run across a missing part, are left out of the averages, as of task-times' distribution). Moving average at a bucket = mean of the values placed in the trailing window_s ending with that bucket (all values weighted alike); buckets without a new value carry the window's mean on, and every bucket between the first and the last event is listed.
+-- note: as in the paper's traversal of events in time order, a value is placed at the instant it becomes known: a scheduling delay at its SCHEDULE, an execution time at its end event (lifecycle.task_episodes; censored attempts have no value and, like a wait or run across a missing part, are left out of the averages, as of task-times' distribution). Moving average at a bucket = mean of the values placed in the trailing window_s ending with that bucket (all values weighted alike); buckets without a new value carry the window's mean on, and every bucket between the first and the last event is listed. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans): its values are not the trace's, and the chart leaves it out.
 -- caveat: the paper averages over the whole month; near both edges of a slice the averages lean short (a value needs both of its events in the data, so long ones are censored there)
 -- plot: x=hours; y=scheduling_moving_avg_s,execution_moving_avg_s; kind=line; logy=true; title=Moving average of scheduling delay and execution time; xlabel=hours since the trace start; ylabel=seconds (log scale); xstep=bucket_s/3600
 WITH ep AS (
@@ -29,6 +29,12 @@ all_buckets AS (
     SELECT b.bucket, coalesce(p.sched_n, 0) AS sched_n, p.sched_sum, coalesce(p.exec_n, 0) AS exec_n, p.exec_sum
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
+),
+gap_buckets AS (
+    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
+       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 )
 SELECT
     bucket,
@@ -38,8 +44,9 @@ SELECT
     round(sum(sched_sum) OVER w / nullif(sum(sched_n) OVER w, 0), 3) AS scheduling_moving_avg_s,
     exec_n AS execution_values,
     round(exec_sum / nullif(exec_n, 0), 3) AS execution_mean_s,
-    round(sum(exec_sum) OVER w / nullif(sum(exec_n) OVER w, 0), 3) AS execution_moving_avg_s
-FROM all_buckets
+    round(sum(exec_sum) OVER w / nullif(sum(exec_n) OVER w, 0), 3) AS execution_moving_avg_s,
+    gap_bucket IS NOT NULL AS in_gap
+FROM all_buckets LEFT JOIN gap_buckets ON gap_bucket = bucket
 -- the trailing window: this bucket and the ones before it that end within window_s
 WINDOW w AS (ORDER BY bucket ROWS BETWEEN greatest($window_s // $bucket_s, 1) - 1 PRECEDING AND CURRENT ROW)
 ORDER BY bucket;

@@ -2,6 +2,7 @@
 -- traces: google2019, google2011
 -- description: hourly CPU and memory usage by priority tier, and the allocation (requests) of the measured instances beside it
 -- params: trace, cell
+-- needs: task_usage
 -- reproduces: the 2020 Borg paper, Figure 2 (usage by tier)
 -- cites: clusterdata:Tirmazi2020
 -- note: hour = hours since the trace start of the usage window's start; used = sum of mean usage x window length / 3600 (mean normalised cores / memory over the hour); allocated = the instance's last known request x window length / 3600, over the same windows. Tier = the instance's last known priority tier. 2019: instances of jobs only (alloc instances are reservations; their usage is the usage of the tasks inside them). Not the official 2019 notebook's query, which differs in alloc handling, units (a fraction of the cell's capacity), hour alignment, tier rule (the highest priority) and short windows (left out): tier-usage-notebook computes that definition.

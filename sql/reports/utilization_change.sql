@@ -2,6 +2,7 @@
 -- traces: google2011, google2019
 -- description: cluster CPU and memory usage per measurement window (default 5 minutes) and the distribution of the relative change between consecutive windows
 -- params: trace, cell, window_s: int > 0 = 300
+-- needs: task_usage
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 10: for more than 90% of 5-minute windows the consumption changes by less than 20%
 -- cites: zhu2015observations
 -- note: usage of a window = sum over task usage records starting in it of mean usage x record length / window length (normalised cores, memory). Change = |u(t) - u(t-1)| / u(t-1) between consecutive non-empty windows. Records with special times are left out.

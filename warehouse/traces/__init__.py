@@ -147,6 +147,9 @@ class TraceSpec:
     remote: Remote | None = None
     sql_dir: Path | None = None  # its views, macros and code tables; None = the shipped sql/<name>/
     demo_reports: tuple[str, ...] = ()  # what `tracewh demo` shows of this trace
+    # The trace's table behind each life-cycle input a report can declare it needs
+    # (tracewh.headers.INPUTS: task_events, task_usage, ...), so an absent one is named.
+    inputs: dict[str, str] = field(default_factory=dict)
     # The module writing a synthetic copy in the download layout (tracewh.synth: config, plan,
     # make, finish, summary); None = `tracewh synth` does not cover the trace.
     synth: str | None = None

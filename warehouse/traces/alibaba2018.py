@@ -221,6 +221,8 @@ SPEC = TraceSpec(
     official_sha256=OFFICIAL_SHA256,  # extracted or re-compressed files have none
     remote=REMOTE,
     demo_reports=("ali-dag-timing",),
+    # no life-cycle layer; compare reads its batch tasks and machine list (alibaba2018.headline)
+    inputs={"task_events": "batch_task", "machine_events": "machine_meta"},
     synth="tracewh.synth.alibaba2018",
     papers=PAPERS,
 )

@@ -226,6 +226,12 @@ SPEC = TraceSpec(
     checksum_file=CHECKSUM_FILE,
     remote=REMOTE,
     demo_reports=("lifecycle-counts",),
+    inputs={
+        "task_events": "task_events",
+        "task_usage": "task_usage",
+        "job_events": "job_events",
+        "machine_events": "machine_events",
+    },
     synth="tracewh.synth.google2011",
     papers=PAPERS,
 )

@@ -237,6 +237,12 @@ SPEC = TraceSpec(
     cells=CELLS,
     remote=REMOTE,  # the buckets publish no digests
     demo_reports=("lifecycle-counts",),
+    inputs={
+        "task_events": "instance_events",
+        "task_usage": "instance_usage",
+        "job_events": "collection_events",
+        "machine_events": "machine_events",
+    },
     synth="tracewh.synth.google2019",
     papers=PAPERS,
 )
