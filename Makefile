@@ -54,7 +54,7 @@ format: install
 # that about 500 CPU s per home (README), beyond the suite's 5-minute budget on 2 cores.
 # `make test-spark` runs the whole file.
 test: install lint
-	TRACEWH_LOCK=$(LOCK) $(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark"
+	TRACEWH_LOCK=$(LOCK) $(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark" --durations=10
 
 test-spark: install
 	$(BIN)/pytest -q tests/test_spark.py $(ARGS)

@@ -54,16 +54,20 @@ def _views_in_sql_files() -> list[str]:
     import sqlglot
     from sqlglot import exp
 
+    from tracewh import parts
     from tracewh.traces import get_trace
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
+    # the SQL files, and the views generated from the trace specs (meta.inputs)
+    bodies = [parts.inputs_sql()]
     for folder in ("meta", *ws.sql_folders()):
-        for f in sqlfiles.folder(folder):
-            for stmt in sqlglot.parse(ws.rewrite_unpivot(expand_sql(f.body)), read="duckdb"):
-                # views, and tables made from a query (code tables); not meta's storage tables
-                kind = str(stmt.args.get("kind")).upper() if isinstance(stmt, exp.Create) else ""
-                if kind == "VIEW" or (kind == "TABLE" and stmt.expression is not None):
-                    names.append(stmt.this.sql(dialect="duckdb"))
+        bodies += [ws.rewrite_unpivot(expand_sql(f.body)) for f in sqlfiles.folder(folder)]
+    for body in bodies:
+        for stmt in sqlglot.parse(body, read="duckdb"):
+            # views, and tables made from a query (code tables); not meta's storage tables
+            kind = str(stmt.args.get("kind")).upper() if isinstance(stmt, exp.Create) else ""
+            if kind == "VIEW" or (kind == "TABLE" and stmt.expression is not None):
+                names.append(stmt.this.sql(dialect="duckdb"))
     return sorted(set(names))
 
 
