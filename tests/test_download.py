@@ -201,11 +201,9 @@ def test_a_failed_run_keeps_the_part_and_the_next_run_finishes_it(server, tmp_pa
 
 
 def test_a_stalled_transfer_times_out_and_resumes(server, tmp_path, monkeypatch):
-    import httpx
-
-    # A 3 s timeout: no pause of a loaded machine reaches it, while the server's silence (60 s
+    # A 3 s read timeout: no pause of a loaded machine reaches it, while the server's silence (60 s
     # before it hangs up) surely does.
-    monkeypatch.setattr(dl, "TIMEOUT", httpx.Timeout(3.0))
+    monkeypatch.setenv(dl.READ_TIMEOUT_ENV, "3")
     server.faults[BIG_URL] = [Fault(drop_after=400_000, stall=60.0)]
     reasons = []
 
@@ -726,7 +724,8 @@ def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, ca
     # signal surely comes mid-transfer whatever the machine's load (a slow server raced the poller).
     server.hold_after = 131_072
     args = ["download", "google2011", str(tmp_path), "--tables", "task_events", "--parts", "1"]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # The read timeout far beyond communicate()'s: the stop must wake the blocked read itself.
+    env = {**os.environ, "PYTHONPATH": str(REPO), dl.READ_TIMEOUT_ENV: "3600"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "tracewh.cli.main", *args, "--mirror", server.url, "--quiet"],
         env=env, stderr=subprocess.PIPE, text=True, cwd=REPO,

@@ -25,6 +25,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import ssl
 import threading
 import time
@@ -48,7 +49,11 @@ LISTING_PAGE = 1000  # the storage JSON API's largest page
 # The most a listing page or checksum file may hold: the real ones are under 1 MiB.
 SMALL_LIMIT = 64 << 20
 # Timeouts per network operation (not per file): a stalled read is retried like a dropped one.
-TIMEOUT = httpx.Timeout(60.0, connect=15.0)
+# Ctrl-C does not wait for them: the open sockets are shut down (see _Http.abort).
+READ_TIMEOUT_S = 60.0
+# Tests set the read timeout: short to see a stall retried, or far past their own patience so
+# that a stop which waited for a stalled read to time out fails instead of passing slowly.
+READ_TIMEOUT_ENV = "TRACEWH_TEST_READ_TIMEOUT"
 # Ask for the bytes as stored: no server-side compression (a mirror's gzip-on-the-fly would
 # change the bytes the digests are of), and the body is read raw, never decoded.
 IDENTITY = {"Accept-Encoding": "identity"}
@@ -234,17 +239,45 @@ class _Http:
         self.stop = stop or threading.Event()
         self._local = threading.local()
         self._clients: list[httpx.Client] = []
+        self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
         self.on_retry: Callable[[str, int, str, float], None] = lambda *a: None
 
     def client(self) -> httpx.Client:
         c = getattr(self._local, "client", None)
         if c is None:
-            c = httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=IDENTITY, verify=_ssl_context())
+            timeout = httpx.Timeout(float(os.environ.get(READ_TIMEOUT_ENV) or READ_TIMEOUT_S), connect=15.0)
+            c = httpx.Client(timeout=timeout, follow_redirects=True, headers=IDENTITY, verify=_ssl_context())
             self._local.client = c
             with self._lock:
                 self._clients.append(c)
         return c
+
+    @contextlib.contextmanager
+    def reading(self, r: httpx.Response) -> Iterator[None]:
+        """Mark the response's socket as in use by a transfer, so that ``abort`` can wake it."""
+        stream = r.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            yield
+            return
+        with self._lock:
+            self._sockets.add(sock)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._sockets.discard(sock)
+
+    def abort(self) -> None:
+        """Stop every transfer now. A thread blocked in a read would otherwise sit out the read
+        timeout (a minute) before it sees the stop; shutting its socket down wakes it at once
+        (closing the socket from another thread does not, on Linux)."""
+        self.stop.set()
+        with self._lock:
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
         with self._lock:
@@ -269,6 +302,8 @@ class _Http:
             try:
                 return step()
             except (_Retryable, httpx.TransportError) as e:
+                if self.stop.is_set():  # the failure is the stop itself (abort shut the socket)
+                    raise _Stopped from e
                 failures = 1 if done() > mark else failures + 1
                 reason = _reason(e)
                 if failures >= self.retry.tries:
@@ -766,7 +801,7 @@ class _Transfer:
                 raise _Retryable("the host answered another range than asked, starting the file over")
             if part.have and r.status_code != 206:
                 self._discard(part)  # the host ignored the Range: it sends the whole file
-            with open(part.path, "ab") as fh:
+            with open(part.path, "ab") as fh, self.http.reading(r):
                 # No chunk size: bytes are kept as they arrive, so a drop loses only what is in flight.
                 for chunk in r.iter_raw():
                     if self.http.stop.is_set():
@@ -863,7 +898,7 @@ def _download(p: Plan, jobs: int, prog: Progress, retry: Retry) -> Result:
                     result.present.append(f.path)
                 prog.file_done(f.path, outcome)
     except BaseException:
-        t.http.stop.set()
+        t.http.abort()
         ex.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
