@@ -29,7 +29,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, parts, signals, sqlfiles
+from tracewh import __version__, signals, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
@@ -37,6 +37,8 @@ from tracewh.traces import (
     Table,
     expand_sql,
     get_trace,
+    meta_sql,
+    prelude_sql,
     registry,
     trace_names,
     vocabulary_in,
@@ -385,7 +387,7 @@ def link_problems(home: Home) -> list[tuple[str, str, str]]:
 def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Create or replace every schema, code table, macro and view. Runs inside the caller's transaction."""
     # The part-number rule of every trace, before the meta views over it (sql/meta/10_parts.sql).
-    con.execute(parts.macro_sql())
+    con.execute(meta_sql())
     for f in sqlfiles.folder("meta"):
         con.execute(f.body)
     live = {
@@ -404,6 +406,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                     f"cannot read ({str(e).splitlines()[0]}); ingest its raw files again into a new "
                     "home (tracewh ingest TRACE SOURCE --home NEW)"
                 ) from e
+        con.execute(prelude_sql(trace))
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
             # the decode / tier macros, as soon as the file made the table they read

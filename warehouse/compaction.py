@@ -28,7 +28,7 @@ from tracewh import catalog, ingestion, signals
 from tracewh.errors import CatalogError, Interrupted
 from tracewh.home import Home
 from tracewh.quoting import glob_escape, quote_literal
-from tracewh.readers import SEQ_FILE_SHIFT
+from tracewh.traces import SEQ_FILE_SHIFT
 
 # Tens to hundreds of MB per file serve scans well (few files to open and plan, row groups of
 # the default size); smaller files are merged, larger ones are left as they are.

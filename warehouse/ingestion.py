@@ -684,8 +684,7 @@ def _convert_file(
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
     stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
-    days = trace.units_per_day
-    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, days, n, tmp)
+    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, trace, n, tmp)
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
 
@@ -697,7 +696,7 @@ def _convert_ndjson(
     out: Path,
     stem: str,
     order: int,
-    days: int,
+    trace: TraceSpec,
     n: int,
     tmp: Path,
 ) -> None:
@@ -705,10 +704,10 @@ def _convert_ndjson(
     are split off first and the good ones read alike."""
     try:
         reader = readers.json_reader(table, r.path)
-        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=False)
         r.duplicate_lines = r.text.duplicates if r.text is not None else None
         if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
-            r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
+            r.rejects = _checked_rejects(cur, table, reader, r, set(), False, trace.negative_times)
     except InputError:
         # The fast reader refused the file: find the bad lines, read the good ones alike.
         for partial in out.rglob("*.parquet"):
@@ -720,8 +719,10 @@ def _convert_ndjson(
         except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"{r.table}/{r.name}: {e}") from e
         reader = readers.json_reader(table, clean)
-        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
-        r.rejects += _checked_rejects(cur, table, reader, r, {line for line, *_ in r.rejects}, False)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=False)
+        r.rejects += _checked_rejects(
+            cur, table, reader, r, {line for line, *_ in r.rejects}, False, trace.negative_times
+        )
         clean.unlink()
 
 
@@ -732,7 +733,7 @@ def _convert_csv(
     out: Path,
     stem: str,
     order: int,
-    days: int,
+    trace: TraceSpec,
     n: int,
     tmp: Path,
 ) -> None:
@@ -744,7 +745,7 @@ def _convert_csv(
     with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as feed:
         reader = readers.csv_reader(table, feed.path, rejects, scans)
         try:
-            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=True)
         except InputError as e:
             failed = e
     # After the feeder has ended: its finding explains a failed read better than DuckDB's error.
@@ -765,7 +766,7 @@ def _convert_csv(
         rejects2, scans2 = f"rejects_{n}_again", f"reject_scans_{n}_again"
         with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as again:
             reader = readers.csv_reader(table, again.path, rejects2, scans2)
-            checked = _checked_rejects(cur, table, reader, r, skipped, True)
+            checked = _checked_rejects(cur, table, reader, r, skipped, True, trace.negative_times)
     if malformed:
         # DuckDB's raw text turns bytes that are not UTF-8 into '?': take the line from the file.
         _, by_line = readers.locate(r.path, set(), {line for line, *_ in malformed}, set())
@@ -786,13 +787,14 @@ def _checked_rejects(
     r: FileResult,
     skipped: set[int],
     text_ints: bool,
+    negative: bool,
 ) -> list[tuple]:
     """The rows the checks refuse, as rejects with their line number and raw text."""
     try:
         # Every column is selected: DuckDB checks a line's encoding only in the columns a query reads,
         # and the row numbers must count the same lines as in the COPY.
         cur.execute(
-            f"SELECT * FROM {readers.checked(table, reader, text_ints=text_ints)} "
+            f"SELECT * FROM {readers.checked(table, reader, text_ints=text_ints, negative_times=negative)} "
             f"WHERE {readers.PROBLEM} IS NOT NULL ORDER BY {readers.LINE}"
         )
         names = [d[0] for d in cur.description or []]
@@ -818,7 +820,7 @@ def _copy(
     out: Path,
     stem: str,
     order: int,
-    units_per_day: int,
+    trace: TraceSpec,
     r: FileResult,
     *,
     text_ints: bool,
@@ -834,8 +836,8 @@ def _copy(
         target = quote_literal(out / f"{stem}.parquet")
         opts = ""
     sql = (
-        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} "
-        f"FROM {readers.checked(table, reader, text_ints=text_ints)} "
+        f"COPY (SELECT {readers.select_list(table, order, trace)} "
+        f"FROM {readers.checked(table, reader, text_ints=text_ints, negative_times=trace.negative_times)} "
         f"WHERE {readers.PROBLEM} IS NULL) TO {target} "
         f"(FORMAT parquet, COMPRESSION zstd{opts})"
     )
@@ -878,12 +880,10 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     ).fetchone()
     tasks = None
     if "tasks" in table.entities:
-        key = table.entities["tasks"].strip("()")
+        key = ", ".join(quote_ident(c) for c in table.entities["tasks"])
         tasks = db.execute(f"SELECT count(*) FROM (SELECT DISTINCT {key} FROM {src})").fetchone()
-    distinct = [
-        f"count(DISTINCT {table.entities[k]})" if k in table.entities else "NULL"
-        for k in ("jobs", "machines")
-    ]
+    keys = [table.entity_sql(k) for k in ("jobs", "machines")]
+    distinct = [f"count(DISTINCT {k})" if k else "NULL" for k in keys]
     exact = db.execute(f"SELECT {', '.join(distinct)} FROM {src}").fetchone()
     assert row is not None and exact is not None
     stats.update(

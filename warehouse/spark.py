@@ -39,6 +39,8 @@ from tracewh.traces import (
     Table,
     expand_sql,
     get_trace,
+    meta_sql,
+    prelude_sql,
     registry,
     trace_names,
     vocabulary_in,
@@ -998,12 +1000,10 @@ def register(
         _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
     live, meta = _catalog_snapshot(home)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
-    from tracewh import parts
-
     # meta first: the snapshot, the part-number rule, then the views over them (meta.parts...)
     for stmt in [
         *_meta_views(meta),
-        *transpile(parts.macro_sql(), spark),
+        *transpile(meta_sql(), spark),
         *(s for f in sqlfiles.folder("meta") for s in transpile(f.body, spark)),
     ]:
         _run_view(spark, stmt, "meta", cache)
@@ -1016,6 +1016,8 @@ def register(
                 location = _table_location(home, trace_name, table.name, live[(trace_name, table.name)], root)
             raw = raw_view_sql(trace_name, table, location)
             _run_view(spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", cache)
+        for stmt in transpile(prelude_sql(trace), spark):
+            _run_view(spark, stmt, f"{trace_name} time macros", cache)
     for folder in sql_folders():
         for f in sqlfiles.folder(folder):
             # each file after the ones before it: the shared unions read the adapter views' columns

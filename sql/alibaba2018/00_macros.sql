@@ -10,8 +10,7 @@ CREATE OR REPLACE MACRO alibaba2018.valid_percent(x) AS CASE WHEN x >= 0 AND x <
 CREATE OR REPLACE MACRO alibaba2018.cores(x) AS x / 100.0;
 
 -- Times are seconds since the trace start (t = 0 is a midnight; the place is not disclosed), so
--- there is no real instant: trace_timestamp is NULL, trace_offset an INTERVAL.
-CREATE OR REPLACE MACRO alibaba2018.trace_timestamp(t) AS NULL::TIMESTAMPTZ;
+-- there is no real instant (trace_timestamp, built from the spec, is NULL); trace_offset an INTERVAL.
 CREATE OR REPLACE MACRO alibaba2018.trace_offset(t) AS to_seconds(t);
 
 -- time_stamp classes of the container (and machine) tables: 0 is not "unknown" there but "existed
