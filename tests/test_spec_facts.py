@@ -5,14 +5,18 @@ naming a column it does not have is refused when the registry is built."""
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import datetime, timezone
+from pathlib import Path
 
 import duckdb
 import pytest
 
+from tracewh import ingestion as ingest
 from tracewh import readers
-from tracewh.errors import UsageError
-from tracewh.traces import Column, Layout, Table, TraceSpec, prelude_sql, registry, time_zone
+from tracewh.errors import CatalogError, UsageError
+from tracewh.home import Home
+from tracewh.traces import MODULES_ENV, Column, Layout, Table, TraceSpec, prelude_sql, registry, time_zone
 
 
 def _spec(**kw) -> TraceSpec:
@@ -121,3 +125,64 @@ def test_published_row_counts_reach_the_catalog(sample_con):
         ("alibaba2018", "batch_instance"): 1_351_255_775,
     }
     assert set(registry()) >= {t for t, _ in got}
+
+
+TOY = Path(__file__).resolve().parent / "fixtures" / "toytrace"
+
+# the toy trace's headline (tests/fixtures/toytrace/sql/90_headline.sql) with one column broken
+_BROKEN = {
+    "misspelled": (
+        "count(DISTINCT job_id) AS jobs,",
+        "count(DISTINCT job_id) AS jbos,",
+        "has jbos, which the contract does not know",
+    ),
+    "mistyped": (
+        "count(DISTINCT job_id) AS jobs,",
+        "count(DISTINCT job_id)::VARCHAR AS jobs,",
+        "jobs is VARCHAR, not BIGINT",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BROKEN))
+def test_an_adapter_view_breaking_its_contract_stops_the_catalog(case, tmp_path, monkeypatch):
+    old, new, said = _BROKEN[case]
+    sql = tmp_path / "sql"
+    shutil.copytree(TOY / "sql", sql)
+    headline = (sql / "90_headline.sql").read_text(encoding="utf-8")
+    assert old in headline
+    (sql / "90_headline.sql").write_text(headline.replace(old, new), encoding="utf-8")
+    module = f"brokentoy_{case}"  # a name of its own: Python keeps an imported module
+    (tmp_path / f"{module}.py").write_text(
+        "from dataclasses import replace\nfrom pathlib import Path\nimport toy2024\n"
+        "SPEC = replace(toy2024.SPEC, sql_dir=Path(__file__).parent / 'sql')\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(TOY))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(MODULES_ENV, module)
+    src = tmp_path / "toy-download"
+    src.mkdir()
+    (src / "jobs.csv").write_text("10,j1,SUBMIT,m1\n")
+    (src / "machines.csv").write_text("m1,0.5\n")
+    with pytest.raises(
+        CatalogError, match=re.escape(f"toy2024.headline breaks the adapter contract ({said})")
+    ):
+        ingest.ingest(Home.resolve(tmp_path / "home"), "toy2024", src)
+
+
+def test_an_adapter_view_lacking_a_contract_column_is_named():
+    from tracewh.traces import ADAPTERS, adapter_problems
+
+    full = ADAPTERS["lifecycle_job_events"]
+
+    def columns(view: str) -> list[tuple[str, str]]:
+        # google2011's view as if it had lost is_synthesized; every other view as contracted
+        name = view.split(".")[1]
+        cols = list(ADAPTERS[name]) if name in ADAPTERS else []
+        return [c for c in cols if view != "google2011.lifecycle_job_events" or c[0] != "is_synthesized"]
+
+    assert ("is_synthesized", "BOOLEAN") in full
+    assert adapter_problems(columns) == [
+        "google2011.lifecycle_job_events breaks the adapter contract (lacks is_synthesized)"
+    ]

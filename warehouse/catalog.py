@@ -35,6 +35,7 @@ from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.traces import (
     Table,
+    adapter_problems,
     expand_sql,
     get_trace,
     meta_sql,
@@ -413,6 +414,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
             for schema, vocab, rows_sql in vocabulary_in(f.body):
                 con.execute(vocabulary_macros_sql(schema, vocab, con.execute(rows_sql).fetchall()))
         _comment_columns(con, trace_name, trace.tables.values())
+    broken = adapter_problems(lambda view: view_columns(con, view))
+    if broken:
+        raise CatalogError("; ".join(broken))
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
@@ -421,6 +425,16 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         "('storage_version', $sv), ('catalog_format', $f)",
         {"home": str(home.root), "v": __version__, "sv": STORAGE_VERSION, "f": str(CATALOG_FORMAT)},
     )
+
+
+def view_columns(con: duckdb.DuckDBPyConnection, view: str) -> list[tuple[str, str]]:
+    """(name, type) of the columns of a view "<schema>.<name>", in order."""
+    schema, _, name = view.partition(".")
+    return con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = $s AND table_name = $n ORDER BY column_index",
+        {"s": schema, "n": name},
+    ).fetchall()
 
 
 def _run_sql_file(con: duckdb.DuckDBPyConnection, f: sqlfiles.SqlFile) -> None:

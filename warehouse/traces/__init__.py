@@ -606,13 +606,131 @@ def vocabulary_macros_sql(schema: str, table: str, rows: list[tuple]) -> str:
     )
 
 
+# The contract of each adapter view a shared layer unions ({{union X}}): the typed columns every
+# trace's <trace>.X has, no more and no fewer (BY NAME would turn a misspelled column into a NULL
+# column and drop one the shared layer does not read); in a PARTIAL one, every column but trace
+# may be left out (empty for that trace). Checked when the catalog is built.
+_V, _I, _B, _D, _T = "VARCHAR", "BIGINT", "BOOLEAN", "DOUBLE", "TIMESTAMP WITH TIME ZONE"
+_TRACE, _CELL = ("trace", _V), ("cell", _V)
+ADAPTERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "lifecycle_event_types": (_TRACE, ("code", "INTEGER"), ("name", _V)),
+    "lifecycle_priority_tiers": (
+        _TRACE,
+        ("tier", _V),
+        ("min_priority", "INTEGER"),
+        ("max_priority", "INTEGER"),
+        ("production", _B),
+    ),
+    "lifecycle_task_event_tables": (_TRACE, ("table_name", _V)),
+    "lifecycle_task_events": (
+        _TRACE,
+        _CELL,
+        ("job_id", _I),
+        ("task_index", _I),
+        ("time", _I),
+        ("seq", _I),
+        ("time_class", _V),
+        ("event_time", _T),
+        ("event_type_name", _V),
+        ("is_synthesized", _B),
+        ("missing_info_name", _V),
+        ("machine_id", _I),
+        ("priority", "INTEGER"),
+        ("priority_tier", _V),
+        ("is_production", _B),
+        ("scheduling_class", "INTEGER"),
+        ("cpu_request", _D),
+        ("memory_request", _D),
+    ),
+    "lifecycle_task_usage": (
+        _TRACE,
+        _CELL,
+        ("job_id", _I),
+        ("task_index", _I),
+        ("machine_id", _I),
+        ("start_time", _I),
+        ("end_time", _I),
+        ("window_s", _D),
+        ("cpu", _D),
+        ("memory", _D),
+        ("memory_assigned", _D),
+    ),
+    "lifecycle_job_events": (
+        _TRACE,
+        _CELL,
+        ("job_id", _I),
+        ("time", _I),
+        ("seq", _I),
+        ("time_class", _V),
+        ("event_type_name", _V),
+        ("is_synthesized", _B),
+    ),
+    "lifecycle_machine_events": (
+        _TRACE,
+        _CELL,
+        ("machine_id", _I),
+        ("time", _I),
+        ("seq", _I),
+        ("time_class", _V),
+        ("event_type_name", _V),
+        ("cpus", _D),
+        ("memory", _D),
+    ),
+    "lifecycle_left_out": (_TRACE, _CELL, ("what", _V), ("left_out", _I), ("total", _I)),
+    # compare: a trace outside the life-cycle layer brings its own row of the headline metrics
+    "headline": (
+        _TRACE,
+        ("machines", _I),
+        ("jobs", _I),
+        ("tasks", _I),
+        ("tasks_per_job", _D),
+        ("median_jobs_per_hour", _D),
+        ("resubmit_ratio", _D),
+        ("finish", _D),
+        ("kill", _D),
+        ("fail", _D),
+        ("evict", _D),
+        ("lost", _D),
+        ("mean_cpu_utilisation", _D),
+        ("mean_memory_utilisation", _D),
+    ),
+}
+
+
+# compare's row of a trace outside the life-cycle layer: it brings the metrics it has
+PARTIAL = frozenset({"headline"})
+
+
+def adapter_problems(columns: ColumnsOf) -> list[str]:
+    """What breaks an adapter contract (ADAPTERS), one line per view, naming each missing, unknown
+    or mistyped column; ``columns`` gives a registered view's (name, type) in order."""
+    out = []
+    for view, contract in ADAPTERS.items():
+        want = dict(contract)
+        for spec in registry().values():
+            if not provides(spec, view):
+                continue
+            have = dict(columns(f"{spec.name}.{view}"))
+            missing = [c for c in want if c not in have and (view not in PARTIAL or c == "trace")]
+            unknown = [c for c in have if c not in want]
+            typed = [f"{c} is {have[c]}, not {t}" for c, t in want.items() if c in have and have[c] != t]
+            if missing or unknown or typed:
+                said = [f"lacks {', '.join(missing)}"] if missing else []
+                said += [f"has {', '.join(unknown)}, which the contract does not know"] if unknown else []
+                said += typed
+                out.append(f"{spec.name}.{view} breaks the adapter contract ({'; '.join(said)})")
+    return out
+
+
 # Shared SQL is written once for every trace; two placeholders are filled from the registry:
 #   {{union X}}          the UNION ALL BY NAME of <trace>.X over every trace whose folder creates X
 #                        (the trace's adapter view for the shared view); for an engine without
 #                        BY NAME (Spark), a positional UNION ALL over one column list (expand_sql);
-#   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name.
+#   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name;
+#   {{columns X}}        the columns of the adapter contract X but trace, comma-separated (ADAPTERS).
 _UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
 _EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
+_COLUMNS = re.compile(r"\{\{\s*columns\s+(\w+)\s*\}\}")
 _CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+)\.(\w+)", re.I)
 
 
@@ -668,7 +786,12 @@ def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
     def each(m: re.Match[str]) -> str:
         return ", ".join(m.group(1).replace("@trace", name) for name in registry())
 
-    return _EACH.sub(each, _UNION.sub(union, body))
+    def contract(m: re.Match[str]) -> str:
+        if m.group(1) not in ADAPTERS:
+            raise UsageError(f"no adapter contract {m.group(1)!r} (known: {', '.join(ADAPTERS)})")
+        return ", ".join(c for c, _ in ADAPTERS[m.group(1)] if c != "trace")
+
+    return _COLUMNS.sub(contract, _EACH.sub(each, _UNION.sub(union, body)))
 
 
 def downloadable() -> tuple[str, ...]:
