@@ -124,7 +124,7 @@ def _parity_runs(spark, home) -> dict:
             if kind == "view":
                 return job, ws.fetch(spark, f"SELECT * FROM {name}")
             options = reports.get(name).example_options
-            return job, ws.run_report(spark, home, name, trace=trace, options=options)
+            return job, reports.run(home, name, trace=trace, options=options, spark=spark)
         except Exception as e:
             return job, e
 

@@ -38,7 +38,6 @@ import signal
 import sys
 import threading
 import time
-import uuid
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +50,8 @@ import duckdb
 
 from tracewh import __version__, catalog, readers, signals, synth
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
+from tracewh.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
+from tracewh.generations import source_stem as _stem
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
@@ -59,11 +60,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 # For the crash tests: just before it commits, the ingest runs a query that sends the process a
 # SIGINT from inside DuckDB (the moments of a commit are signals.pause_point's).
 SIGINT_IN_QUERY_ENV = "TRACEWH_TEST_SIGINT_IN_QUERY"
-DEFAULT_MEMORY_LIMIT = "2GB"
 READ_CHUNK = 1 << 20
-# Parquet written by an ingest: <part stem>.<ingest id>[_<i>].parquet (the id keeps every name new).
-_ID_FORM = r"\d{8}T\d{6}-[0-9a-f]{6}"
-_OUTPUT_NAME = re.compile(rf"^(?P<stem>.+)\.{_ID_FORM}(?:_\d+)?\.parquet$")
 
 
 @dataclass
@@ -134,11 +131,6 @@ class Progress:
     def phase(self, text: str) -> None: ...
 
     def file_done(self, result: FileResult) -> None: ...
-
-
-def new_writer_id() -> str:
-    """The id of one ingest (or compaction): in every name it writes, so no name is ever reused."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
 def part_key(table: str, cell: str | None, name: str) -> tuple[str, str | None, str]:
@@ -226,7 +218,9 @@ def ingest(
                 if spark is not None:
                     from tracewh import spark as spark_engine
 
-                    spark_engine.hash_files(spark, results)  # one task per file, where the file is read
+                    spark_engine.hash_files(
+                        spark, results, _hash_and_check
+                    )  # a task per file, where it is read
                 else:
                     _hash_all(results, workers)
                 _verify(trace, sources, results, verify)
@@ -542,31 +536,6 @@ def _drop_unchanged(
     return keep, skipped
 
 
-def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, str]]) -> None:
-    """The new generation starts as hard links of the live one's files (no copy; the live one stays
-    intact), less the files of the parts this ingest rewrites. The ingest then writes only names
-    that carry its own id, so no write can reach a linked (live) file."""
-    stems = {(cell, stem) for _, cell, stem in replaced}
-    for src in old.rglob("*.parquet"):
-        rel = src.relative_to(old)
-        cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
-        # _stem again: homes written before .tar.gz was a known suffix hold "<table>.tar" stems
-        if (cell, _stem(output_stem(src.name))) in stems:
-            continue
-        dst = new / rel
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-
-def output_stem(filename: str) -> str:
-    """The part stem of a Parquet file an ingest wrote (see _OUTPUT_NAME)."""
-    m = _OUTPUT_NAME.match(filename)
-    return m.group("stem") if m else filename.removesuffix(".parquet")
-
-
 def _check_rows(todo: list[FileResult], allow_empty: bool) -> None:
     """A file that adds no rows is almost always a mistake (an empty download, a header-only file,
     another trace's file given with --table): refuse it before anything is committed."""
@@ -635,7 +604,9 @@ def _convert(
         from tracewh import spark as spark_engine
 
         # The same per-file conversion as Spark tasks; the threads below then have nothing left.
-        converted = spark_engine.convert_files(spark, trace.name, todo, gens, tmp, memory_limit, ingest_id)
+        converted = spark_engine.convert_files(
+            spark, trace.name, todo, gens, tmp, memory_limit, ingest_id, _convert_file
+        )
         for r, done in zip(todo, converted, strict=True):
             vars(r).update(vars(done))
             progress.file_done(r)
@@ -683,7 +654,7 @@ def _convert_file(
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
-    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
+    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see tracewh.generations)
     _CONVERTERS[trace.reader](cur, table, r, out, stem, order, trace, n, tmp)
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
@@ -1003,13 +974,6 @@ def _record(
             },
         )
     catalog.rebuild(con, home)
-
-
-def _stem(name: str) -> str:
-    for suffix in readers.SOURCE_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 def _first_line(e: BaseException) -> str:

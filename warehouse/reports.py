@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tracewh import headers, sqlfiles
 from tracewh.errors import UsageError
-from tracewh.headers import Param
+from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
 from tracewh.traces import expand_sql, registry, trace_names
 
@@ -208,9 +208,6 @@ def synthetic(con) -> dict[str, str]:
             "with a paper says nothing about the real trace"
         )
     return out
-
-
-STEP_MARKER = "-- then:"
 
 
 def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from tracewh import catalog, sqlfiles
 from tracewh.errors import TracewhError, UsageError
+from tracewh.headers import STEP_MARKER
 from tracewh.home import Home
 from tracewh.traces import (
     Table,
@@ -1233,30 +1234,13 @@ def _in_zone(value: Any, tz: Any) -> Any:
     return value
 
 
-def run_report(
-    spark: SparkSession,
-    home: Home,
-    name: str,
-    trace: str | None = None,
-    cell: str | None = None,
-    options: dict[str, str] | None = None,
-) -> Rows:
-    """A report on Spark over a registered home: the same parameters, checks and rows as
-    reports.run (which runs it here with ``spark=``)."""
-    from tracewh import reports
-
-    return reports.run(home, name, trace=trace, cell=cell, options=options, spark=spark)
-
-
 def run_statements(
     spark: SparkSession, report: Any, params: dict[str, object], zone: str | None = None
 ) -> Rows:
     """A resolved report's SQL (and its Python step) on Spark; instants in ``zone``."""
-    from tracewh import reports
-
     if not report.python:
         return fetch(spark, report.template, params, zone)
-    first, _, second = report.template.partition(reports.STEP_MARKER)
+    first, _, second = report.template.partition(STEP_MARKER)
     step = SPARK_STEPS.get(report.python)
     if step is None:
         raise SparkError(f"report {report.name}: its Python step {report.python!r} has no Spark form")
@@ -1332,9 +1316,11 @@ def convert_files(
     tmp: Path,
     memory_limit: str,
     ingest_id: str,
+    convert: Callable[..., None],
 ) -> list:
-    """Convert each source file in its own Spark task with the local ingest's per-file code
-    (tracewh.ingestion._convert_file: the same reader SQL, rejects, seq and partitioning); returns
+    """Convert each source file in its own Spark task with the local ingest's per-file code,
+    ``convert`` (tracewh.ingestion._convert_file: the same reader SQL, rejects, seq and
+    partitioning; passed in, so this engine does not import the ingest that calls it); returns
     the files' accounting records (ingest.FileResult) in the order given.
 
     Every executor must see the source files and the home at the same paths (a shared file
@@ -1345,7 +1331,9 @@ def convert_files(
     if not todo:
         return []
     job = [(n, r) for n, r in enumerate(todo)]
-    task = _ConvertTask(trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit, ingest_id)
+    task = _ConvertTask(
+        trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit, ingest_id, convert
+    )
     rdd = spark.sparkContext.parallelize(job, len(job))
     try:
         done = dict(rdd.map(task).collect())
@@ -1354,26 +1342,24 @@ def convert_files(
     return [done[n] for n, _ in job]
 
 
-def hash_files(spark: SparkSession, results: list) -> None:
+def hash_files(spark: SparkSession, results: list, check: Callable[[Any], None]) -> None:
     """The sha256 of each source file (and the gzip check and line count of the same read), one
-    Spark task per file with the local ingest's code (tracewh.ingestion._hash_and_check), so the
+    Spark task per file with the local ingest's code, ``check`` (tracewh.ingestion._hash_and_check), so the
     driver does not read every byte serially before the conversion starts. Updates the records."""
     if not results:
         return
     rdd = spark.sparkContext.parallelize(list(enumerate(results)), len(results))
     try:
-        done = dict(rdd.map(_hash_task).collect())
+        done = dict(rdd.map(functools.partial(_hash_task, check)).collect())
     except Exception as e:
         raise SparkError(f"hashing the source files on Spark failed: {_one_line(e)}") from e
     for n, r in enumerate(results):
         r.sha256, r.damage, r.text = done[n].sha256, done[n].damage, done[n].text
 
 
-def _hash_task(item: tuple[int, Any]) -> tuple[int, Any]:
-    from tracewh import ingestion
-
+def _hash_task(check: Callable[[Any], None], item: tuple[int, Any]) -> tuple[int, Any]:
     n, r = item
-    ingestion._hash_and_check(r)
+    check(r)
     return n, r
 
 
@@ -1381,8 +1367,15 @@ class _ConvertTask:
     """The function a Spark task runs for one (index, FileResult): picklable, imported on executors."""
 
     def __init__(
-        self, trace_name: str, gens: dict[str, str], tmp: str, memory_limit: str, ingest_id: str
+        self,
+        trace_name: str,
+        gens: dict[str, str],
+        tmp: str,
+        memory_limit: str,
+        ingest_id: str,
+        convert: Callable[..., None],
     ) -> None:
+        self.convert = convert
         self.trace_name = trace_name
         self.ingest_id = ingest_id
         self.gens = gens
@@ -1395,8 +1388,6 @@ class _ConvertTask:
 
         import duckdb
         from pyspark import TaskContext
-
-        from tracewh import ingestion as ingest
 
         n, r = item
         ctx = TaskContext.get()
@@ -1417,7 +1408,7 @@ class _ConvertTask:
             }
         )
         try:
-            ingest._convert_file(db.cursor(), trace, trace.tables[r.table], r, out, n, stage, self.ingest_id)
+            self.convert(db.cursor(), trace, trace.tables[r.table], r, out, n, stage, self.ingest_id)
         finally:
             db.close()
         gen = Path(self.gens[r.table])
