@@ -728,9 +728,16 @@ def adapter_problems(columns: ColumnsOf) -> list[str]:
 #                        BY NAME (Spark), a positional UNION ALL over one column list (expand_sql);
 #   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name;
 #   {{columns X}}        the columns of the adapter contract X but trace, comma-separated (ADAPTERS).
+# A trace's own SQL has one more, filled from the spec of the trace whose view it is in (the schema
+# of the CREATE before it), so every view classifies and dates a time with the same columns:
+#   {{event_time T}}     <trace>.time_class(T) AS time_class, <trace>.trace_timestamp(T) AS event_time;
+#   ... | local}}        and the wall clock in the trace's zone AS event_time_local;
+#   ... | local Z}}      in the zone the expression Z names (a trace with a zone per cell).
 _UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
 _EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
 _COLUMNS = re.compile(r"\{\{\s*columns\s+(\w+)\s*\}\}")
+_EVENT_TIME = re.compile(r"\{\{\s*event_time\s+(.+?)(?:\s*\|\s*local(?:\s+(.+?))?)?\s*\}\}")
+_LOCAL = re.compile(r"\|\s*local(?:\s+(.+?))?\s*\}\}$")
 _CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+)\.(\w+)", re.I)
 
 
@@ -791,6 +798,19 @@ def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
             raise UsageError(f"no adapter contract {m.group(1)!r} (known: {', '.join(ADAPTERS)})")
         return ", ".join(c for c, _ in ADAPTERS[m.group(1)] if c != "trace")
 
+    def event_time(m: re.Match[str]) -> str:
+        before = _CREATES.findall(body[: m.start()])
+        trace = before[-1][0] if before else ""
+        if trace not in registry():
+            raise UsageError(f"{{{{event_time}}}} outside a view of a trace: {m.group(0)}")
+        t = m.group(1)
+        cols = [f"{trace}.time_class({t}) AS time_class", f"{trace}.trace_timestamp({t}) AS event_time"]
+        if _LOCAL.search(m.group(0)):
+            zone = m.group(2) or f"{trace}.time_zone()"
+            cols.append(f"timezone({zone}, {trace}.trace_timestamp({t})) AS event_time_local")
+        return ",\n    ".join(cols)
+
+    body = _EVENT_TIME.sub(event_time, body)
     return _COLUMNS.sub(contract, _EACH.sub(each, _UNION.sub(union, body)))
 
 
