@@ -133,7 +133,7 @@ def set_zone(con: duckdb.DuckDBPyConnection, zone: str) -> None:
     try:
         con.execute(f"SET TimeZone = {quote_literal(zone)}")
     except duckdb.Error as e:
-        raise UsageError(f"unknown time zone {zone!r} (an IANA name such as UTC or America/New_York)") from e
+        raise UsageError(f"unknown time zone {zone!r} (an IANA name such as UTC or Europe/Paris)") from e
 
 
 def stream(

@@ -1,7 +1,7 @@
 """The Spark engine: the catalog's semantic views, macros and reports in a SparkSession, on the same Parquet.
 
-``register(spark, home)`` creates, in the session catalog of a SparkSession, the databases
-``google2011``, ``google2019``, ``alibaba2018``, ``lifecycle``, their ``*_raw`` typed views and
+``register(spark, home)`` creates, in the session catalog of a SparkSession, a database per
+registered trace, ``lifecycle``, the traces' ``*_raw`` typed views and
 ``meta`` (a snapshot of the catalog's small metadata tables), with the same names, columns and
 meanings as the DuckDB catalog. The Spark SQL is generated from the same SQL files as the DuckDB
 catalog: sqlglot parses each statement as DuckDB SQL and writes it as Spark SQL, after the override
@@ -9,7 +9,8 @@ layer below rewrote what sqlglot does not translate (or translates with other se
 override is one function, named in ``OVERRIDES``, and tested on its own (tests/test_spark.py).
 
 - DuckDB macros become Spark SQL functions (``CREATE FUNCTION db.name(p TYPE) RETURN ...``) under
-  the same qualified name; Spark needs a type per parameter, which ``MACRO_PARAM_TYPES`` gives.
+  the same qualified name; Spark needs a type per parameter: the one the macro declares, else
+  ``PARAM_TYPES_BY_NAME``.
 - Code tables (``CREATE TABLE ... AS VALUES``) become views over the same VALUES: nothing is written.
 - The raw views read the table's stable link ``parquet/<trace>/<table>``: Spark's file listing skips
   folders whose names start with ``.`` or ``_``, so the live generation under ``.gen/`` is read
@@ -96,8 +97,9 @@ def sql_folders() -> tuple[str | Path, ...]:
 # large and stays in DuckDB.
 META_TABLES = ("catalog", "tables", "ingests", "synthetic")
 
-# Spark SQL functions need a type per parameter (DuckDB macros have none): by parameter name, with
-# per-macro entries where a name is used with another type. A macro missing here fails register().
+# Spark SQL functions need a type per parameter: the one a macro declares (``f(x DOUBLE)``, written
+# where a name below would not say it), else the type of its parameter name in shared SQL. A macro
+# parameter with neither fails register().
 PARAM_TYPES_BY_NAME = {
     "t": "BIGINT",
     "s": "BIGINT",
@@ -112,12 +114,6 @@ PARAM_TYPES_BY_NAME = {
     "code_set": "STRING",  # <trace>.decode / priority_tier / is_production (tracewh.traces.VOCABULARY)
     "code": "BIGINT",
     "priority": "BIGINT",
-}
-MACRO_PARAM_TYPES = {
-    "alibaba2018.valid_percent": {"x": "DOUBLE"},
-    "alibaba2018.cores": {"x": "DOUBLE"},
-    "google2019.nonzero": {"x": "BIGINT"},
-    "meta.part_ranges": {"parts": "ARRAY<BIGINT>"},
 }
 
 
@@ -916,15 +912,15 @@ def _function(stmt: exp.Create) -> str | None:
     if not isinstance(udf, exp.UserDefinedFunction) or str(stmt.args.get("kind")).upper() != "MACRO":
         raise SparkError(f"{stmt.sql(dialect='duckdb')[:60]}...: only scalar macros have a Spark form")
     name = udf.this.sql(dialect="duckdb")
-    declared = MACRO_PARAM_TYPES.get(name, {})
     params = []
     for p in udf.expressions:
         pname = p.name
-        ptype = declared.get(pname) or PARAM_TYPES_BY_NAME.get(pname)
+        kind = p.args.get("kind") if isinstance(p, exp.ColumnDef) else None
+        ptype = kind.transform(_hugeint).sql(dialect="spark") if kind else PARAM_TYPES_BY_NAME.get(pname)
         if ptype is None:
             raise SparkError(
-                f"macro {name}: no Spark type for its parameter {pname!r}; add it to "
-                "MACRO_PARAM_TYPES in warehouse/spark.py"
+                f"macro {name}: no Spark type for its parameter {pname!r}; declare it in the macro "
+                f"({pname} DOUBLE, ...)"
             )
         params.append(f"{pname} {ptype}")
     body = stmt.expression.sql(dialect="spark")
@@ -1220,7 +1216,7 @@ def _zone(name: str) -> Any:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as e:
-        raise UsageError(f"unknown time zone {name!r} (an IANA name such as UTC or America/New_York)") from e
+        raise UsageError(f"unknown time zone {name!r} (an IANA name such as UTC or Europe/Paris)") from e
 
 
 def _in_zone(value: Any, tz: Any) -> Any:
@@ -1254,7 +1250,7 @@ DAG_PATHS_SCHEMA = (
 
 
 def walk_jobs_pandas(tasks: Any) -> Any:
-    """One job's rows of alibaba2018.dag_tasks (a pandas DataFrame) -> its one dag_paths row; runs
+    """One job's rows of <trace>.dag_tasks (a pandas DataFrame) -> its one dag_paths row; runs
     on the executors as a grouped pandas UDF, with the walk of warehouse/dag.py."""
     import pandas as pd
 

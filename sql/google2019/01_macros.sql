@@ -4,4 +4,4 @@
 -- source: the 2019 format document (seeds/google2019_format_v3.md): an absent field holds its default
 
 -- absent, NULL and 0 mean the same for machine_id, alloc_collection_id, missing_type, parent ids
-CREATE OR REPLACE MACRO google2019.nonzero(x) AS CASE WHEN x <> 0 THEN x END;
+CREATE OR REPLACE MACRO google2019.nonzero(x BIGINT) AS CASE WHEN x <> 0 THEN x END;

@@ -72,7 +72,7 @@ class SourceFile:
     table: str
     path: Path
     name: str  # stable name, e.g. "part-00001-of-00500.csv.gz"
-    cell: str | None = None  # traces with several cells (google2019)
+    cell: str | None = None  # traces with several cells (TraceSpec.cells)
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class TraceSpec:
     tables: dict[str, Table]
     layout: Layout
     reader: ReaderKind
-    units_per_day: int  # trace time units in a day (86_400 = seconds, 86_400_000_000 = microseconds)
+    units_per_day: int  # trace time units in a day (86_400 = seconds, 86_400 x 10^6 = microseconds)
     cells: tuple[str, ...] | None = None
     checksum_file: str | None = None  # sha256sum-format listing at the download's root
     official_sha256: dict[str, str] = field(default_factory=dict)  # file name -> digest
@@ -437,7 +437,8 @@ def prelude_sql(spec: TraceSpec) -> str:
     n = spec.name
     if spec.trace_start is None:
         return f"CREATE OR REPLACE MACRO {n}.trace_timestamp(t) AS NULL::TIMESTAMPTZ;"
-    start = spec.trace_start.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f+00")
+    utc = spec.trace_start.astimezone(timezone.utc)
+    start = utc.strftime("%Y-%m-%d %H:%M:%S" + (".%f" if utc.microsecond else "") + "+00")
     ups = spec.units_per_second
     after = spec.after_window if spec.after_window is not None else _BIGINT_MAX
     in_window = spec.in_window_sql("t")
