@@ -49,11 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-write", action="store_true")
     a = p.parse_args(argv)
     trace = get_trace("google2011")
-    table = trace.TABLES["task_events"]
+    table = trace.tables["task_events"]
     f = a.file
     tmp = Path(tempfile.mkdtemp(dir=f.parent.parent.parent))
     db = duckdb.connect(config={"threads": 1, "preserve_insertion_order": True})
-    sel = readers.select_list(table, 1, trace.UNITS_PER_DAY)
+    sel = readers.select_list(table, 1, trace)
     part = ", PARTITION_BY (day), OVERWRITE_OR_IGNORE true"
 
     def copy_sql(reader: str, target: str, opts: str) -> str:

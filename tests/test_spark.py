@@ -54,12 +54,11 @@ def _views_in_sql_files() -> list[str]:
     import sqlglot
     from sqlglot import exp
 
-    from tracewh import parts
-    from tracewh.traces import get_trace
+    from tracewh.traces import get_trace, views_sql
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
-    # the SQL files, and the views generated from the trace specs (meta.inputs)
-    bodies = [parts.inputs_sql()]
+    # the SQL files, and the views generated from the trace specs (meta.inputs, meta.published_rows)
+    bodies = [views_sql()]
     for folder in ("meta", *ws.sql_folders()):
         bodies += [ws.rewrite_unpivot(expand_sql(f.body)) for f in sqlfiles.folder(folder)]
     for body in bodies:
@@ -125,7 +124,7 @@ def _parity_runs(spark, home) -> dict:
             if kind == "view":
                 return job, ws.fetch(spark, f"SELECT * FROM {name}")
             options = reports.get(name).example_options
-            return job, ws.run_report(spark, home, name, trace=trace, options=options)
+            return job, reports.run(home, name, trace=trace, options=options, spark=spark)
         except Exception as e:
             return job, e
 

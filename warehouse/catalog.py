@@ -29,14 +29,17 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, parts, signals, sqlfiles
+from tracewh import __version__, signals, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.traces import (
     Table,
+    adapter_problems,
     expand_sql,
     get_trace,
+    meta_sql,
+    prelude_sql,
     registry,
     trace_names,
     vocabulary_in,
@@ -385,7 +388,7 @@ def link_problems(home: Home) -> list[tuple[str, str, str]]:
 def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Create or replace every schema, code table, macro and view. Runs inside the caller's transaction."""
     # The part-number rule of every trace, before the meta views over it (sql/meta/10_parts.sql).
-    con.execute(parts.macro_sql())
+    con.execute(meta_sql())
     for f in sqlfiles.folder("meta"):
         con.execute(f.body)
     live = {
@@ -404,12 +407,16 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                     f"cannot read ({str(e).splitlines()[0]}); ingest its raw files again into a new "
                     "home (tracewh ingest TRACE SOURCE --home NEW)"
                 ) from e
+        con.execute(prelude_sql(trace))
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
             # the decode / tier macros, as soon as the file made the table they read
             for schema, vocab, rows_sql in vocabulary_in(f.body):
                 con.execute(vocabulary_macros_sql(schema, vocab, con.execute(rows_sql).fetchall()))
         _comment_columns(con, trace_name, trace.tables.values())
+    broken = adapter_problems(lambda view: view_columns(con, view))
+    if broken:
+        raise CatalogError("; ".join(broken))
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
@@ -418,6 +425,16 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         "('storage_version', $sv), ('catalog_format', $f)",
         {"home": str(home.root), "v": __version__, "sv": STORAGE_VERSION, "f": str(CATALOG_FORMAT)},
     )
+
+
+def view_columns(con: duckdb.DuckDBPyConnection, view: str) -> list[tuple[str, str]]:
+    """(name, type) of the columns of a view "<schema>.<name>", in order."""
+    schema, _, name = view.partition(".")
+    return con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = $s AND table_name = $n ORDER BY column_index",
+        {"s": schema, "n": name},
+    ).fetchall()
 
 
 def _run_sql_file(con: duckdb.DuckDBPyConnection, f: sqlfiles.SqlFile) -> None:

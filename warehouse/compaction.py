@@ -24,11 +24,11 @@ from pathlib import Path
 
 import duckdb
 
-from tracewh import catalog, ingestion, signals
+from tracewh import catalog, generations, signals
 from tracewh.errors import CatalogError, Interrupted
 from tracewh.home import Home
 from tracewh.quoting import glob_escape, quote_literal
-from tracewh.readers import SEQ_FILE_SHIFT
+from tracewh.traces import SEQ_FILE_SHIFT
 
 # Tens to hundreds of MB per file serve scans well (few files to open and plan, row groups of
 # the default size); smaller files are merged, larger ones are left as they are.
@@ -83,7 +83,7 @@ def drop_parts(
     changed = 0
     for path in _files(gen):
         wanted = parts.get(_cell(gen, path))
-        if not wanted or ingestion.output_stem(path.name) != COMPACTED_STEM:
+        if not wanted or generations.output_stem(path.name) != COMPACTED_STEM:
             continue
         cond = " OR ".join(
             f"(seq >= {p * SEQ_FILE_SHIFT} AND seq < {(p + 1) * SEQ_FILE_SHIFT})" for p in sorted(wanted)
@@ -131,8 +131,8 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
     committed at once by renaming a staged catalog. Tables with nothing to merge are left as they are."""
     if not home.catalog.exists():
         raise CatalogError(f"no catalog at {home.catalog}; nothing to compact")
-    limit = catalog.memory_limit(memory_limit, ingestion.DEFAULT_MEMORY_LIMIT)
-    writer_id = ingestion.new_writer_id()
+    limit = catalog.memory_limit(memory_limit, generations.DEFAULT_MEMORY_LIMIT)
+    writer_id = generations.new_writer_id()
     done: list[TableCompaction] = []
     with home.writer_lock():
         catalog.require_format(home)
@@ -152,7 +152,7 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
                     gen = home.generations(t) / f"{table}.{writer_id}"
                     gen.mkdir(parents=True)
                     new_gens[(t, table)] = gen
-                    ingestion.link_generation(old, gen, set())
+                    generations.link_generation(old, gen, set())
                     signals.pause_point("converting")
                     if not merge_small(con, gen, writer_id):
                         shutil.rmtree(gen)

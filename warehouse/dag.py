@@ -3,7 +3,7 @@
 
 Kahn's algorithm per job: a task is placed once all its parents are; what is never placed sits on
 or behind a cycle. That terminates on any input (each task is placed at most once) and reports
-cycles instead of hanging. Input: the rows of ``alibaba2018.dag_tasks`` ordered by job.
+cycles instead of hanging. Input: the rows of a batch trace's ``<trace>.dag_tasks`` ordered by job.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def _walk_piece(piece: pa.Table) -> pa.Table:
 def register_dag_paths(
     con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.RecordBatchReader, batch_rows: int = BATCH_ROWS
 ) -> None:
-    """Walk every job of the ``alibaba2018.dag_tasks`` rows (ordered by job; a table or a stream of
+    """Walk every job of the ``<trace>.dag_tasks`` rows (ordered by job; a table or a stream of
     batches) and create the temporary table ``dag_paths`` (job_name, status, critical_path_s, tasks,
     cycle_task_ids) on the connection. Jobs are walked a batch at a time (see BATCH_ROWS); each
     piece's rows go into the table at once, so the result (one row per job: 110 MiB of Arrow at
@@ -176,14 +176,14 @@ def layout_job(
 
 
 def register_job_dag(con: duckdb.DuckDBPyConnection, tasks: pa.Table | pa.RecordBatchReader) -> None:
-    """Lay out the one job of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s)
+    """Lay out the one job of the ``<trace>.batch_task`` rows given (task_id, parent_task_ids, run_s)
     and register the view ``job_dag`` (job_dag_table)."""
     con.register("job_dag", job_dag_table(tasks))
 
 
 def job_dag_table(tasks: pa.Table | pa.RecordBatchReader) -> pa.Table:
     """The rows of ``job_dag`` (task_id, level, on_critical_path, on_or_behind_cycle) for the one job
-    of the ``alibaba2018.batch_task`` rows given (task_id, parent_task_ids, run_s).
+    of the ``<trace>.batch_task`` rows given (task_id, parent_task_ids, run_s).
 
     Rows without a task_id (task_<base64>, MergeTask, unparsed names) belong to the job but not to its DAG."""
     from tracewh.errors import UsageError
@@ -191,7 +191,7 @@ def job_dag_table(tasks: pa.Table | pa.RecordBatchReader) -> pa.Table:
     if isinstance(tasks, pa.RecordBatchReader):
         tasks = tasks.read_all()  # one job's tasks: small
     if tasks.num_rows == 0:
-        raise UsageError("no batch task of that job is in the warehouse (job_name of alibaba2018.batch_task)")
+        raise UsageError("no batch task of that job is in the warehouse (job_name of the batch tasks)")
     nodes: dict[int, tuple[list[int], float | None]] = {}
     for t, ps, r in zip(
         tasks.column("task_id").to_pylist(),

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracewh.plots import literal
+
+def literal(value: object) -> str:
+    """A value from the data (a job or task name, a group) as matplotlib draws it: as written.
+    matplotlib reads text between two ``$`` as mathtext, and a name like ``j_$\\x$`` then fails
+    the whole drawing (an unknown symbol)."""
+    return str(value).replace("$", r"\$")
+
 
 PATH = "#e8871e"
 CYCLE = "#d62728"

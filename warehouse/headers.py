@@ -23,6 +23,10 @@ class HeaderError(TracewhError):
     """A SQL file's header does not follow the rules above."""
 
 
+# A report with a Python step holds two statements: the rows of the first go to the step
+# (``-- python:``), the second reads what the step returns; this line parts them.
+STEP_MARKER = "-- then:"
+
 # key -> what it means (one key per meaning)
 KEYS = {
     "name": "the view, report or check name",

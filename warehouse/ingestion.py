@@ -38,7 +38,6 @@ import signal
 import sys
 import threading
 import time
-import uuid
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +50,8 @@ import duckdb
 
 from tracewh import __version__, catalog, readers, signals, synth
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
+from tracewh.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
+from tracewh.generations import source_stem as _stem
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
@@ -59,11 +60,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 # For the crash tests: just before it commits, the ingest runs a query that sends the process a
 # SIGINT from inside DuckDB (the moments of a commit are signals.pause_point's).
 SIGINT_IN_QUERY_ENV = "TRACEWH_TEST_SIGINT_IN_QUERY"
-DEFAULT_MEMORY_LIMIT = "2GB"
 READ_CHUNK = 1 << 20
-# Parquet written by an ingest: <part stem>.<ingest id>[_<i>].parquet (the id keeps every name new).
-_ID_FORM = r"\d{8}T\d{6}-[0-9a-f]{6}"
-_OUTPUT_NAME = re.compile(rf"^(?P<stem>.+)\.{_ID_FORM}(?:_\d+)?\.parquet$")
 
 
 @dataclass
@@ -134,11 +131,6 @@ class Progress:
     def phase(self, text: str) -> None: ...
 
     def file_done(self, result: FileResult) -> None: ...
-
-
-def new_writer_id() -> str:
-    """The id of one ingest (or compaction): in every name it writes, so no name is ever reused."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
 def part_key(table: str, cell: str | None, name: str) -> tuple[str, str | None, str]:
@@ -226,7 +218,9 @@ def ingest(
                 if spark is not None:
                     from tracewh import spark as spark_engine
 
-                    spark_engine.hash_files(spark, results)  # one task per file, where the file is read
+                    spark_engine.hash_files(
+                        spark, results, _hash_and_check
+                    )  # a task per file, where it is read
                 else:
                     _hash_all(results, workers)
                 _verify(trace, sources, results, verify)
@@ -542,31 +536,6 @@ def _drop_unchanged(
     return keep, skipped
 
 
-def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, str]]) -> None:
-    """The new generation starts as hard links of the live one's files (no copy; the live one stays
-    intact), less the files of the parts this ingest rewrites. The ingest then writes only names
-    that carry its own id, so no write can reach a linked (live) file."""
-    stems = {(cell, stem) for _, cell, stem in replaced}
-    for src in old.rglob("*.parquet"):
-        rel = src.relative_to(old)
-        cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
-        # _stem again: homes written before .tar.gz was a known suffix hold "<table>.tar" stems
-        if (cell, _stem(output_stem(src.name))) in stems:
-            continue
-        dst = new / rel
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-
-def output_stem(filename: str) -> str:
-    """The part stem of a Parquet file an ingest wrote (see _OUTPUT_NAME)."""
-    m = _OUTPUT_NAME.match(filename)
-    return m.group("stem") if m else filename.removesuffix(".parquet")
-
-
 def _check_rows(todo: list[FileResult], allow_empty: bool) -> None:
     """A file that adds no rows is almost always a mistake (an empty download, a header-only file,
     another trace's file given with --table): refuse it before anything is committed."""
@@ -635,7 +604,9 @@ def _convert(
         from tracewh import spark as spark_engine
 
         # The same per-file conversion as Spark tasks; the threads below then have nothing left.
-        converted = spark_engine.convert_files(spark, trace.name, todo, gens, tmp, memory_limit, ingest_id)
+        converted = spark_engine.convert_files(
+            spark, trace.name, todo, gens, tmp, memory_limit, ingest_id, _convert_file
+        )
         for r, done in zip(todo, converted, strict=True):
             vars(r).update(vars(done))
             progress.file_done(r)
@@ -683,9 +654,8 @@ def _convert_file(
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
-    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
-    days = trace.units_per_day
-    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, days, n, tmp)
+    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see tracewh.generations)
+    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, trace, n, tmp)
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
 
@@ -697,7 +667,7 @@ def _convert_ndjson(
     out: Path,
     stem: str,
     order: int,
-    days: int,
+    trace: TraceSpec,
     n: int,
     tmp: Path,
 ) -> None:
@@ -705,10 +675,10 @@ def _convert_ndjson(
     are split off first and the good ones read alike."""
     try:
         reader = readers.json_reader(table, r.path)
-        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=False)
         r.duplicate_lines = r.text.duplicates if r.text is not None else None
         if r.text is None or r.rows_written != r.text.total:  # some rows refused (or blank lines)
-            r.rejects = _checked_rejects(cur, table, reader, r, set(), False)
+            r.rejects = _checked_rejects(cur, table, reader, r, set(), False, trace.negative_times)
     except InputError:
         # The fast reader refused the file: find the bad lines, read the good ones alike.
         for partial in out.rglob("*.parquet"):
@@ -720,8 +690,10 @@ def _convert_ndjson(
         except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"{r.table}/{r.name}: {e}") from e
         reader = readers.json_reader(table, clean)
-        r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=False)
-        r.rejects += _checked_rejects(cur, table, reader, r, {line for line, *_ in r.rejects}, False)
+        r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=False)
+        r.rejects += _checked_rejects(
+            cur, table, reader, r, {line for line, *_ in r.rejects}, False, trace.negative_times
+        )
         clean.unlink()
 
 
@@ -732,7 +704,7 @@ def _convert_csv(
     out: Path,
     stem: str,
     order: int,
-    days: int,
+    trace: TraceSpec,
     n: int,
     tmp: Path,
 ) -> None:
@@ -744,7 +716,7 @@ def _convert_csv(
     with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as feed:
         reader = readers.csv_reader(table, feed.path, rejects, scans)
         try:
-            r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)
+            r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=True)
         except InputError as e:
             failed = e
     # After the feeder has ended: its finding explains a failed read better than DuckDB's error.
@@ -765,7 +737,7 @@ def _convert_csv(
         rejects2, scans2 = f"rejects_{n}_again", f"reject_scans_{n}_again"
         with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as again:
             reader = readers.csv_reader(table, again.path, rejects2, scans2)
-            checked = _checked_rejects(cur, table, reader, r, skipped, True)
+            checked = _checked_rejects(cur, table, reader, r, skipped, True, trace.negative_times)
     if malformed:
         # DuckDB's raw text turns bytes that are not UTF-8 into '?': take the line from the file.
         _, by_line = readers.locate(r.path, set(), {line for line, *_ in malformed}, set())
@@ -786,13 +758,14 @@ def _checked_rejects(
     r: FileResult,
     skipped: set[int],
     text_ints: bool,
+    negative: bool,
 ) -> list[tuple]:
     """The rows the checks refuse, as rejects with their line number and raw text."""
     try:
         # Every column is selected: DuckDB checks a line's encoding only in the columns a query reads,
         # and the row numbers must count the same lines as in the COPY.
         cur.execute(
-            f"SELECT * FROM {readers.checked(table, reader, text_ints=text_ints)} "
+            f"SELECT * FROM {readers.checked(table, reader, text_ints=text_ints, negative_times=negative)} "
             f"WHERE {readers.PROBLEM} IS NOT NULL ORDER BY {readers.LINE}"
         )
         names = [d[0] for d in cur.description or []]
@@ -818,7 +791,7 @@ def _copy(
     out: Path,
     stem: str,
     order: int,
-    units_per_day: int,
+    trace: TraceSpec,
     r: FileResult,
     *,
     text_ints: bool,
@@ -834,8 +807,8 @@ def _copy(
         target = quote_literal(out / f"{stem}.parquet")
         opts = ""
     sql = (
-        f"COPY (SELECT {readers.select_list(table, order, units_per_day)} "
-        f"FROM {readers.checked(table, reader, text_ints=text_ints)} "
+        f"COPY (SELECT {readers.select_list(table, order, trace)} "
+        f"FROM {readers.checked(table, reader, text_ints=text_ints, negative_times=trace.negative_times)} "
         f"WHERE {readers.PROBLEM} IS NULL) TO {target} "
         f"(FORMAT parquet, COMPRESSION zstd{opts})"
     )
@@ -878,12 +851,10 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
     ).fetchone()
     tasks = None
     if "tasks" in table.entities:
-        key = table.entities["tasks"].strip("()")
+        key = ", ".join(quote_ident(c) for c in table.entities["tasks"])
         tasks = db.execute(f"SELECT count(*) FROM (SELECT DISTINCT {key} FROM {src})").fetchone()
-    distinct = [
-        f"count(DISTINCT {table.entities[k]})" if k in table.entities else "NULL"
-        for k in ("jobs", "machines")
-    ]
+    keys = [table.entity_sql(k) for k in ("jobs", "machines")]
+    distinct = [f"count(DISTINCT {k})" if k else "NULL" for k in keys]
     exact = db.execute(f"SELECT {', '.join(distinct)} FROM {src}").fetchone()
     assert row is not None and exact is not None
     stats.update(
@@ -1003,13 +974,6 @@ def _record(
             },
         )
     catalog.rebuild(con, home)
-
-
-def _stem(name: str) -> str:
-    for suffix in readers.SOURCE_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 def _first_line(e: BaseException) -> str:

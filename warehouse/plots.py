@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracewh.dagplot import literal
 from tracewh.errors import TracewhError, UsageError
 from tracewh.query import Rows
 from tracewh.reports import get
@@ -117,13 +118,6 @@ def check_target(report_name: str, path: Path) -> Path:
             f"(choose {', '.join(FORMATS)}: the suffix names the format)"
         )
     return path
-
-
-def literal(value: object) -> str:
-    """A value from the data (a job or task name, a group) as matplotlib draws it: as written.
-    matplotlib reads text between two ``$`` as mathtext, and a name like ``j_$\\x$`` then fails
-    the whole drawing (an unknown symbol)."""
-    return str(value).replace("$", r"\$")
 
 
 def spec(report_name: str) -> dict[str, str]:

@@ -16,6 +16,7 @@ from tracewh import catalog, signals
 from tracewh.errors import CatalogError, TracewhError, UsageError
 from tracewh.home import Home
 from tracewh.results import Rows
+from tracewh.traces import time_zone
 
 __all__ = ["Rows"]  # the result type lives in tracewh.results (light); re-exported here
 
@@ -118,31 +119,10 @@ def _open(home: Home, memory_limit: str | None) -> duckdb.DuckDBPyConnection:
     return con
 
 
-# The zone of the traces' own clocks: google2011.time_zone() and google2019.cells are
-# defined in sql/ (the one place); Alibaba 2018 has no absolute times. Every zone a trace (or a
-# cell) can have, not the ones ingested: what else the home holds never changes the zone.
-_ZONES_SQL = """
-SELECT 'google2011' AS trace, NULL AS cell, google2011.time_zone() AS zone
-UNION ALL
-SELECT 'google2019', cell, time_zone FROM google2019.cells
-"""
-
-
 def zone_for(con: duckdb.DuckDBPyConnection, trace: str | None = None, cell: str | None = None) -> str:
-    """The zone times print in: the trace's (or the cell's) own when it has exactly one, else UTC.
-
-    One fixed rule, so one query gives one answer whatever else the home holds: without a trace
-    (ad-hoc SQL, tracewh.connect(), info) UTC; google2011 America/New_York; a google2019 cell its
-    zone, the 2019 trace over its cells UTC (the cells lie in several zones).
-    """
-    if trace is None:
-        return "UTC"
-    try:
-        found = con.execute(_ZONES_SQL).fetchall()
-    except duckdb.Error:
-        return "UTC"
-    zones = {z for t, c, z in found if z and t == trace and (cell is None or c == cell)}
-    return zones.pop() if len(zones) == 1 else "UTC"
+    """The zone times print in: the trace's (or the cell's) own when it has exactly one, else UTC
+    (tracewh.traces.time_zone: the spec's zones; what else the home holds never changes it)."""
+    return time_zone(trace, cell)
 
 
 def set_zone(con: duckdb.DuckDBPyConnection, zone: str) -> None:
@@ -153,7 +133,7 @@ def set_zone(con: duckdb.DuckDBPyConnection, zone: str) -> None:
     try:
         con.execute(f"SET TimeZone = {quote_literal(zone)}")
     except duckdb.Error as e:
-        raise UsageError(f"unknown time zone {zone!r} (an IANA name such as UTC or America/New_York)") from e
+        raise UsageError(f"unknown time zone {zone!r} (an IANA name such as UTC or Europe/Paris)") from e
 
 
 def stream(

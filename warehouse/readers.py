@@ -27,12 +27,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
-from tracewh.traces import Column, Table
+from tracewh.traces import SEQ_FILE_SHIFT, Column, Table, TraceSpec
 
-MAX_TIME = 2**63 - 1  # the largest BIGINT: larger raw times (2^64-1) are clamped to it
-# seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
-# events at the same microsecond (a part holds far fewer than 2^32 lines).
-SEQ_FILE_SHIFT = 2**32
 RAW_TEXT_LIMIT = 2000  # characters of a rejected line kept in meta.rejects
 # Every suffix a raw file may carry, longest first: what is left is the part's name, so
 # ``x.tar.gz``, ``x.csv.gz`` and ``x.csv`` are one part. ``.tar`` only for the output stems of
@@ -44,16 +40,18 @@ def _struct_literal(columns: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{quote_literal(n)}: {quote_literal(t)}" for n, t in columns) + "}"
 
 
-def select_list(table: Table, order: int, units_per_day: int) -> str:
-    """Typed columns as stored (from ``checked``): times clamped to 2^63-1, plus seq and the day."""
+def select_list(table: Table, order: int, trace: TraceSpec) -> str:
+    """Typed columns as stored (from ``checked``): times clamped to the trace's largest time
+    (TraceSpec.max_time), plus seq and the day."""
+    top = trace.max_time
     exprs = []
     for c in table.columns:
         q = quote_ident(c.name)
-        exprs.append(f"{_clamped(q)} AS {q}" if c.is_time else q)
+        exprs.append(f"{_clamped(q, top)} AS {q}" if c.is_time else q)
     # One thread per COPY keeps the line numbers in line order.
     exprs.append(f"{order}::BIGINT * {SEQ_FILE_SHIFT} + {LINE} AS seq")
     if table.partition_time:
-        exprs.append(f"{_clamped(quote_ident(table.partition_time))} // {units_per_day} AS day")
+        exprs.append(f"{_clamped(quote_ident(table.partition_time), top)} // {trace.units_per_day} AS day")
     return ", ".join(exprs)
 
 
@@ -65,14 +63,15 @@ def _int_type(c: Column) -> str | None:
     return t if t in _INT_RANGES else None
 
 
-def checked(table: Table, reader: str, *, text_ints: bool) -> str:
+def checked(table: Table, reader: str, *, text_ints: bool, negative_times: bool = False) -> str:
     """The reader's rows, typed, numbered (``__line``: the row's position among the rows read) and
     checked: ``__problem`` says why a row is refused (NULL = good), ``__column`` where.
 
     ``text_ints``: a CSV, whose integer columns were read as text, because DuckDB's own cast accepts
     ``1.5`` (rounded), ``1e3``, ``1_000`` and ``0x10``: only digits (and a minus sign where negative
-    values are allowed; never for a time) are an integer here; an empty mandatory field is a
-    reject too (in the 2019 JSON an absent field means its default, applied by the views).
+    values are allowed; for a time only where ``negative_times``: TraceSpec.negative_times) are
+    an integer here; an empty mandatory field is a reject too (in the 2019 JSON an absent field
+    means its default, applied by the views).
     """
     typed, checks = [], []
     for c in table.columns:
@@ -82,7 +81,7 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
         it = _int_type(c)
         value = raw
         if text_ints and it:
-            unsigned = c.is_time or it.startswith("U")
+            unsigned = (c.is_time and not negative_times) or it.startswith("U")
             what = "a non-negative integer" if unsigned else "an integer"
             # a regular expression: 4x faster than ltrim() with a character set here
             digits = quote_literal("[0-9]+" if unsigned else "-?[0-9]+")
@@ -91,7 +90,7 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
             says = quote_literal(f" is not {what} of type {it}")
             checks.append((bad, c.name, "CAST", f"{quote_literal(c.name + ': ')} || {raw} || {says}"))
             value = f"TRY_CAST({raw} AS {it})"
-        elif c.is_time:
+        elif c.is_time and not negative_times:
             says = f"{quote_literal(c.name + ': negative time ')} || {raw}"
             checks.append((f"{raw} < 0", c.name, "NEGATIVE TIME", says))
         if (c.read_type or c.type).upper() in ("DOUBLE", "FLOAT", "REAL"):
@@ -121,9 +120,11 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
     )
 
 
-def _clamped(column: str) -> str:
+def _clamped(column: str, top: int | None) -> str:
     # Not least(): it ignores NULL, and an empty time must stay NULL, not become "after the window".
-    return f"(CASE WHEN {column} >= {MAX_TIME} THEN {MAX_TIME} ELSE {column} END)::BIGINT"
+    if top is None:
+        return f"{column}::BIGINT"
+    return f"(CASE WHEN {column} >= {top} THEN {top} ELSE {column} END)::BIGINT"
 
 
 def _literal_path(path: Path) -> str:

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from tracewh import headers, sqlfiles
 from tracewh.errors import UsageError
-from tracewh.headers import Param
+from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
-from tracewh.traces import expand_sql, trace_names
+from tracewh.traces import expand_sql, registry, trace_names
 
 if TYPE_CHECKING:
     from tracewh.query import Rows
@@ -154,7 +154,7 @@ def run(
         chosen = params.get("trace") if report.needs_trace else (trace or only)
         zone = tz or query.zone_for(con, str(chosen) if chosen else None, cell)
         query.set_zone(con, zone)
-        start = _trace_start(con, str(chosen)) if chosen else None
+        start = _trace_start(str(chosen), zone) if chosen else None
         labels = synthetic(con)
         made_up = [labels[t] for t in ([str(chosen)] if chosen else report.traces) if t in labels]
         if spark is not None:
@@ -210,14 +210,9 @@ def synthetic(con) -> dict[str, str]:
     return out
 
 
-STEP_MARKER = "-- then:"
-
-
 def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:
     """(input, table) for each input the report needs that the trace maps to a table it has not
     ingested: what the report computes from it is unknown, not zero."""
-    from tracewh.traces import registry
-
     spec = registry().get(trace)
     if spec is None or not report.needs:
         return []
@@ -256,16 +251,14 @@ def _split_chart_columns(rows: Rows) -> dict[str, list]:
     return chart
 
 
-def _trace_start(con, trace: str) -> object:
-    """The trace's start instant (sql/<trace>/01_time.sql, in the connection's zone), if it has one."""
-    import duckdb
+def _trace_start(trace: str, zone: str) -> object:
+    """The trace's start instant in ``zone`` (TraceSpec.trace_start), if it discloses one."""
+    import zoneinfo
 
-    if trace not in trace_names():
+    spec = registry().get(trace)
+    if spec is None or spec.trace_start is None:
         return None
-    try:
-        return con.execute(f"SELECT {trace}.trace_start()").fetchone()[0]
-    except duckdb.Error:  # a trace without absolute times (alibaba2018)
-        return None
+    return spec.trace_start.astimezone(zoneinfo.ZoneInfo(zone))
 
 
 def _check_cell(con, report: str, trace: str, cell: str) -> None:

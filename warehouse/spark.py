@@ -1,7 +1,7 @@
 """The Spark engine: the catalog's semantic views, macros and reports in a SparkSession, on the same Parquet.
 
-``register(spark, home)`` creates, in the session catalog of a SparkSession, the databases
-``google2011``, ``google2019``, ``alibaba2018``, ``lifecycle``, their ``*_raw`` typed views and
+``register(spark, home)`` creates, in the session catalog of a SparkSession, a database per
+registered trace, ``lifecycle``, the traces' ``*_raw`` typed views and
 ``meta`` (a snapshot of the catalog's small metadata tables), with the same names, columns and
 meanings as the DuckDB catalog. The Spark SQL is generated from the same SQL files as the DuckDB
 catalog: sqlglot parses each statement as DuckDB SQL and writes it as Spark SQL, after the override
@@ -9,7 +9,8 @@ layer below rewrote what sqlglot does not translate (or translates with other se
 override is one function, named in ``OVERRIDES``, and tested on its own (tests/test_spark.py).
 
 - DuckDB macros become Spark SQL functions (``CREATE FUNCTION db.name(p TYPE) RETURN ...``) under
-  the same qualified name; Spark needs a type per parameter, which ``MACRO_PARAM_TYPES`` gives.
+  the same qualified name; Spark needs a type per parameter: the one the macro declares, else
+  ``PARAM_TYPES_BY_NAME``.
 - Code tables (``CREATE TABLE ... AS VALUES``) become views over the same VALUES: nothing is written.
 - The raw views read the table's stable link ``parquet/<trace>/<table>``: Spark's file listing skips
   folders whose names start with ``.`` or ``_``, so the live generation under ``.gen/`` is read
@@ -34,11 +35,14 @@ from typing import TYPE_CHECKING, Any
 
 from tracewh import catalog, sqlfiles
 from tracewh.errors import TracewhError, UsageError
+from tracewh.headers import STEP_MARKER
 from tracewh.home import Home
 from tracewh.traces import (
     Table,
     expand_sql,
     get_trace,
+    meta_sql,
+    prelude_sql,
     registry,
     trace_names,
     vocabulary_in,
@@ -93,8 +97,9 @@ def sql_folders() -> tuple[str | Path, ...]:
 # large and stays in DuckDB.
 META_TABLES = ("catalog", "tables", "ingests", "synthetic")
 
-# Spark SQL functions need a type per parameter (DuckDB macros have none): by parameter name, with
-# per-macro entries where a name is used with another type. A macro missing here fails register().
+# Spark SQL functions need a type per parameter: the one a macro declares (``f(x DOUBLE)``, written
+# where a name below would not say it), else the type of its parameter name in shared SQL. A macro
+# parameter with neither fails register().
 PARAM_TYPES_BY_NAME = {
     "t": "BIGINT",
     "s": "BIGINT",
@@ -109,12 +114,6 @@ PARAM_TYPES_BY_NAME = {
     "code_set": "STRING",  # <trace>.decode / priority_tier / is_production (tracewh.traces.VOCABULARY)
     "code": "BIGINT",
     "priority": "BIGINT",
-}
-MACRO_PARAM_TYPES = {
-    "alibaba2018.valid_percent": {"x": "DOUBLE"},
-    "alibaba2018.cores": {"x": "DOUBLE"},
-    "google2019.nonzero": {"x": "BIGINT"},
-    "meta.part_ranges": {"parts": "ARRAY<BIGINT>"},
 }
 
 
@@ -913,15 +912,15 @@ def _function(stmt: exp.Create) -> str | None:
     if not isinstance(udf, exp.UserDefinedFunction) or str(stmt.args.get("kind")).upper() != "MACRO":
         raise SparkError(f"{stmt.sql(dialect='duckdb')[:60]}...: only scalar macros have a Spark form")
     name = udf.this.sql(dialect="duckdb")
-    declared = MACRO_PARAM_TYPES.get(name, {})
     params = []
     for p in udf.expressions:
         pname = p.name
-        ptype = declared.get(pname) or PARAM_TYPES_BY_NAME.get(pname)
+        kind = p.args.get("kind") if isinstance(p, exp.ColumnDef) else None
+        ptype = kind.transform(_hugeint).sql(dialect="spark") if kind else PARAM_TYPES_BY_NAME.get(pname)
         if ptype is None:
             raise SparkError(
-                f"macro {name}: no Spark type for its parameter {pname!r}; add it to "
-                "MACRO_PARAM_TYPES in warehouse/spark.py"
+                f"macro {name}: no Spark type for its parameter {pname!r}; declare it in the macro "
+                f"({pname} DOUBLE, ...)"
             )
         params.append(f"{pname} {ptype}")
     body = stmt.expression.sql(dialect="spark")
@@ -998,12 +997,10 @@ def register(
         _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
     live, meta = _catalog_snapshot(home)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
-    from tracewh import parts
-
     # meta first: the snapshot, the part-number rule, then the views over them (meta.parts...)
     for stmt in [
         *_meta_views(meta),
-        *transpile(parts.macro_sql(), spark),
+        *transpile(meta_sql(), spark),
         *(s for f in sqlfiles.folder("meta") for s in transpile(f.body, spark)),
     ]:
         _run_view(spark, stmt, "meta", cache)
@@ -1016,6 +1013,8 @@ def register(
                 location = _table_location(home, trace_name, table.name, live[(trace_name, table.name)], root)
             raw = raw_view_sql(trace_name, table, location)
             _run_view(spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", cache)
+        for stmt in transpile(prelude_sql(trace), spark):
+            _run_view(spark, stmt, f"{trace_name} time macros", cache)
     for folder in sql_folders():
         for f in sqlfiles.folder(folder):
             # each file after the ones before it: the shared unions read the adapter views' columns
@@ -1217,7 +1216,7 @@ def _zone(name: str) -> Any:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as e:
-        raise UsageError(f"unknown time zone {name!r} (an IANA name such as UTC or America/New_York)") from e
+        raise UsageError(f"unknown time zone {name!r} (an IANA name such as UTC or Europe/Paris)") from e
 
 
 def _in_zone(value: Any, tz: Any) -> Any:
@@ -1231,30 +1230,13 @@ def _in_zone(value: Any, tz: Any) -> Any:
     return value
 
 
-def run_report(
-    spark: SparkSession,
-    home: Home,
-    name: str,
-    trace: str | None = None,
-    cell: str | None = None,
-    options: dict[str, str] | None = None,
-) -> Rows:
-    """A report on Spark over a registered home: the same parameters, checks and rows as
-    reports.run (which runs it here with ``spark=``)."""
-    from tracewh import reports
-
-    return reports.run(home, name, trace=trace, cell=cell, options=options, spark=spark)
-
-
 def run_statements(
     spark: SparkSession, report: Any, params: dict[str, object], zone: str | None = None
 ) -> Rows:
     """A resolved report's SQL (and its Python step) on Spark; instants in ``zone``."""
-    from tracewh import reports
-
     if not report.python:
         return fetch(spark, report.template, params, zone)
-    first, _, second = report.template.partition(reports.STEP_MARKER)
+    first, _, second = report.template.partition(STEP_MARKER)
     step = SPARK_STEPS.get(report.python)
     if step is None:
         raise SparkError(f"report {report.name}: its Python step {report.python!r} has no Spark form")
@@ -1268,7 +1250,7 @@ DAG_PATHS_SCHEMA = (
 
 
 def walk_jobs_pandas(tasks: Any) -> Any:
-    """One job's rows of alibaba2018.dag_tasks (a pandas DataFrame) -> its one dag_paths row; runs
+    """One job's rows of <trace>.dag_tasks (a pandas DataFrame) -> its one dag_paths row; runs
     on the executors as a grouped pandas UDF, with the walk of warehouse/dag.py."""
     import pandas as pd
 
@@ -1330,9 +1312,11 @@ def convert_files(
     tmp: Path,
     memory_limit: str,
     ingest_id: str,
+    convert: Callable[..., None],
 ) -> list:
-    """Convert each source file in its own Spark task with the local ingest's per-file code
-    (tracewh.ingestion._convert_file: the same reader SQL, rejects, seq and partitioning); returns
+    """Convert each source file in its own Spark task with the local ingest's per-file code,
+    ``convert`` (tracewh.ingestion._convert_file: the same reader SQL, rejects, seq and
+    partitioning; passed in, so this engine does not import the ingest that calls it); returns
     the files' accounting records (ingest.FileResult) in the order given.
 
     Every executor must see the source files and the home at the same paths (a shared file
@@ -1343,7 +1327,9 @@ def convert_files(
     if not todo:
         return []
     job = [(n, r) for n, r in enumerate(todo)]
-    task = _ConvertTask(trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit, ingest_id)
+    task = _ConvertTask(
+        trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit, ingest_id, convert
+    )
     rdd = spark.sparkContext.parallelize(job, len(job))
     try:
         done = dict(rdd.map(task).collect())
@@ -1352,26 +1338,24 @@ def convert_files(
     return [done[n] for n, _ in job]
 
 
-def hash_files(spark: SparkSession, results: list) -> None:
+def hash_files(spark: SparkSession, results: list, check: Callable[[Any], None]) -> None:
     """The sha256 of each source file (and the gzip check and line count of the same read), one
-    Spark task per file with the local ingest's code (tracewh.ingestion._hash_and_check), so the
+    Spark task per file with the local ingest's code, ``check`` (tracewh.ingestion._hash_and_check), so the
     driver does not read every byte serially before the conversion starts. Updates the records."""
     if not results:
         return
     rdd = spark.sparkContext.parallelize(list(enumerate(results)), len(results))
     try:
-        done = dict(rdd.map(_hash_task).collect())
+        done = dict(rdd.map(functools.partial(_hash_task, check)).collect())
     except Exception as e:
         raise SparkError(f"hashing the source files on Spark failed: {_one_line(e)}") from e
     for n, r in enumerate(results):
         r.sha256, r.damage, r.text = done[n].sha256, done[n].damage, done[n].text
 
 
-def _hash_task(item: tuple[int, Any]) -> tuple[int, Any]:
-    from tracewh import ingestion
-
+def _hash_task(check: Callable[[Any], None], item: tuple[int, Any]) -> tuple[int, Any]:
     n, r = item
-    ingestion._hash_and_check(r)
+    check(r)
     return n, r
 
 
@@ -1379,8 +1363,15 @@ class _ConvertTask:
     """The function a Spark task runs for one (index, FileResult): picklable, imported on executors."""
 
     def __init__(
-        self, trace_name: str, gens: dict[str, str], tmp: str, memory_limit: str, ingest_id: str
+        self,
+        trace_name: str,
+        gens: dict[str, str],
+        tmp: str,
+        memory_limit: str,
+        ingest_id: str,
+        convert: Callable[..., None],
     ) -> None:
+        self.convert = convert
         self.trace_name = trace_name
         self.ingest_id = ingest_id
         self.gens = gens
@@ -1393,8 +1384,6 @@ class _ConvertTask:
 
         import duckdb
         from pyspark import TaskContext
-
-        from tracewh import ingestion as ingest
 
         n, r = item
         ctx = TaskContext.get()
@@ -1415,7 +1404,7 @@ class _ConvertTask:
             }
         )
         try:
-            ingest._convert_file(db.cursor(), trace, trace.tables[r.table], r, out, n, stage, self.ingest_id)
+            self.convert(db.cursor(), trace, trace.tables[r.table], r, out, n, stage, self.ingest_id)
         finally:
             db.close()
         gen = Path(self.gens[r.table])

@@ -4,14 +4,13 @@
 -- source: traces.md section 3 and the Alibaba co-location paper (seeds); task-name forms: task_<base64>==, MergeTask, <letters><id>(_<dep>)*, _Stg<n> suffix, trailing underscore
 
 -- Percent and normalised fields are 0..100; -1 and 101 (and anything outside) mark invalid values.
-CREATE OR REPLACE MACRO alibaba2018.valid_percent(x) AS CASE WHEN x >= 0 AND x <= 100 THEN x END;
+CREATE OR REPLACE MACRO alibaba2018.valid_percent(x DOUBLE) AS CASE WHEN x >= 0 AND x <= 100 THEN x END;
 
 -- cpu fields count 100 per core.
-CREATE OR REPLACE MACRO alibaba2018.cores(x) AS x / 100.0;
+CREATE OR REPLACE MACRO alibaba2018.cores(x DOUBLE) AS x / 100.0;
 
 -- Times are seconds since the trace start (t = 0 is a midnight; the place is not disclosed), so
--- there is no real instant: trace_timestamp is NULL, trace_offset an INTERVAL.
-CREATE OR REPLACE MACRO alibaba2018.trace_timestamp(t) AS NULL::TIMESTAMPTZ;
+-- there is no real instant (trace_timestamp, built from the spec, is NULL); trace_offset an INTERVAL.
 CREATE OR REPLACE MACRO alibaba2018.trace_offset(t) AS to_seconds(t);
 
 -- time_stamp classes of the container (and machine) tables: 0 is not "unknown" there but "existed

@@ -43,4 +43,3 @@ COMMENT ON VIEW alibaba2018.machine_meta IS 'Machines of the Alibaba 2018 trace:
 COMMENT ON VIEW alibaba2018.machine_usage IS 'Machine utilisation samples; percents outside 0..100 (-1, 101) are NULL, raw values in *_raw';
 COMMENT ON COLUMN alibaba2018.machine_meta.failure_domain_2_int IS 'failure_domain_2 as an integer (documented as text, holds integers or empty)';
 COMMENT ON COLUMN alibaba2018.machine_meta.time_offset IS 'time_stamp as an INTERVAL since the trace start';
-COMMENT ON COLUMN alibaba2018.machine_usage.time_offset IS 'time_stamp as an INTERVAL since the trace start';

@@ -3,6 +3,12 @@
 -- grain: one row (trace, machines, jobs, tasks, tasks_per_job, median_jobs_per_hour, resubmit_ratio, finish, kill, fail, evict, lost, mean_cpu_utilisation, mean_memory_utilisation)
 -- note: tasks are batch tasks, outcomes their status (Terminated = finish, Failed = fail, Cancelled/Interrupted = kill), jobs per hour from each job's earliest task start, utilisation the mean of valid machine_usage samples / 100.
 CREATE OR REPLACE VIEW alibaba2018.headline AS
+WITH tasks AS (
+    -- the run outcome of each ended task, its status named once; NULL = not ended (or unknown)
+    SELECT *, CASE WHEN status = 'Terminated' THEN 'finish' WHEN status = 'Failed' THEN 'fail'
+                   WHEN status IN ('Cancelled', 'Interrupted') THEN 'kill' END AS outcome
+    FROM alibaba2018.batch_task
+)
 SELECT
     'alibaba2018' AS trace,
     (SELECT count(DISTINCT machine_id) FROM alibaba2018.machine_meta) AS machines,
@@ -16,11 +22,11 @@ SELECT
             FROM alibaba2018.batch_task GROUP BY job_name
         ) WHERE h IS NOT NULL GROUP BY h)) AS median_jobs_per_hour,
     NULL::DOUBLE AS resubmit_ratio,
-    count(*) FILTER (status = 'Terminated') / nullif(count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')), 0) AS finish,
-    count(*) FILTER (status IN ('Cancelled', 'Interrupted')) / nullif(count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')), 0) AS kill,
-    count(*) FILTER (status = 'Failed') / nullif(count(*) FILTER (status IN ('Terminated', 'Failed', 'Cancelled', 'Interrupted')), 0) AS fail,
+    count(*) FILTER (outcome = 'finish') / nullif(count(outcome), 0) AS finish,
+    count(*) FILTER (outcome = 'kill') / nullif(count(outcome), 0) AS kill,
+    count(*) FILTER (outcome = 'fail') / nullif(count(outcome), 0) AS fail,
     NULL::DOUBLE AS evict,
     NULL::DOUBLE AS lost,
     (SELECT avg(cpu_util_percent) / 100 FROM alibaba2018.machine_usage) AS mean_cpu_utilisation,
     (SELECT avg(mem_util_percent) / 100 FROM alibaba2018.machine_usage) AS mean_memory_utilisation
-FROM alibaba2018.batch_task;
+FROM tasks;

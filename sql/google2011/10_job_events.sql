@@ -4,9 +4,7 @@
 CREATE OR REPLACE VIEW google2011.job_events AS
 SELECT
     r.time,
-    google2011.time_class(r.time) AS time_class,
-    google2011.trace_timestamp(r.time) AS event_time,
-    google2011.trace_local_time(r.time) AS event_time_local,
+    {{event_time r.time | local}},
     r.missing_info,
     google2011.decode('missing_info', r.missing_info) AS missing_info_name,
     r.missing_info IS NOT NULL AS is_synthesized,

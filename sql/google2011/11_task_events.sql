@@ -4,9 +4,7 @@
 CREATE OR REPLACE VIEW google2011.task_events AS
 SELECT
     r.time,
-    google2011.time_class(r.time) AS time_class,
-    google2011.trace_timestamp(r.time) AS event_time,
-    google2011.trace_local_time(r.time) AS event_time_local,
+    {{event_time r.time | local}},
     r.missing_info,
     google2011.decode('missing_info', r.missing_info) AS missing_info_name,
     r.missing_info IS NOT NULL AS is_synthesized,
@@ -30,13 +28,8 @@ SELECT
 FROM google2011_raw.task_events AS r;
 
 COMMENT ON VIEW google2011.task_events IS 'Task events of the 2011 trace, decoded: event_type_name, missing_info_name, time_class, event_time, priority_tier';
-COMMENT ON COLUMN google2011.task_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
-COMMENT ON COLUMN google2011.task_events.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';
-COMMENT ON COLUMN google2011.task_events.event_time_local IS 'Wall-clock time of the cell, America/New_York; NULL unless in_window';
-COMMENT ON COLUMN google2011.task_events.missing_info_name IS 'NULL for real records; else why the record was synthesized';
 COMMENT ON COLUMN google2011.task_events.is_synthesized IS 'true = a record synthesized by the trace producers (missing_info not empty); its requests may be NULL';
 COMMENT ON COLUMN google2011.task_events.priority_tier IS 'free 0-1 | middle 2-8 | production 9-11 (google2011.priority_tiers)';
 COMMENT ON COLUMN google2011.task_events.is_production IS 'priority >= the lowest production tier (google2011.priority_tiers: 9, the production definition of the 10-observations paper)';
 COMMENT ON COLUMN google2011.task_events.day IS 'Partition: trace day = time // 86400000000 (time 0 is in day 0; 2^63-1 in day 106751991)';
 COMMENT ON COLUMN google2011.task_events.event_type_name IS 'SUBMIT | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
-COMMENT ON COLUMN google2011.task_events.scheduling_class_name IS 'MOST_INSENSITIVE (0) .. MOST_SENSITIVE (3); NULL when empty';

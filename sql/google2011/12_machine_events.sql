@@ -4,9 +4,7 @@
 CREATE OR REPLACE VIEW google2011.machine_events AS
 SELECT
     r.time,
-    google2011.time_class(r.time) AS time_class,
-    google2011.trace_timestamp(r.time) AS event_time,
-    google2011.trace_local_time(r.time) AS event_time_local,
+    {{event_time r.time | local}},
     r.machine_id,
     r.event_type,
     google2011.decode('machine_event_type', r.event_type) AS event_type_name,
@@ -18,5 +16,3 @@ FROM google2011_raw.machine_events AS r;
 
 COMMENT ON VIEW google2011.machine_events IS 'Machine events of the 2011 trace: ADD, REMOVE, UPDATE with normalised capacity';
 COMMENT ON COLUMN google2011.machine_events.event_type_name IS 'ADD | REMOVE | UPDATE (google2011.codes, code_set machine_event_type)';
-COMMENT ON COLUMN google2011.machine_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
-COMMENT ON COLUMN google2011.machine_events.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';

@@ -4,8 +4,7 @@
 CREATE OR REPLACE VIEW google2011.task_constraints AS
 SELECT
     r.time,
-    google2011.time_class(r.time) AS time_class,
-    google2011.trace_timestamp(r.time) AS event_time,
+    {{event_time r.time}},
     r.job_id,
     r.task_index,
     r.comparison_operator,
@@ -20,5 +19,3 @@ FROM google2011_raw.task_constraints AS r;
 COMMENT ON VIEW google2011.task_constraints IS 'Task placement constraints of the 2011 trace';
 COMMENT ON COLUMN google2011.task_constraints.comparison_operator_name IS 'EQUAL | NOT_EQUAL (string compare) | LESS_THAN | GREATER_THAN (integer compare)';
 COMMENT ON COLUMN google2011.task_constraints.attribute_value_int IS 'attribute_value as an integer when it is one, else NULL';
-COMMENT ON COLUMN google2011.task_constraints.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
-COMMENT ON COLUMN google2011.task_constraints.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';

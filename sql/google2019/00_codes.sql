@@ -1,6 +1,6 @@
 -- name: google2019.codes
--- description: every code of the 2019 trace with its name (the one place for them), the priority tiers and the cells with their time zones.
--- grain: codes one row per (code_set, code); priority_tiers one row per tier; cells one row per cell
+-- description: every code of the 2019 trace with its name (the one place for them), and the priority tiers (the cells and their zones come from the trace spec).
+-- grain: codes one row per (code_set, code); priority_tiers one row per tier
 -- note: views decode with google2019.decode(code_set, code) and classify priorities with google2019.priority_tier(p) / google2019.is_production(p): macros built from these two tables when the catalog is built (tracewh.traces.VOCABULARY), so a change here reaches every view.
 -- source: the 2019 format document (seeds/google2019_format_v3.md), traces.md section 2, the 2020 Borg paper (tiers)
 CREATE OR REPLACE TABLE google2019.codes AS
@@ -62,13 +62,5 @@ SELECT * FROM (VALUES
     ('monitoring', 360, 2147483647, true, 'monitoring (highest)')
 ) AS t(tier, min_priority, max_priority, production, description);
 
-CREATE OR REPLACE TABLE google2019.cells AS
-SELECT * FROM (VALUES
-    ('a', 'America/New_York'), ('b', 'America/Chicago'), ('c', 'America/New_York'),
-    ('d', 'America/New_York'), ('e', 'Europe/Helsinki'), ('f', 'America/Chicago'),
-    ('g', 'Asia/Singapore'), ('h', 'Europe/Brussels')
-) AS t(cell, time_zone);
-
 COMMENT ON TABLE google2019.codes IS 'Names of every code of the 2019 trace: type, missing_type, collection_type, scheduling_class, vertical_scaling, scheduler, machine_event_type, missing_data_reason, constraint_relation';
 COMMENT ON TABLE google2019.priority_tiers IS 'Priority tiers of the 2020 Borg paper (inclusive bounds): free, best-effort batch, mid, production, monitoring; production = the tier is production';
-COMMENT ON TABLE google2019.cells IS 'The eight cells and the local time zone of each (for reports by local hour)';

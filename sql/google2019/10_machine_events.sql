@@ -5,9 +5,7 @@
 CREATE OR REPLACE VIEW google2019.machine_events AS
 SELECT
     coalesce(r.time, 0) AS time,
-    google2019.time_class(coalesce(r.time, 0)) AS time_class,
-    google2019.trace_timestamp(r.time) AS event_time,
-    timezone(c.time_zone, google2019.trace_timestamp(r.time)) AS event_time_local,
+    {{event_time coalesce(r.time, 0) | local c.time_zone}},
     r.cell,
     r.machine_id,
     coalesce(r.type, 0) AS type,

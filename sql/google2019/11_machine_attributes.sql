@@ -4,8 +4,7 @@
 CREATE OR REPLACE VIEW google2019.machine_attributes AS
 SELECT
     coalesce(r.time, 0) AS time,
-    google2019.time_class(coalesce(r.time, 0)) AS time_class,
-    google2019.trace_timestamp(r.time) AS event_time,
+    {{event_time coalesce(r.time, 0)}},
     r.cell,
     r.machine_id,
     r.name,
@@ -17,5 +16,3 @@ FROM google2019_raw.machine_attributes AS r;
 
 COMMENT ON VIEW google2019.machine_attributes IS 'Machine attributes of the 2019 trace per cell (values are hashes or small integers)';
 COMMENT ON COLUMN google2019.machine_attributes.value_int IS 'value as an integer when it is one, else NULL';
-COMMENT ON COLUMN google2019.machine_attributes.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
-COMMENT ON COLUMN google2019.machine_attributes.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';

@@ -5,9 +5,7 @@
 CREATE OR REPLACE VIEW google2019.collection_events AS
 SELECT
     coalesce(r.time, 0) AS time,
-    google2019.time_class(coalesce(r.time, 0)) AS time_class,
-    google2019.trace_timestamp(r.time) AS event_time,
-    timezone(c.time_zone, google2019.trace_timestamp(r.time)) AS event_time_local,
+    {{event_time coalesce(r.time, 0) | local c.time_zone}},
     r.cell,
     r.collection_id,
     coalesce(r.type, 0) AS type,
@@ -42,8 +40,6 @@ LEFT JOIN google2019.cells AS c ON c.cell = r.cell;
 
 COMMENT ON VIEW google2019.collection_events IS 'Collection events of the 2019 trace (jobs and alloc sets) per cell, decoded, defaults applied';
 COMMENT ON COLUMN google2019.collection_events.type_name IS 'SUBMIT | QUEUE | ENABLE | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
-COMMENT ON COLUMN google2019.collection_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
-COMMENT ON COLUMN google2019.collection_events.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';
 COMMENT ON COLUMN google2019.collection_events.event_time_local IS 'Wall-clock time in the cell''s time zone; NULL unless in_window';
 COMMENT ON COLUMN google2019.collection_events.scheduling_class_name IS 'MOST_INSENSITIVE | INSENSITIVE | SENSITIVE | MOST_SENSITIVE';
 COMMENT ON COLUMN google2019.collection_events.missing_type_name IS 'NONE for real records; else why the record was synthesized (codes 1..5)';

@@ -5,9 +5,7 @@
 CREATE OR REPLACE VIEW google2019.instance_events AS
 SELECT
     coalesce(r.time, 0) AS time,
-    google2019.time_class(coalesce(r.time, 0)) AS time_class,
-    google2019.trace_timestamp(r.time) AS event_time,
-    timezone(c.time_zone, google2019.trace_timestamp(r.time)) AS event_time_local,
+    {{event_time coalesce(r.time, 0) | local c.time_zone}},
     r.cell,
     r.collection_id,
     coalesce(r.instance_index, 0) AS instance_index,
@@ -51,11 +49,7 @@ FROM google2019.instance_events AS e,
 COMMENT ON VIEW google2019.instance_events IS 'Instance events of the 2019 trace (tasks and alloc instances) per cell, decoded, defaults applied';
 COMMENT ON VIEW google2019.instance_constraints IS 'One row per placement constraint of an instance event, relation named';
 COMMENT ON COLUMN google2019.instance_events.type_name IS 'SUBMIT | QUEUE | ENABLE | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
-COMMENT ON COLUMN google2019.instance_events.time_class IS 'before_window (time 0) | in_window | after_window (time >= 2^63-1)';
-COMMENT ON COLUMN google2019.instance_events.event_time IS 'Real instant (TIMESTAMPTZ); NULL unless time_class = in_window';
 COMMENT ON COLUMN google2019.instance_events.event_time_local IS 'Wall-clock time in the cell''s time zone; NULL unless in_window';
-COMMENT ON COLUMN google2019.instance_events.scheduling_class_name IS 'MOST_INSENSITIVE | INSENSITIVE | SENSITIVE | MOST_SENSITIVE';
-COMMENT ON COLUMN google2019.instance_events.missing_type_name IS 'NONE for real records; else why the record was synthesized (codes 1..5)';
 COMMENT ON COLUMN google2019.instance_events.collection_type_name IS 'JOB (the instance is a task) | ALLOC_SET (an alloc instance)';
 COMMENT ON COLUMN google2019.instance_events.priority_tier IS 'free 0-99 | best-effort batch 100-115 | mid 116-119 | production 120-359 | monitoring >= 360';
 COMMENT ON COLUMN google2019.instance_events.placed_machine_id IS 'The machine the instance is on; NULL when not on a machine (0/absent) or on a dedicated machine (-1)';

@@ -21,7 +21,7 @@ ANTI JOIN present AS p
     ON p.trace = c.trace AND p.table_name = c.table_name AND p.cell IS NOT DISTINCT FROM c.cell AND p.part = c.part;
 
 -- Consecutive numbers as ranges "0-1, 499" (islands: part - rank is constant along a run).
-CREATE OR REPLACE MACRO meta.part_ranges(parts) AS (
+CREATE OR REPLACE MACRO meta.part_ranges(parts BIGINT[]) AS (
     SELECT string_agg(CASE WHEN lo = hi THEN lo::VARCHAR ELSE lo || '-' || hi END, ', ' ORDER BY lo)
     FROM (
         SELECT min(p) AS lo, max(p) AS hi

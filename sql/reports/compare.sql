@@ -70,22 +70,23 @@ present AS (
     SELECT * FROM wide WHERE trace IN (SELECT DISTINCT trace FROM meta.tables)
 ),
 long AS (
-    UNPIVOT present ON machines, jobs, tasks, tasks_per_job, median_jobs_per_hour, resubmit_ratio,
-                    finish, kill, fail, evict, lost, mean_cpu_utilisation, mean_memory_utilisation
+    UNPIVOT present ON {{columns headline}}
     INTO NAME metric VALUE value
 ),
-definitions(metric, definition) AS (VALUES
-    ('machines', 'distinct machine ids in the machine events (Alibaba: machine_meta)'),
-    ('jobs', 'distinct job ids in the job table (Google: job_events, 2019 collection_events of jobs; Alibaba: batch_task job_name)'),
-    ('tasks', 'distinct tasks in the task events (2019: instances of jobs; Alibaba: batch_task rows)'),
-    ('tasks_per_job', 'tasks / the jobs of those tasks (both from the task events: the same observed time)'),
-    ('median_jobs_per_hour', 'median over the wholly observed hours of first job SUBMITs (lifecycle.hourly_job_arrivals; Alibaba: earliest task start)'),
-    ('resubmit_ratio', 'later SUBMITs of a task / tasks with a SUBMIT'),
-    ('finish', 'share of ended run attempts (attempts that ran)'), ('kill', 'share of ended run attempts (attempts that ran)'),
-    ('fail', 'share of ended run attempts (attempts that ran)'), ('evict', 'share of ended run attempts (attempts that ran)'),
-    ('lost', 'share of ended run attempts (attempts that ran)'),
-    ('mean_cpu_utilisation', 'used core-seconds / (capacity x observed usage time: 5-minute slots with usage); Alibaba: mean machine_usage / 100'),
-    ('mean_memory_utilisation', 'used memory-seconds / (capacity x observed usage time: 5-minute slots with usage); Alibaba: mean machine_usage / 100')
+definitions(metric, position, definition) AS (VALUES
+    ('machines', 1, 'distinct machine ids in the machine events (Alibaba: machine_meta)'),
+    ('jobs', 2, 'distinct job ids in the job table (Google: job_events, 2019 collection_events of jobs; Alibaba: batch_task job_name)'),
+    ('tasks', 3, 'distinct tasks in the task events (2019: instances of jobs; Alibaba: batch_task rows)'),
+    ('tasks_per_job', 4, 'tasks / the jobs of those tasks (both from the task events: the same observed time)'),
+    ('median_jobs_per_hour', 5, 'median over the wholly observed hours of first job SUBMITs (lifecycle.hourly_job_arrivals; Alibaba: earliest task start)'),
+    ('resubmit_ratio', 6, 'later SUBMITs of a task / tasks with a SUBMIT'),
+    ('finish', 7, 'share of ended run attempts (attempts that ran)'),
+    ('kill', 8, 'share of ended run attempts (attempts that ran)'),
+    ('fail', 9, 'share of ended run attempts (attempts that ran)'),
+    ('evict', 10, 'share of ended run attempts (attempts that ran)'),
+    ('lost', 11, 'share of ended run attempts (attempts that ran)'),
+    ('mean_cpu_utilisation', 12, 'used core-seconds / (capacity x observed usage time: 5-minute slots with usage); Alibaba: mean machine_usage / 100'),
+    ('mean_memory_utilisation', 13, 'used memory-seconds / (capacity x observed usage time: 5-minute slots with usage); Alibaba: mean machine_usage / 100')
 )
 SELECT metric,
        min(d.definition) AS definition,
@@ -94,6 +95,4 @@ SELECT metric,
            AS published_2011_2019
 FROM long LEFT JOIN definitions AS d USING (metric)
 GROUP BY metric
-ORDER BY min(CASE metric WHEN 'machines' THEN 1 WHEN 'jobs' THEN 2 WHEN 'tasks' THEN 3 WHEN 'tasks_per_job' THEN 4
-              WHEN 'median_jobs_per_hour' THEN 5 WHEN 'resubmit_ratio' THEN 6 WHEN 'finish' THEN 7 WHEN 'kill' THEN 8
-              WHEN 'fail' THEN 9 WHEN 'evict' THEN 10 WHEN 'lost' THEN 11 ELSE 12 END), metric;
+ORDER BY min(d.position), metric;

@@ -2,7 +2,7 @@
 -- traces: any
 -- description: per ingested trace and table: rows, rejects, time span as real instants, distinct jobs / tasks / machines, files and bytes
 -- params: none
--- reproduces: table sizes published for the whole traces (traces.md: 2011 task_events 144,648,288 rows, job_events 2,012,242, machine_events 37,780)
+-- reproduces: table sizes published for the whole traces (traces.md; meta.published_rows, from each trace's spec)
 -- note: parts_present / parts_missing: the numbered parts (2011 part-NNNNN, 2019 shards, per cell) of each table that are live and those missing inside their run (meta.part_coverage); a table with missing parts lacks the events of those time slices. distinct_jobs_in_table = distinct job ids in that table (compare counts jobs from the job table: job_events); distinct_tasks_in_table = distinct tasks in that table, exact (meta.tables.approx_distinct_tasks: an estimate only in a catalog ingested before exact counts, until the table is ingested again).
 -- caveat: a sample or a partial download is not the whole trace: compare rows with published_rows only when every part is present
 SELECT
@@ -20,12 +20,6 @@ SELECT
     pc.parts_present,
     pc.parts_missing
 FROM meta.tables AS t
-LEFT JOIN (VALUES
-    ('google2011', 'task_events', 144648288),
-    ('google2011', 'job_events', 2012242),
-    ('google2011', 'machine_events', 37780),
-    ('alibaba2018', 'batch_task', 14295731),
-    ('alibaba2018', 'batch_instance', 1351255775)
-) AS p(trace, table_name, published_rows) ON p.trace = t.trace AND p.table_name = t.table_name
+LEFT JOIN meta.published_rows AS p ON p.trace = t.trace AND p.table_name = t.table_name
 LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
 ORDER BY t.trace, t.table_name;

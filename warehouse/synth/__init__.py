@@ -54,9 +54,9 @@ class Config:
     tables: tuple[str, ...]
     cells: tuple[str, ...] = ()
     level: int = DEFAULT_LEVEL
-    form: str = ""  # alibaba2018: tar.gz (as published), csv or csv.gz
-    parts: int = 0  # google2011: part files of the 500-part tables (0 = round(500 x scale))
-    # alibaba2018: each task keeps its first max(1, round(F x instance_num)) instance rows (THINNED)
+    form: str = ""  # a trace of one file per table: tar.gz (as published), csv or csv.gz
+    parts: int = 0  # a trace in numbered parts: part files of the 500-part tables (0 = round(500 x scale))
+    # batch instances: each task keeps its first max(1, round(F x instance_num)) instance rows (THINNED)
     instance_fraction: float = 1.0
 
 

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -45,12 +45,24 @@ class Table:
     comment: str
     # Column whose trace day partitions the Parquet; None = one unpartitioned file per source file.
     partition_time: str | None = None
-    # Columns counted as distinct entities in meta.tables (label -> SQL expression).
-    entities: dict[str, str] = field(default_factory=dict)
+    # Columns counted as distinct entities in meta.tables (label -> column names: one column, or
+    # several that together name one entity); checked against the table's columns (_check_entities).
+    entities: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Rows the publishers give for the whole table (the `overview` report sets them beside the
+    # ingested count); None = not published.
+    published_rows: int | None = None
 
     @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    def entity_sql(self, label: str) -> str | None:
+        """SQL naming one entity of ``label`` (a column, or a row of several), None if not counted."""
+        names = self.entities.get(label)
+        if not names:
+            return None
+        cols = ", ".join(quote_ident(n) for n in names)
+        return cols if len(names) == 1 else f"({cols})"
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,7 @@ class SourceFile:
     table: str
     path: Path
     name: str  # stable name, e.g. "part-00001-of-00500.csv.gz"
-    cell: str | None = None  # traces with several cells (google2019)
+    cell: str | None = None  # traces with several cells (TraceSpec.cells)
 
 
 @dataclass(frozen=True)
@@ -140,7 +152,7 @@ class TraceSpec:
     tables: dict[str, Table]
     layout: Layout
     reader: ReaderKind
-    units_per_day: int  # trace time units in a day (86_400 = seconds, 86_400_000_000 = microseconds)
+    units_per_day: int  # trace time units in a day (86_400 = seconds, 86_400 x 10^6 = microseconds)
     cells: tuple[str, ...] | None = None
     checksum_file: str | None = None  # sha256sum-format listing at the download's root
     official_sha256: dict[str, str] = field(default_factory=dict)  # file name -> digest
@@ -158,8 +170,37 @@ class TraceSpec:
     trace_start: datetime | None = None
     start_offset: int = 0
     after_window: int | None = None
+    # The zone of the trace's own clock (times print in it), or one zone per cell; None / {} = UTC.
+    time_zone: str | None = None
+    cell_zones: dict[str, str] = field(default_factory=dict)
+    # A negative raw time is a value of the trace ("before the trace"), not a reject.
+    negative_times: bool = False
     # The trace's documents and the papers analysing it that reports reproduce (`tracewh cite`).
     papers: tuple[Paper, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A wrong name here would surface as a NULL column or an SQL error far from its cause.
+        for t in self.tables.values():
+            names = set(t.column_names)
+            wrong = [n for cols in t.entities.values() for n in cols if n not in names]
+            if t.partition_time is not None and t.partition_time not in names:
+                wrong.append(t.partition_time)
+            if wrong:
+                raise UsageError(f"{self.name}.{t.name}: no column {', '.join(map(repr, wrong))} in the spec")
+        unknown = [t for t in self.inputs.values() if t not in self.tables]
+        unknown += [c for c in self.cell_zones if c not in (self.cells or ())]
+        if unknown:
+            raise UsageError(f"{self.name}: no table or cell {', '.join(map(repr, unknown))} in the spec")
+
+    @property
+    def units_per_second(self) -> int:
+        return self.units_per_day // 86_400
+
+    @property
+    def max_time(self) -> int | None:
+        """The largest raw time stored: larger ones (2^64-1 read as UBIGINT) are clamped to the
+        after-window value; None = no clamp (a trace without one reads its times as stored)."""
+        return self.after_window
 
     def in_window_sql(self, column: str) -> str:
         """SQL: the raw time in ``column`` is a time in the window, not a special value."""
@@ -385,6 +426,131 @@ def time_macros_sql() -> str:
     )
 
 
+def prelude_sql(spec: TraceSpec) -> str:
+    """The trace's time vocabulary as macros in its schema, from its spec (no SQL file repeats a
+    unit, offset, zone or special value): ``trace_timestamp(t)`` the real instant of a raw time
+    (NULL for special values, and always for a trace whose start is not disclosed); with a disclosed
+    start also ``trace_start()``, ``time_class(t)`` (before_window for 0 | in_window |
+    after_window), ``trace_seconds(t)`` (seconds since the start, DOUBLE); with one zone
+    ``time_zone()`` and ``trace_local_time(t)``; with a zone per cell the table ``cells(cell,
+    time_zone)``. Run before the trace's SQL folder (catalog.rebuild, the Spark engine)."""
+    n = spec.name
+    if spec.trace_start is None:
+        return f"CREATE OR REPLACE MACRO {n}.trace_timestamp(t) AS NULL::TIMESTAMPTZ;"
+    utc = spec.trace_start.astimezone(timezone.utc)
+    start = utc.strftime("%Y-%m-%d %H:%M:%S" + (".%f" if utc.microsecond else "") + "+00")
+    ups = spec.units_per_second
+    after = spec.after_window if spec.after_window is not None else _BIGINT_MAX
+    in_window = spec.in_window_sql("t")
+    # integer interval arithmetic: exact to the microsecond when a unit divides a second's micros
+    since = f"t - {spec.start_offset}"
+    micros = since if ups == 1_000_000 else f"({since}) * {1_000_000 // ups}"
+    out = [
+        f"CREATE OR REPLACE MACRO {n}.trace_start() AS TIMESTAMPTZ {quote_literal(start)};",
+        f"CREATE OR REPLACE MACRO {n}.time_class(t) AS CASE WHEN t IS NULL THEN NULL "
+        f"WHEN t = 0 THEN 'before_window' WHEN t >= {after} THEN 'after_window' ELSE 'in_window' END;",
+        f"CREATE OR REPLACE MACRO {n}.trace_timestamp(t) AS "
+        f"CASE WHEN {in_window} THEN {n}.trace_start() + to_microseconds({micros}) END;",
+        f"CREATE OR REPLACE MACRO {n}.trace_seconds(t) AS "
+        f"CASE WHEN {in_window} THEN ({since}) / {ups}::DOUBLE END;",
+    ]
+    if spec.time_zone:
+        out += [
+            f"CREATE OR REPLACE MACRO {n}.time_zone() AS {quote_literal(spec.time_zone)};",
+            f"CREATE OR REPLACE MACRO {n}.trace_local_time(t) AS "
+            f"timezone({n}.time_zone(), {n}.trace_timestamp(t));",
+        ]
+    if spec.cell_zones:
+        rows = ", ".join(f"({quote_literal(c)}, {quote_literal(z)})" for c, z in spec.cell_zones.items())
+        out += [
+            f"CREATE OR REPLACE TABLE {n}.cells AS SELECT * FROM (VALUES {rows}) AS t(cell, time_zone);",
+            f"COMMENT ON TABLE {n}.cells IS 'The cells and the local time zone of each (for reports by "
+            "local hour)';",
+        ]
+    return "\n".join(out)
+
+
+def time_zone(trace: str | None, cell: str | None = None) -> str:
+    """The zone times of ``trace`` (or one of its cells) print in: its own when it has exactly one,
+    else UTC. One fixed rule, so one query gives one answer whatever else the home holds: without a
+    trace UTC; a trace with one zone that zone; a cell its zone; a trace over cells in several
+    zones UTC."""
+    spec = registry().get(trace) if trace else None
+    if spec is None:
+        return "UTC"
+    if spec.time_zone:
+        return spec.time_zone
+    zones = {z for c, z in spec.cell_zones.items() if cell is None or c == cell}
+    return zones.pop() if len(zones) == 1 else "UTC"
+
+
+# seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
+# events at the same time (a part holds far fewer than 2^32 lines). Written by tracewh.readers.
+SEQ_FILE_SHIFT = 2**32
+
+
+def meta_sql() -> str:
+    """The registry as SQL in the meta schema, built before the meta views over it:
+    ``meta.part_number(trace, file)`` the part number of a recorded file name (NULL if it has none),
+    ``meta.seq_part(seq)`` the part a data row came from, the time macros (time_macros_sql),
+    ``meta.inputs`` and ``meta.published_rows``."""
+    cases = []
+    for name, spec in registry().items():
+        rule = spec.layout.part_rule
+        if rule is not None:
+            pattern, group = rule
+            cases.append(
+                f"WHEN {quote_literal(name)} THEN "
+                f"TRY_CAST(regexp_extract(file, {quote_literal(pattern)}, {int(group)}) AS BIGINT)"
+            )
+    body = f"CASE trace {' '.join(cases)} END" if cases else "NULL::BIGINT"
+    return (
+        "CREATE SCHEMA IF NOT EXISTS meta;\n"
+        f"CREATE OR REPLACE MACRO meta.part_number(trace, file) AS {body};\n"
+        f"CREATE OR REPLACE MACRO meta.seq_part(seq) AS seq // {SEQ_FILE_SHIFT};\n"
+        f"{time_macros_sql()}\n{views_sql()}"
+    )
+
+
+def views_sql() -> str:
+    """``meta.inputs(trace, input, table_name)``: each trace's table behind a life-cycle input
+    (TraceSpec.inputs); ``meta.published_rows(trace, table_name, published_rows)``: the row counts
+    the publishers give for whole tables (Table.published_rows)."""
+    specs = registry().items()
+    inputs = [(name, i, t) for name, spec in specs for i, t in spec.inputs.items()]
+    published = [
+        (name, t.name, t.published_rows)
+        for name, spec in specs
+        for t in spec.tables.values()
+        if t.published_rows is not None
+    ]
+    text = ("trace", "VARCHAR")
+    return (
+        _values_view("meta.inputs", text, ("input", "VARCHAR"), ("table_name", "VARCHAR"), rows=inputs)
+        + "\n"
+        + _values_view(
+            "meta.published_rows",
+            text,
+            ("table_name", "VARCHAR"),
+            ("published_rows", "BIGINT"),
+            rows=published,
+        )
+    )
+
+
+def _values_view(name: str, *columns: tuple[str, str], rows: list[tuple]) -> str:
+    def lit(v: object) -> str:
+        return str(int(v)) if isinstance(v, int) else quote_literal(str(v))
+
+    if rows:
+        values = ", ".join("(" + ", ".join(lit(v) for v in r) + ")" for r in rows)
+        typed = ", ".join(f"{c}::{t} AS {c}" for c, t in columns)
+        body = f"SELECT {typed} FROM (VALUES {values}) AS v({', '.join(c for c, _ in columns)})"
+    else:
+        body = "SELECT " + ", ".join(f"NULL::{t} AS {c}" for c, t in columns) + " WHERE false"
+    return f"CREATE OR REPLACE VIEW {name} AS {body};"
+
+
 # A trace's SQL folder may hold vocabulary tables of a fixed shape; once a file has created one,
 # the macros below are built from its rows (catalog.rebuild, the Spark engine), so views decode a
 # code or classify a priority with one call and no join, threshold or name list of their own:
@@ -441,13 +607,138 @@ def vocabulary_macros_sql(schema: str, table: str, rows: list[tuple]) -> str:
     )
 
 
+# The contract of each adapter view a shared layer unions ({{union X}}): the typed columns every
+# trace's <trace>.X has, no more and no fewer (BY NAME would turn a misspelled column into a NULL
+# column and drop one the shared layer does not read); in a PARTIAL one, every column but trace
+# may be left out (empty for that trace). Checked when the catalog is built.
+_V, _I, _B, _D, _T = "VARCHAR", "BIGINT", "BOOLEAN", "DOUBLE", "TIMESTAMP WITH TIME ZONE"
+_TRACE, _CELL = ("trace", _V), ("cell", _V)
+ADAPTERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "lifecycle_event_types": (_TRACE, ("code", "INTEGER"), ("name", _V)),
+    "lifecycle_priority_tiers": (
+        _TRACE,
+        ("tier", _V),
+        ("min_priority", "INTEGER"),
+        ("max_priority", "INTEGER"),
+        ("production", _B),
+    ),
+    "lifecycle_task_event_tables": (_TRACE, ("table_name", _V)),
+    "lifecycle_task_events": (
+        _TRACE,
+        _CELL,
+        ("job_id", _I),
+        ("task_index", _I),
+        ("time", _I),
+        ("seq", _I),
+        ("time_class", _V),
+        ("event_time", _T),
+        ("event_type_name", _V),
+        ("is_synthesized", _B),
+        ("missing_info_name", _V),
+        ("machine_id", _I),
+        ("priority", "INTEGER"),
+        ("priority_tier", _V),
+        ("is_production", _B),
+        ("scheduling_class", "INTEGER"),
+        ("cpu_request", _D),
+        ("memory_request", _D),
+    ),
+    "lifecycle_task_usage": (
+        _TRACE,
+        _CELL,
+        ("job_id", _I),
+        ("task_index", _I),
+        ("machine_id", _I),
+        ("start_time", _I),
+        ("end_time", _I),
+        ("window_s", _D),
+        ("cpu", _D),
+        ("memory", _D),
+        ("memory_assigned", _D),
+    ),
+    "lifecycle_job_events": (
+        _TRACE,
+        _CELL,
+        ("job_id", _I),
+        ("time", _I),
+        ("seq", _I),
+        ("time_class", _V),
+        ("event_type_name", _V),
+        ("is_synthesized", _B),
+    ),
+    "lifecycle_machine_events": (
+        _TRACE,
+        _CELL,
+        ("machine_id", _I),
+        ("time", _I),
+        ("seq", _I),
+        ("time_class", _V),
+        ("event_type_name", _V),
+        ("cpus", _D),
+        ("memory", _D),
+    ),
+    "lifecycle_left_out": (_TRACE, _CELL, ("what", _V), ("left_out", _I), ("total", _I)),
+    # compare: a trace outside the life-cycle layer brings its own row of the headline metrics
+    "headline": (
+        _TRACE,
+        ("machines", _I),
+        ("jobs", _I),
+        ("tasks", _I),
+        ("tasks_per_job", _D),
+        ("median_jobs_per_hour", _D),
+        ("resubmit_ratio", _D),
+        ("finish", _D),
+        ("kill", _D),
+        ("fail", _D),
+        ("evict", _D),
+        ("lost", _D),
+        ("mean_cpu_utilisation", _D),
+        ("mean_memory_utilisation", _D),
+    ),
+}
+
+
+# compare's row of a trace outside the life-cycle layer: it brings the metrics it has
+PARTIAL = frozenset({"headline"})
+
+
+def adapter_problems(columns: ColumnsOf) -> list[str]:
+    """What breaks an adapter contract (ADAPTERS), one line per view, naming each missing, unknown
+    or mistyped column; ``columns`` gives a registered view's (name, type) in order."""
+    out = []
+    for view, contract in ADAPTERS.items():
+        want = dict(contract)
+        for spec in registry().values():
+            if not provides(spec, view):
+                continue
+            have = dict(columns(f"{spec.name}.{view}"))
+            missing = [c for c in want if c not in have and (view not in PARTIAL or c == "trace")]
+            unknown = [c for c in have if c not in want]
+            typed = [f"{c} is {have[c]}, not {t}" for c, t in want.items() if c in have and have[c] != t]
+            if missing or unknown or typed:
+                said = [f"lacks {', '.join(missing)}"] if missing else []
+                said += [f"has {', '.join(unknown)}, which the contract does not know"] if unknown else []
+                said += typed
+                out.append(f"{spec.name}.{view} breaks the adapter contract ({'; '.join(said)})")
+    return out
+
+
 # Shared SQL is written once for every trace; two placeholders are filled from the registry:
 #   {{union X}}          the UNION ALL BY NAME of <trace>.X over every trace whose folder creates X
 #                        (the trace's adapter view for the shared view); for an engine without
 #                        BY NAME (Spark), a positional UNION ALL over one column list (expand_sql);
-#   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name.
+#   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name;
+#   {{columns X}}        the columns of the adapter contract X but trace, comma-separated (ADAPTERS).
+# A trace's own SQL has one more, filled from the spec of the trace whose view it is in (the schema
+# of the CREATE before it), so every view classifies and dates a time with the same columns:
+#   {{event_time T}}     <trace>.time_class(T) AS time_class, <trace>.trace_timestamp(T) AS event_time;
+#   ... | local}}        and the wall clock in the trace's zone AS event_time_local;
+#   ... | local Z}}      in the zone the expression Z names (a trace with a zone per cell).
 _UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
 _EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
+_COLUMNS = re.compile(r"\{\{\s*columns\s+(\w+)\s*\}\}")
+_EVENT_TIME = re.compile(r"\{\{\s*event_time\s+(.+?)(?:\s*\|\s*local(?:\s+(.+?))?)?\s*\}\}")
+_LOCAL = re.compile(r"\|\s*local(?:\s+(.+?))?\s*\}\}$")
 _CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+)\.(\w+)", re.I)
 
 
@@ -503,7 +794,25 @@ def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
     def each(m: re.Match[str]) -> str:
         return ", ".join(m.group(1).replace("@trace", name) for name in registry())
 
-    return _EACH.sub(each, _UNION.sub(union, body))
+    def contract(m: re.Match[str]) -> str:
+        if m.group(1) not in ADAPTERS:
+            raise UsageError(f"no adapter contract {m.group(1)!r} (known: {', '.join(ADAPTERS)})")
+        return ", ".join(c for c, _ in ADAPTERS[m.group(1)] if c != "trace")
+
+    def event_time(m: re.Match[str]) -> str:
+        before = _CREATES.findall(body[: m.start()])
+        trace = before[-1][0] if before else ""
+        if trace not in registry():
+            raise UsageError(f"{{{{event_time}}}} outside a view of a trace: {m.group(0)}")
+        t = m.group(1)
+        cols = [f"{trace}.time_class({t}) AS time_class", f"{trace}.trace_timestamp({t}) AS event_time"]
+        if _LOCAL.search(m.group(0)):
+            zone = m.group(2) or f"{trace}.time_zone()"
+            cols.append(f"timezone({zone}, {trace}.trace_timestamp({t})) AS event_time_local")
+        return ",\n    ".join(cols)
+
+    body = _EVENT_TIME.sub(event_time, body)
+    return _COLUMNS.sub(contract, _EACH.sub(each, _UNION.sub(union, body)))
 
 
 def downloadable() -> tuple[str, ...]:

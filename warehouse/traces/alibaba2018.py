@@ -64,7 +64,7 @@ TABLES: dict[str, Table] = {
                 Column("status", "VARCHAR", comment="USING | IMPORT_INSTALLING | ..."),
             ),
             "Machine descriptions and status changes",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "machine_usage",
@@ -83,7 +83,7 @@ TABLES: dict[str, Table] = {
             ),
             "Machine utilisation samples (irregular intervals)",
             partition_time="time_stamp",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "container_meta",
@@ -98,7 +98,7 @@ TABLES: dict[str, Table] = {
                 Column("mem_size", "DOUBLE", comment="normalised memory"),
             ),
             "Online containers (Sigma): placement, app and requests",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "container_usage",
@@ -117,7 +117,7 @@ TABLES: dict[str, Table] = {
             ),
             "Online container utilisation samples",
             partition_time="time_stamp",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "batch_task",
@@ -138,7 +138,8 @@ TABLES: dict[str, Table] = {
                 Column("plan_mem", "DOUBLE", comment="per instance, normalised memory"),
             ),
             "Batch tasks (Fuxi): one row per task of a job, its DAG position in the name",
-            entities={"jobs": "job_name", "tasks": "(job_name, task_name)"},
+            entities={"jobs": ("job_name",), "tasks": ("job_name", "task_name")},
+            published_rows=14_295_731,
         ),
         Table(
             "batch_instance",
@@ -160,7 +161,8 @@ TABLES: dict[str, Table] = {
             ),
             "Batch instances: one row per instance attempt of a task",
             partition_time="start_time",
-            entities={"jobs": "job_name", "tasks": "(job_name, task_name)", "machines": "machine_id"},
+            entities={"jobs": ("job_name",), "tasks": ("job_name", "task_name"), "machines": ("machine_id",)},
+            published_rows=1_351_255_775,
         ),
     )
 }

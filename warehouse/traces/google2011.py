@@ -52,7 +52,8 @@ TABLES: dict[str, Table] = {
             ),
             "Job life-cycle events (submit, schedule, evict, fail, finish, kill, lost, update)",
             partition_time=None,
-            entities={"jobs": "job_id"},
+            entities={"jobs": ("job_id",)},
+            published_rows=2_012_242,
         ),
         Table(
             "task_events",
@@ -86,7 +87,8 @@ TABLES: dict[str, Table] = {
             ),
             "Task life-cycle events, one row per event of one task (job_id, task_index)",
             partition_time="time",
-            entities={"jobs": "job_id", "tasks": "(job_id, task_index)", "machines": "machine_id"},
+            entities={"jobs": ("job_id",), "tasks": ("job_id", "task_index"), "machines": ("machine_id",)},
+            published_rows=144_648_288,
         ),
         Table(
             "machine_events",
@@ -99,7 +101,8 @@ TABLES: dict[str, Table] = {
                 Column("memory", "DOUBLE", comment="normalised memory capacity (largest machine = 1)"),
             ),
             "Machines added to, removed from and updated in the cluster",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
+            published_rows=37_780,
         ),
         Table(
             "machine_attributes",
@@ -111,7 +114,7 @@ TABLES: dict[str, Table] = {
                 Column("attribute_deleted", "BOOLEAN", mandatory=True),
             ),
             "Machine attribute values (key-value pairs used by task constraints)",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "task_constraints",
@@ -130,7 +133,7 @@ TABLES: dict[str, Table] = {
             ),
             "Placement constraints of tasks on machine attributes",
             partition_time="time",
-            entities={"jobs": "job_id", "tasks": "(job_id, task_index)"},
+            entities={"jobs": ("job_id",), "tasks": ("job_id", "task_index")},
         ),
         Table(
             "task_usage",
@@ -162,7 +165,7 @@ TABLES: dict[str, Table] = {
             ),
             "Resource usage of each task per measurement window (~300 s)",
             partition_time="start_time",
-            entities={"jobs": "job_id", "tasks": "(job_id, task_index)", "machines": "machine_id"},
+            entities={"jobs": ("job_id",), "tasks": ("job_id", "task_index"), "machines": ("machine_id",)},
         ),
     )
 }
@@ -223,6 +226,7 @@ SPEC = TraceSpec(
     trace_start=datetime(2011, 5, 1, 23, 0, tzinfo=timezone.utc),  # 19:00 America/New_York
     start_offset=600_000_000,
     after_window=2**63 - 1,
+    time_zone="America/New_York",  # the cell's wall clock (traces.md section 1)
     checksum_file=CHECKSUM_FILE,
     remote=REMOTE,
     demo_reports=("lifecycle-counts",),

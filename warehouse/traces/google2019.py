@@ -67,7 +67,7 @@ TABLES: dict[str, Table] = {
                 ),
             ),
             "Machines added to, removed from and updated in each cell",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "machine_attributes",
@@ -79,7 +79,7 @@ TABLES: dict[str, Table] = {
                 Column("deleted", "BOOLEAN", comment="true = the attribute is being deleted"),
             ),
             "Machine attribute values (key-value pairs used by constraints)",
-            entities={"machines": "machine_id"},
+            entities={"machines": ("machine_id",)},
         ),
         Table(
             "collection_events",
@@ -111,7 +111,7 @@ TABLES: dict[str, Table] = {
             ),
             "Life-cycle events of collections (jobs and alloc sets)",
             partition_time="time",
-            entities={"jobs": "collection_id"},
+            entities={"jobs": ("collection_id",)},
         ),
         Table(
             "instance_events",
@@ -134,9 +134,9 @@ TABLES: dict[str, Table] = {
             "Life-cycle events of instances (tasks and alloc instances)",
             partition_time="time",
             entities={
-                "jobs": "collection_id",
-                "tasks": "(collection_id, instance_index)",
-                "machines": "machine_id",
+                "jobs": ("collection_id",),
+                "tasks": ("collection_id", "instance_index"),
+                "machines": ("machine_id",),
             },
         ),
         Table(
@@ -174,9 +174,9 @@ TABLES: dict[str, Table] = {
             "Resource usage of each instance per measurement window (<= 300 s)",
             partition_time="start_time",
             entities={
-                "jobs": "collection_id",
-                "tasks": "(collection_id, instance_index)",
-                "machines": "machine_id",
+                "jobs": ("collection_id",),
+                "tasks": ("collection_id", "instance_index"),
+                "machines": ("machine_id",),
             },
         ),
     )
@@ -235,6 +235,17 @@ SPEC = TraceSpec(
     start_offset=600_000_000,
     after_window=2**63 - 1,
     cells=CELLS,
+    # each cell's wall clock (traces.md section 2), for reports by local hour
+    cell_zones={
+        "a": "America/New_York",
+        "b": "America/Chicago",
+        "c": "America/New_York",
+        "d": "America/New_York",
+        "e": "Europe/Helsinki",
+        "f": "America/Chicago",
+        "g": "Asia/Singapore",
+        "h": "Europe/Brussels",
+    },
     remote=REMOTE,  # the buckets publish no digests
     demo_reports=("lifecycle-counts",),
     inputs={

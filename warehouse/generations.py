@@ -1,0 +1,61 @@
+"""The generations of a table's Parquet and the names written into them, shared by the ingest and
+the compaction (both write a new generation beside the live one and link what they keep).
+
+A Parquet file an ingest or a compaction writes is named ``<part stem>.<writer id>[_<i>].parquet``:
+the id keeps every name new, so no write can reach a linked (live) file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tracewh import readers
+
+# The ingest's (and compaction's) DuckDB memory limit unless --memory-limit or TRACEWH_MEMORY_LIMIT.
+DEFAULT_MEMORY_LIMIT = "2GB"
+_ID_FORM = r"\d{8}T\d{6}-[0-9a-f]{6}"
+_OUTPUT_NAME = re.compile(rf"^(?P<stem>.+)\.{_ID_FORM}(?:_\d+)?\.parquet$")
+
+
+def new_writer_id() -> str:
+    """The id of one ingest (or compaction): in every name it writes, so no name is ever reused."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, str]]) -> None:
+    """The new generation starts as hard links of the live one's files (no copy; the live one stays
+    intact), less the files of the parts this ingest rewrites. The ingest then writes only names
+    that carry its own id, so no write can reach a linked (live) file."""
+    stems = {(cell, stem) for _, cell, stem in replaced}
+    for src in old.rglob("*.parquet"):
+        rel = src.relative_to(old)
+        cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
+        # source_stem again: homes written before .tar.gz was a known suffix hold "<table>.tar" stems
+        if (cell, source_stem(output_stem(src.name))) in stems:
+            continue
+        dst = new / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+
+def output_stem(filename: str) -> str:
+    """The part stem of a Parquet file an ingest wrote (see _OUTPUT_NAME)."""
+    m = _OUTPUT_NAME.match(filename)
+    return m.group("stem") if m else filename.removesuffix(".parquet")
+
+
+def source_stem(name: str) -> str:
+    """A raw file's name less every suffix a raw file may carry: ``x.tar.gz``, ``x.csv.gz`` and
+    ``x.csv`` are one part."""
+    for suffix in readers.SOURCE_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
