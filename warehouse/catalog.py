@@ -29,7 +29,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, parts, signals, sqlfiles
+from tracewh import __version__, derived, parts, signals, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
@@ -219,7 +219,7 @@ def _settle(home: Home) -> None:
 def publish(home: Home, stage: Stage) -> None:
     """The commit point: rename the staged catalog over the live one, keeping the old one retired.
     Call with interrupts deferred (``signals.deferred``)."""
-    old = live_dirs(home.catalog) if home.catalog.exists() else {}
+    old = kept_dirs(home.catalog) if home.catalog.exists() else {}
     if home.catalog.exists():
         retired = home.retired / f"{time.time_ns()}-{stage.tag}"
         home.retired.mkdir(exist_ok=True)
@@ -263,6 +263,23 @@ def live_dirs(path: Path) -> dict[tuple[str, str], str]:
     finally:
         con.close()
     return {(t, n): d for t, n, d in rows}
+
+
+def derived_dirs(path: Path) -> dict[tuple[str, str], str]:
+    """(trace, derived table) -> live generation folder of the derived layer (tracewh.derived)."""
+    con = open_file(path)
+    try:
+        rows = con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
+    except duckdb.CatalogException:
+        rows = []  # a catalog from before the derived layer
+    finally:
+        con.close()
+    return {(t, f"{derived.PREFIX}{n}"): d for t, n, d in rows}
+
+
+def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
+    """Every generation folder a catalog file names: the tables' and the derived layer's."""
+    return {**live_dirs(path), **derived_dirs(path)}
 
 
 def retained_dirs(home: Home) -> set[str]:
@@ -413,6 +430,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
+    derived.create_views(con, home)
     con.execute(
         "INSERT OR REPLACE INTO meta.catalog VALUES ('home', $home), ('tracewh_version', $v), "
         "('storage_version', $sv), ('catalog_format', $f)",
@@ -643,7 +661,7 @@ def collect_garbage(home: Home) -> None:
     Under the writer lock."""
     clean_staged(home)
     keep = (
-        {(home.root / d).resolve() for d in live_dirs(home.catalog).values()}
+        {(home.root / d).resolve() for d in kept_dirs(home.catalog).values()}
         if home.catalog.exists()
         else set()
     )

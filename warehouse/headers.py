@@ -61,6 +61,8 @@ RULES = {
     ),
     "check": ({"name", "description"}, {"name", "description", "grain", "note", "source"}),
     "view": ({"name", "description"}, {"name", "description", "grain", "params", "note", "source"}),
+    # a table of the derived layer (sql/derived): its query, run per trace at ingest
+    "derived": ({"name", "description", "grain"}, {"name", "description", "grain", "params", "note"}),
 }
 BUILTIN_PARAMS = ("trace", "cell")
 TYPES = {"int": int, "float": float, "str": str}
@@ -123,7 +125,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Header:
-    kind: str  # report | check | view
+    kind: str  # report | check | view | derived
     values: dict[str, str]
     params: tuple[Param, ...] = ()
     builtin_params: tuple[str, ...] = ()  # trace / cell, filled by the runner

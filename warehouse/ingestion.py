@@ -49,7 +49,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, readers, signals, synth
+from tracewh import __version__, catalog, derived, readers, signals, synth
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
@@ -250,6 +250,7 @@ def ingest(
                         trace_name, ingest_id, mode, table_results, time.monotonic() - started
                     )
                 new_gens: dict[str, Path] = {}
+                derived_gens: list[Path] = []
                 dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
                 tmp = home.tmp / ingest_id
                 try:
@@ -288,13 +289,21 @@ def ingest(
                     with catalog.staged(home, ingest_id) as stage:
                         assert stage.con is not None
                         _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+                        if derived.source_table(trace_name) in work:
+                            # the derived layer from the new events, in the same commit
+                            progress.phase("building the derived tables")
+                            tmp.mkdir(parents=True, exist_ok=True)
+                            stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
+                            stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
+                            derived_gens += derived.build(stage.con, home, trace_name, ingest_id)
+                            signals.pause_point("derived tables built")
                     with signals.deferred():
                         catalog.publish(home, stage)
                         catalog.sync_links(home)
                 except BaseException:
                     committed = _committed(home, ingest_id)
                     if not committed:
-                        for gen in new_gens.values():
+                        for gen in [*new_gens.values(), *derived_gens]:
                             shutil.rmtree(gen, ignore_errors=True)
                     shutil.rmtree(tmp, ignore_errors=True)
                     raise
