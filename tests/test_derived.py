@@ -23,7 +23,11 @@ TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 NAMES = [derived.short(f) for f in derived.files()]
 # Real task events of the sample's part 1 (sorted by time), cut into time slices that stand for
 # parts: tasks run across slices, so a part's events change episodes begun in another part.
-_LINES = gzip.open(SAMPLE / "task_events" / "part-00001-of-00500.csv.gz", "rt").read().splitlines()
+_LINES = (
+    gzip.decompress((SAMPLE / "task_events" / "part-00001-of-00500.csv.gz").read_bytes())
+    .decode()
+    .splitlines()
+)
 SLICES = {0: _LINES[0:3000], 1: _LINES[3000:6000], 3: _LINES[9000:12000], 5: _LINES[15000:18000]}
 # part 1 as it is replaced later: a shorter file (its last 500 events gone)
 PART_1_AGAIN = _LINES[3000:5500]
