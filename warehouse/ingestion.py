@@ -288,14 +288,19 @@ def ingest(
                     progress.phase("committing")
                     with catalog.staged(home, ingest_id) as stage:
                         assert stage.con is not None
-                        _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
-                        if derived.source_table(trace_name) in work:
+                        events = derived.source_table(trace_name)
+                        plan = None
+                        if events in work:
                             # the derived layer from the new events, in the same commit
-                            progress.phase("building the derived tables")
                             tmp.mkdir(parents=True, exist_ok=True)
                             stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
                             stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
-                            derived_gens += derived.build(stage.con, home, trace_name, ingest_id)
+                            written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
+                            plan = derived.plan(stage.con, trace_name, written, replace)
+                        _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+                        if plan is not None:
+                            progress.phase("building the derived tables")
+                            derived_gens += derived.build(stage.con, home, plan, ingest_id)
                             signals.pause_point("derived tables built")
                     with signals.deferred():
                         catalog.publish(home, stage)
