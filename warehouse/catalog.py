@@ -255,31 +255,29 @@ def open_file(path: Path) -> duckdb.DuckDBPyConnection:
 
 def live_dirs(path: Path) -> dict[tuple[str, str], str]:
     """(trace, table) -> live generation folder (relative to the home) named by a catalog file."""
+    return _named_dirs(path, derived_too=False)
+
+
+def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
+    """Every generation folder a catalog file names: the tables' and the derived layer's
+    (tracewh.derived; keyed (trace, 'derived.<name>'))."""
+    return _named_dirs(path, derived_too=True)
+
+
+def _named_dirs(path: Path, derived_too: bool) -> dict[tuple[str, str], str]:
     con = open_file(path)
     try:
         rows = con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
+        if derived_too:
+            with contextlib.suppress(duckdb.CatalogException):  # a catalog from before the layer
+                rows += con.execute(
+                    "SELECT trace, $p || name, data_dir FROM meta.derived", {"p": derived.PREFIX}
+                ).fetchall()
     except duckdb.CatalogException:
         rows = []
     finally:
         con.close()
     return {(t, n): d for t, n, d in rows}
-
-
-def derived_dirs(path: Path) -> dict[tuple[str, str], str]:
-    """(trace, derived table) -> live generation folder of the derived layer (tracewh.derived)."""
-    con = open_file(path)
-    try:
-        rows = con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
-    except duckdb.CatalogException:
-        rows = []  # a catalog from before the derived layer
-    finally:
-        con.close()
-    return {(t, f"{derived.PREFIX}{n}"): d for t, n, d in rows}
-
-
-def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
-    """Every generation folder a catalog file names: the tables' and the derived layer's."""
-    return {**live_dirs(path), **derived_dirs(path)}
 
 
 def retained_dirs(home: Home) -> set[str]:
