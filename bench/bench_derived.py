@@ -44,9 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.what == "floor":
             glob = home.table_link(TRACE, "task_events") / "**" / "*.parquet"
             con = duckdb.connect(config=config)
+            src = f"read_parquet({quote_literal(glob)}, hive_partitioning = true)"
             sql = (
                 "SELECT count(*), sum(o) FROM (SELECT row_number() OVER (PARTITION BY job_id, task_index "
-                f"ORDER BY time, seq) AS o FROM read_parquet({quote_literal(glob)}, hive_partitioning = true))"
+                f"ORDER BY time, seq) AS o FROM {src})"
             )
             rows, _ = con.execute(sql).fetchall()[0]
             what = f"{rows:,} events sorted"
