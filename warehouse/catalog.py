@@ -29,7 +29,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, signals, sqlfiles
+from tracewh import __version__, derived, signals, sqlfiles
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
@@ -222,7 +222,7 @@ def _settle(home: Home) -> None:
 def publish(home: Home, stage: Stage) -> None:
     """The commit point: rename the staged catalog over the live one, keeping the old one retired.
     Call with interrupts deferred (``signals.deferred``)."""
-    old = live_dirs(home.catalog) if home.catalog.exists() else {}
+    old = kept_dirs(home.catalog) if home.catalog.exists() else {}
     if home.catalog.exists():
         retired = home.retired / f"{time.time_ns()}-{stage.tag}"
         home.retired.mkdir(exist_ok=True)
@@ -258,9 +258,24 @@ def open_file(path: Path) -> duckdb.DuckDBPyConnection:
 
 def live_dirs(path: Path) -> dict[tuple[str, str], str]:
     """(trace, table) -> live generation folder (relative to the home) named by a catalog file."""
+    return _named_dirs(path, derived_too=False)
+
+
+def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
+    """Every generation folder a catalog file names: the tables' and the derived layer's
+    (tracewh.derived; keyed (trace, 'derived.<name>'))."""
+    return _named_dirs(path, derived_too=True)
+
+
+def _named_dirs(path: Path, derived_too: bool) -> dict[tuple[str, str], str]:
     con = open_file(path)
     try:
         rows = con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
+        if derived_too:
+            with contextlib.suppress(duckdb.CatalogException):  # a catalog from before the layer
+                rows += con.execute(
+                    "SELECT trace, $p || name, data_dir FROM meta.derived", {"p": derived.PREFIX}
+                ).fetchall()
     except duckdb.CatalogException:
         rows = []
     finally:
@@ -420,6 +435,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     for folder in SHARED_SQL_FOLDERS:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
+    derived.create_views(con, home)
     con.execute(
         "INSERT OR REPLACE INTO meta.catalog VALUES ('home', $home), ('tracewh_version', $v), "
         "('storage_version', $sv), ('catalog_format', $f)",
@@ -660,7 +676,7 @@ def collect_garbage(home: Home) -> None:
     Under the writer lock."""
     clean_staged(home)
     keep = (
-        {(home.root / d).resolve() for d in live_dirs(home.catalog).values()}
+        {(home.root / d).resolve() for d in kept_dirs(home.catalog).values()}
         if home.catalog.exists()
         else set()
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracewh import catalog, query, sqlfiles
+from tracewh import catalog, derived, query, sqlfiles
 from tracewh.home import Home
 from tracewh.quoting import quote_ident
 from tracewh.traces import registry
@@ -28,6 +28,15 @@ class CheckResult:
 def all_checks() -> list[tuple[str, str, str]]:
     """(name, description, sql) of every check."""
     out = [(f.name, f.header.get("description", ""), f.body) for f in sqlfiles.folder("checks")]
+    for f in derived.files():
+        out.append(
+            (
+                f"{f.name}.recomputed",
+                f"{f.name} holds what the life-cycle views compute from the events"
+                + (f" (a sample of tasks: one in {derived.SAMPLE_EVERY})" if derived.sampled(f) else ""),
+                derived.check_sql(f),
+            )
+        )
     for trace_name, trace in registry().items():
         for table in trace.tables.values():
             mandatory = [c.name for c in table.columns if c.mandatory]

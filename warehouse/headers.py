@@ -43,6 +43,8 @@ KEYS = {
     "python": "the Python step between the report's two statements (tracewh.dag.STEPS)",
     "needs": "the life-cycle inputs a report reads, each with the columns computed from it",
     "source": "the documents the semantics come from",
+    "sort": "the columns a stored derived table is sorted by (its readers look up tasks)",
+    "reads": "a derived table not stored: the life-cycle view of its name over these stored tables",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {
@@ -65,6 +67,11 @@ RULES = {
     ),
     "check": ({"name", "description"}, {"name", "description", "grain", "note", "source"}),
     "view": ({"name", "description"}, {"name", "description", "grain", "params", "note", "source"}),
+    # a table of the derived layer (sql/derived): its query, run per trace at ingest
+    "derived": (
+        {"name", "description", "grain"},
+        {"name", "description", "grain", "params", "note", "sort", "reads"},
+    ),
 }
 BUILTIN_PARAMS = ("trace", "cell")
 TYPES = {"int": int, "float": float, "str": str}
@@ -127,7 +134,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Header:
-    kind: str  # report | check | view
+    kind: str  # report | check | view | derived
     values: dict[str, str]
     params: tuple[Param, ...] = ()
     builtin_params: tuple[str, ...] = ()  # trace / cell, filled by the runner

@@ -68,7 +68,7 @@ def beyond_live(home: Home) -> int:
     retired catalogs kept for readers that still hold them (deleted by the first command after
     they close), staged catalogs and spill files. A file hard-linked into a live generation
     costs nothing extra and is not counted."""
-    live = {(home.root / d).resolve() for d in catalog.live_dirs(home.catalog).values()}
+    live = {(home.root / d).resolve() for d in catalog.kept_dirs(home.catalog).values()}
     live_inodes = {f.stat().st_ino for d in live for f in _files(d)}
     live_inodes.add(home.catalog.stat().st_ino)
     extra: set[Path] = set()

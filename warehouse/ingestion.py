@@ -48,7 +48,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, readers, signals, synth
+from tracewh import __version__, catalog, derived, readers, signals, synth
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
 from tracewh.generations import source_stem as _stem
@@ -244,6 +244,7 @@ def ingest(
                         trace_name, ingest_id, mode, table_results, time.monotonic() - started
                     )
                 new_gens: dict[str, Path] = {}
+                derived_gens: list[Path] = []
                 dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
                 tmp = home.tmp / ingest_id
                 try:
@@ -281,14 +282,27 @@ def ingest(
                     progress.phase("committing")
                     with catalog.staged(home, ingest_id) as stage:
                         assert stage.con is not None
+                        events = derived.source_table(trace_name)
+                        plan = None
+                        if events in work:
+                            # the derived layer from the new events, in the same commit
+                            tmp.mkdir(parents=True, exist_ok=True)
+                            stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
+                            stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
+                            written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
+                            plan = derived.plan(stage.con, trace_name, written, replace)
                         _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+                        if plan is not None:
+                            progress.phase("building the derived tables")
+                            derived_gens += derived.build(stage.con, home, plan, ingest_id)
+                            signals.pause_point("derived tables built")
                     with signals.deferred():
                         catalog.publish(home, stage)
                         catalog.sync_links(home)
                 except BaseException:
                     committed = _committed(home, ingest_id)
                     if not committed:
-                        for gen in new_gens.values():
+                        for gen in [*new_gens.values(), *derived_gens]:
                             shutil.rmtree(gen, ignore_errors=True)
                     shutil.rmtree(tmp, ignore_errors=True)
                     raise

@@ -287,6 +287,10 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
     raise UsageError(f"report {report.name}: choose --trace ({', '.join(candidates)})")
 
 
+# The reports that time or integrate run attempts: their footer says the observed window.
+_TIMES_ATTEMPTS = "derived.task_episodes"
+
+
 def caveats(name: str, footer_lines: list[str] | tuple[str, ...]) -> list[str]:
     """The footer without its 'reproduces' line: what to keep in mind reading the numbers."""
     return [line for line in footer_lines if not line.startswith(f"{name} reproduces:")]
@@ -320,9 +324,10 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
             ).fetchall()
         }
         labels = synthetic(con)
+        # the stored window (tracewh.derived): no scan of the task events
         windows = (
-            dict(con.execute("SELECT trace, window_s FROM lifecycle.observed_window").fetchall())
-            if "lifecycle.task_episodes" in report.sql
+            dict(con.execute("SELECT trace, window_s FROM derived.observed_window").fetchall())
+            if _TIMES_ATTEMPTS in report.sql
             else {}
         )
         left_out = (
@@ -330,7 +335,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
                 "SELECT trace, what, sum(left_out), sum(total) FROM lifecycle.left_out "
                 "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL"
             ).fetchall()
-            if "lifecycle." in report.sql
+            if "lifecycle." in report.sql or "derived." in report.sql
             else []
         )
         absent = {t: absent_inputs(con, report, t) for t in traces}
@@ -343,7 +348,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
                 "the numbers are not the published figure"
             )
         # the window matters where run attempts are timed or integrated (it costs a scan)
-        if t in windows and "lifecycle.task_episodes" in report.sql:
+        if t in windows:
             lines.append(
                 f"window: the ingested {t} task events cover {windows[t] / 3600:,.2f} h; attempts crossing "
                 "its edges are censored (time integrals count the part observed)"

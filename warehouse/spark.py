@@ -33,7 +33,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracewh import catalog, sqlfiles
+from tracewh import catalog, derived, sqlfiles
 from tracewh.errors import TracewhError, UsageError
 from tracewh.headers import STEP_MARKER
 from tracewh.home import Home
@@ -1028,6 +1028,11 @@ def register(
                 rows = [tuple(r) for r in spark.sql(rows_sql).collect()]
                 for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), spark):
                     _run(spark, stmt, f"{schema}.{vocab} macros")
+    # The derived layer as the life-cycle views it stores (the same rows; Spark reads no stored table)
+    _run(spark, f"CREATE DATABASE IF NOT EXISTS {derived.SCHEMA}", derived.SCHEMA)
+    for f in derived.files():
+        view = f"CREATE OR REPLACE VIEW {derived.SCHEMA}.{derived.short(f)} AS {derived.recomputed(f)}"
+        _run_view(spark, view, f.path.name, cache)
     spark.conf.set(_REGISTERED, stamp)
     return _registered_views(spark)
 
@@ -1054,7 +1059,7 @@ _REGISTERED = "spark.tracewh.registered"  # which catalog file this session's vi
 def _registered_views(spark: SparkSession) -> list[str]:
     return sorted(
         f"{db}.{t.name}"
-        for db in ("meta", *trace_names(), *catalog.SHARED_SQL_FOLDERS)
+        for db in ("meta", *trace_names(), *catalog.SHARED_SQL_FOLDERS, derived.SCHEMA)
         for t in spark.catalog.listTables(db)
     )
 

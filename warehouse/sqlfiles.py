@@ -14,8 +14,9 @@ from pathlib import Path
 
 from tracewh import headers
 
-# The folders whose files are reports or checks; every other folder holds views and macros.
-_KIND = {"reports": "report", "checks": "check"}
+# The folders whose files are reports, checks or derived tables; every other folder holds views
+# and macros.
+_KIND = {"reports": "report", "checks": "check", "derived": "derived"}
 
 
 @dataclass(frozen=True)

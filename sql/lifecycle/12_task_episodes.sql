@@ -2,7 +2,7 @@
 -- description: one row per run attempt of a task: from a SUBMIT to the first end event (EVICT, FAIL, FINISH, KILL, LOST) after it, with wait and run time, whether the trace window censors them, the run time observed inside the window, and whether a missing part lies inside the attempt, its wait or its run.
 -- grain: one row per (trace, cell, job_id, task_index, episode_no)
 -- note: episode_no counts SUBMITs in (time, seq) order; episode 0 holds the events of a task before its first SUBMIT (a task whose first event is not SUBMIT). Episodes with no end event are kept (state pending_at_end / running_at_end), not dropped. An attempt ran when it has a SCHEDULE, or (episode 0, scheduled before the data) an UPDATE_RUNNING or an end event on a machine. observed_run_s = its run interval clipped to the observed time (lifecycle.observed_segments): an unknown start (scheduled at time 0 or before the data) is the start of the observed segment of its first event, an unknown end (no end event, 2^63-1) the next attempt's first event or the end of the segment of its last event; the time of missing parts never counts.
-CREATE OR REPLACE VIEW lifecycle.task_episodes AS
+CREATE OR REPLACE VIEW lifecycle.task_episode_core AS
 WITH numbered AS (
     SELECT
         -- only what the episodes need travels through the sort
@@ -56,10 +56,8 @@ chained AS (
             OR (episode_no = 0 AND (updated_running OR end_machine_id IS NOT NULL)) AS ran
     FROM episodes
 ),
--- the observed segments once for both joins below
-seg AS MATERIALIZED (SELECT * FROM lifecycle.observed_segments)
 SELECT
-    c.trace, c.cell, job_id, task_index, episode_no,
+    trace, cell, job_id, task_index, episode_no,
     episode_no = 1 AS is_new_submission,
     submit_time, schedule_time, end_time, end_reason, machine_id,
     priority, priority_tier, is_production, cpu_request, memory_request, events, has_synthesized,
@@ -70,30 +68,15 @@ SELECT
     END AS state_at_end,
     -- A time of 0 is "before the window": the real instant is unknown, so the duration is censored.
     submit_time IS NULL OR submit_time = 0 AS start_censored,
-    end_time IS NULL OR end_time >= meta.after_window(c.trace) AS end_censored,
-    CASE WHEN submit_time > 0 AND schedule_time > 0 AND schedule_time < meta.after_window(c.trace)
+    end_time IS NULL OR end_time >= meta.after_window(trace) AS end_censored,
+    CASE WHEN submit_time > 0 AND schedule_time > 0 AND schedule_time < meta.after_window(trace)
               AND schedule_time >= submit_time
-         THEN meta.seconds(c.trace, schedule_time - submit_time) END AS wait_s,
-    CASE WHEN schedule_time > 0 AND end_time < meta.after_window(c.trace) AND end_time >= schedule_time
-         THEN meta.seconds(c.trace, end_time - schedule_time) END AS run_s,
+         THEN meta.seconds(trace, schedule_time - submit_time) END AS wait_s,
+    CASE WHEN schedule_time > 0 AND end_time < meta.after_window(trace) AND end_time >= schedule_time
+         THEN meta.seconds(trace, end_time - schedule_time) END AS run_s,
     ran,
     ran AND coalesce(schedule_time, 0) = 0 AS run_start_censored,
-    ran AND (end_time IS NULL OR end_time >= meta.after_window(c.trace)) AS run_end_censored,
-    -- run interval [lo, hi] (an unknown start: the start of the segment of its first event; an
-    -- unknown end: the next attempt, else the end of the segment of its last event), clipped to
-    -- the observed segments from the first one to the last one it touches: partial first and
-    -- last segments plus the whole segments between (cum_s)
-    CASE WHEN ran THEN
-        CASE WHEN fs.segment = ls.segment
-             THEN meta.seconds(c.trace, greatest(0, least(hi, ls.t1) - greatest(lo, fs.t0)))
-             ELSE meta.seconds(c.trace, greatest(0, fs.t1 - greatest(lo, fs.t0))) + (ls.cum_s - fs.cum_s - fs.length_s)
-                  + meta.seconds(c.trace, greatest(0, least(hi, ls.t1) - ls.t0))
-        END
-    END AS observed_run_s,
-    -- the same run interval as raw times (before the clipping to segments): the one rule every
-    -- time integral of running attempts uses (alloc-usage integrates it over the observed pieces)
-    CASE WHEN ran THEN greatest(lo, fs.t0) END AS run_from,
-    CASE WHEN ran THEN least(hi, ls.t1) END AS run_to,
+    ran AND (end_time IS NULL OR end_time >= meta.after_window(trace)) AS run_end_censored,
     -- a part is missing between the attempt's first event and its end (or, with no end, the next
     -- attempt / the end of the data), or before an attempt whose SUBMIT is not in the data
     wait_spans_gap OR run_spans_gap AS spans_gap,
@@ -101,7 +84,12 @@ SELECT
     -- after it crosses a missing part (those waits are not typical: dropping them biases the
     -- delays short), and the other way round
     wait_spans_gap,
-    run_spans_gap
+    run_spans_gap,
+    -- the run interval before the clipping to the observed segments (lifecycle.task_episodes)
+    lo AS run_lo,
+    hi AS run_hi,
+    first_gaps AS first_segment,
+    run_last_gaps AS last_segment
 FROM (
     SELECT *,
            -- the wait runs from the first event (the SUBMIT) to the SCHEDULE, else to what ends
@@ -125,12 +113,47 @@ FROM (
                CASE WHEN end_reason IS NOT NULL THEN end_gaps ELSE last_gaps END AS run_last_gaps
         FROM chained
     ) AS phased
-) AS c
-LEFT JOIN seg AS fs
-    ON fs.trace = c.trace AND fs.cell IS NOT DISTINCT FROM c.cell AND fs.segment = c.first_gaps
-LEFT JOIN seg AS ls
-    ON ls.trace = c.trace AND ls.cell IS NOT DISTINCT FROM c.cell AND ls.segment = c.run_last_gaps;
+) AS c;
 
+-- The attempts with their run clipped to the observed segments: apart from the small segments
+-- table, only what one task's events give (lifecycle.task_episode_core), so a task's attempts are
+-- stored once and the clipping reads the segments of the day (tracewh.derived).
+CREATE OR REPLACE VIEW lifecycle.task_episodes AS
+-- the observed segments once for both joins below
+WITH seg AS MATERIALIZED (SELECT * FROM lifecycle.observed_segments)
+SELECT
+    c.trace, c.cell, job_id, task_index, episode_no, is_new_submission,
+    submit_time, schedule_time, end_time, end_reason, machine_id,
+    priority, priority_tier, is_production, cpu_request, memory_request, events, has_synthesized,
+    state_at_end, start_censored, end_censored, wait_s, run_s,
+    ran, run_start_censored, run_end_censored,
+    -- run interval [lo, hi] (an unknown start: the start of the segment of its first event; an
+    -- unknown end: the next attempt, else the end of the segment of its last event), clipped to
+    -- the observed segments from the first one to the last one it touches: partial first and
+    -- last segments plus the whole segments between (cum_s)
+    CASE WHEN ran THEN
+        CASE WHEN fs.segment = ls.segment
+             THEN meta.seconds(c.trace, greatest(0, least(run_hi, ls.t1) - greatest(run_lo, fs.t0)))
+             ELSE meta.seconds(c.trace, greatest(0, fs.t1 - greatest(run_lo, fs.t0))) + (ls.cum_s - fs.cum_s - fs.length_s)
+                  + meta.seconds(c.trace, greatest(0, least(run_hi, ls.t1) - ls.t0))
+        END
+    END AS observed_run_s,
+    -- the same run interval as raw times (before the clipping to segments): the one rule every
+    -- time integral of running attempts uses (alloc-usage integrates it over the observed pieces)
+    CASE WHEN ran THEN greatest(run_lo, fs.t0) END AS run_from,
+    CASE WHEN ran THEN least(run_hi, ls.t1) END AS run_to,
+    spans_gap, wait_spans_gap, run_spans_gap
+FROM lifecycle.task_episode_core AS c
+LEFT JOIN seg AS fs
+    ON fs.trace = c.trace AND fs.cell IS NOT DISTINCT FROM c.cell AND fs.segment = c.first_segment
+LEFT JOIN seg AS ls
+    ON ls.trace = c.trace AND ls.cell IS NOT DISTINCT FROM c.cell AND ls.segment = c.last_segment;
+
+COMMENT ON VIEW lifecycle.task_episode_core IS 'lifecycle.task_episodes before the clipping to the observed segments: what one task''s events give (run_lo, run_hi, first_segment, last_segment carry the run interval)';
+COMMENT ON COLUMN lifecycle.task_episode_core.run_lo IS 'Raw time the attempt''s run starts before the clipping (0: unknown, before the data)';
+COMMENT ON COLUMN lifecycle.task_episode_core.run_hi IS 'Raw time the attempt''s run ends before the clipping (no end event: the next attempt, else the end of the window)';
+COMMENT ON COLUMN lifecycle.task_episode_core.first_segment IS 'The observed segment of the attempt''s first event (lifecycle.observed_segments.segment)';
+COMMENT ON COLUMN lifecycle.task_episode_core.last_segment IS 'The observed segment of the attempt''s end event, else of its last event';
 COMMENT ON VIEW lifecycle.task_episodes IS 'One row per task run attempt (SUBMIT -> first end event), with wait_s, run_s, censoring flags, observed_run_s (clipped to the observed segments) and spans_gap; open attempts kept';
 COMMENT ON COLUMN lifecycle.task_episodes.episode_no IS '1 = first SUBMIT of the task (a new submission), 2.. = resubmissions, 0 = events before any SUBMIT';
 COMMENT ON COLUMN lifecycle.task_episodes.wait_s IS 'Scheduling delay SUBMIT -> SCHEDULE in seconds; NULL when not scheduled or censored (time 0 / 2^63-1)';

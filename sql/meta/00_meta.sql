@@ -1,6 +1,6 @@
 -- name: meta
 -- description: the metadata tables every ingest writes: what was read from where, what was rejected, what each table holds.
--- grain: meta.ingests one row per source file per ingest; meta.synthetic one row per ingested file tracewh synth generated; meta.rejects one row per rejected line; meta.tables one row per ingested trace table
+-- grain: meta.ingests one row per source file per ingest; meta.derived one row per (trace, derived table); meta.synthetic one row per ingested file tracewh synth generated; meta.rejects one row per rejected line; meta.tables one row per ingested trace table
 CREATE SCHEMA IF NOT EXISTS meta;
 
 CREATE TABLE IF NOT EXISTS meta.catalog (
@@ -73,6 +73,22 @@ CREATE TABLE IF NOT EXISTS meta.synthetic (
     generator_version INTEGER NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS meta.derived (
+    trace VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    data_dir VARCHAR NOT NULL,
+    rows BIGINT NOT NULL,
+    bytes BIGINT NOT NULL,
+    writer_id VARCHAR NOT NULL,
+    tasks_recomputed BIGINT,
+    updated TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (trace, name)
+);
+
+COMMENT ON TABLE meta.derived IS 'Per trace and derived table (sql/derived: task_episodes, task_transitions, tasks, observed_segments, ...): its live Parquet generation, written by the ingest that last changed the trace''s task events, in the same commit';
+COMMENT ON COLUMN meta.derived.data_dir IS 'Live Parquet generation of the derived table, relative to the home folder';
+COMMENT ON COLUMN meta.derived.writer_id IS 'The ingest that wrote it';
+COMMENT ON COLUMN meta.derived.tasks_recomputed IS 'Tasks the ingest recomputed (those with events in the parts it wrote or replaced), the other rows kept; NULL = rebuilt whole from the events';
 COMMENT ON TABLE meta.ingests IS 'One row per source file per ingest: rows_read = rows_written + rows_rejected; is_current = its rows are in the live data';
 COMMENT ON TABLE meta.rejects IS 'Every rejected source line: file, line number (1-based), reason and the raw text';
 COMMENT ON TABLE meta.synthetic IS 'Every ingested file that tracewh synth generated (its folder held the synth manifest listing it), with the generator settings: reports on such data are labelled synthetic';

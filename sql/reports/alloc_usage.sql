@@ -9,8 +9,8 @@
 -- caveat: capacity is that of the machines in machine_events; usage comes from the task usage parts ingested, which may cover less time than the task events; after a missing part, an attempt that ran through it with no event after it is not known to run on and does not count there, so allocation after a gap is a lower bound
 -- plot: x=hours; y=cpu_allocated_all,cpu_used_all,cpu_allocated_production,cpu_used_production,memory_allocated_all,memory_used_all,memory_allocated_production,memory_used_production; kind=line; panels=cpu_,memory_; dashed=allocated; where=section:per bucket; title=Allocation and usage as a fraction of cluster capacity; xlabel=hours since the trace start; ylabel=fraction of capacity; xstep=bucket_s/3600
 WITH segs AS MATERIALIZED (
-    -- the observed time of each cell (lifecycle.observed_segments: a missing part splits it)
-    SELECT cell, t0, t1 FROM lifecycle.observed_segments WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    -- the observed time of each cell (derived.observed_segments: a missing part splits it)
+    SELECT cell, t0, t1 FROM derived.observed_segments WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 bounds AS MATERIALIZED (SELECT cell, min(t0) AS t0, max(t1) AS t1 FROM segs GROUP BY cell),
 buckets AS (
@@ -33,12 +33,12 @@ pieces AS MATERIALIZED (
     WHERE b IS NOT NULL
 ),
 attempts AS (
-    -- the run interval of lifecycle.task_episodes (run_from, run_to: the rule priority-share's
+    -- the run interval of derived.task_episodes (run_from, run_to: the rule priority-share's
     -- observed_run_s uses), integrated over the observed pieces only
     SELECT cell, run_from AS s, run_to AS e,
            coalesce(cpu_request, 0) AS cpu, coalesce(memory_request, 0) AS mem,
            coalesce(is_production, false) AS prod
-    FROM lifecycle.task_episodes
+    FROM derived.task_episodes
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
 ),
 machine_levels AS (
@@ -114,7 +114,7 @@ integrals AS (
 ),
 production AS (
     SELECT cell, job_id, task_index, coalesce(is_production, false) AS prod
-    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 used AS (
     SELECT u.start_time // meta.time_units($trace, $bucket_s) AS bucket,

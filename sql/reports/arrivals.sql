@@ -19,7 +19,7 @@ tasks AS (
     -- no task events: unknown, not 0 (the footer names the table to ingest)
     SELECT CASE WHEN count(*) > 0 THEN count(*) FILTER (submits > 0) END AS new_tasks,
            sum(greatest(submits - 1, 0)) AS resubmissions
-    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 rows(ord, metric, value, published_2011, published_2019) AS (
     SELECT 1, 'hours observed (whole)', count(*)::DOUBLE, NULL, NULL FROM per_hour

@@ -30,7 +30,7 @@ tasks AS (
     -- ingested task events, not the job table (whose parts may cover other time)
     SELECT trace, count(*) AS tasks, count(DISTINCT (cell, job_id)) AS task_jobs,
            sum(greatest(submits - 1, 0)) / nullif(count(*) FILTER (submits > 0), 0) AS resubmit_ratio
-    FROM lifecycle.tasks
+    FROM derived.tasks
     GROUP BY trace
 ),
 hourly AS (
@@ -44,7 +44,7 @@ outcomes AS (
            count(*) FILTER (end_reason = 'EVICT') / count(*) AS evict,
            count(*) FILTER (end_reason = 'LOST') / count(*) AS lost
     -- run attempts only: an attempt killed while pending never ran and has no run outcome
-    FROM lifecycle.task_episodes WHERE end_reason IS NOT NULL AND ran GROUP BY trace
+    FROM derived.task_episodes WHERE end_reason IS NOT NULL AND ran GROUP BY trace
 ),
 usage AS (
     -- the observed usage time: the 5-minute slots that hold a usage window (a missing usage part

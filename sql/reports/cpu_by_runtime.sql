@@ -20,7 +20,7 @@ attempts AS (
            run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
     FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
                         PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start
-          FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell))
+          FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell))
     WHERE ran
 ),
 usage AS (

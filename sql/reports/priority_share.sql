@@ -9,14 +9,14 @@
 -- caveat: an attempt with no event in the ingested data is invisible: on a slice, long-running services scheduled in an earlier part are missing unless they have an event in the slice; censored attempts count for the part of the window observed
 WITH tasks AS (
     SELECT cell, job_id, task_index, priority_tier, is_production
-    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 requested AS (
     SELECT cell, job_id, task_index,
            sum(cpu_request * observed_run_s) AS cpu_req, sum(memory_request * observed_run_s) AS mem_req,
            count(*) AS run_attempts,
            count(*) FILTER (run_start_censored OR run_end_censored) AS censored_attempts
-    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
+    FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
     GROUP BY ALL
 ),
 used AS (

@@ -28,7 +28,7 @@ WITH changes AS (
         from_event,
         spans_gap,
         gaps_before
-    FROM lifecycle.task_transitions AS tr
+    FROM derived.task_transitions AS tr
     LEFT JOIN lifecycle.event_kinds AS kt ON kt.event = tr.to_event
     LEFT JOIN lifecycle.event_kinds AS kf ON kf.event = tr.from_event
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
@@ -57,8 +57,8 @@ all_buckets AS (
     LEFT JOIN per_bucket AS p USING (bucket)
 ),
 gap_buckets AS (
-    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
-    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+    -- a bucket that overlaps the time of a missing part, even in part (derived.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN derived.missing_spans AS g
         ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
        AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 )

@@ -10,7 +10,7 @@
 WITH subs AS (
     SELECT time, from_event, spans_gap,
            row_number() OVER (PARTITION BY cell, job_id, task_index ORDER BY time, seq) = 1 AS is_new
-    FROM lifecycle.task_transitions
+    FROM derived.task_transitions
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND to_event = 'SUBMIT'
 ),
 per_bucket AS (
@@ -36,8 +36,8 @@ all_buckets AS (
     LEFT JOIN per_bucket AS p USING (bucket)
 ),
 gap_buckets AS (
-    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
-    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+    -- a bucket that overlaps the time of a missing part, even in part (derived.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN derived.missing_spans AS g
         ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
        AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 ),

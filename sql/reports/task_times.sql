@@ -11,7 +11,7 @@ WITH ep AS MATERIALIZED (
     SELECT coalesce(priority_tier, '(none)') AS priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
            wait_s, run_s, ran, start_censored, run_start_censored, run_end_censored, wait_spans_gap, run_spans_gap,
            end_reason IS NOT NULL AS ended
-    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 measures AS (
     SELECT 'scheduling delay' AS measure, priority_tier, end_reason,

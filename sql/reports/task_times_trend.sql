@@ -13,7 +13,7 @@ WITH ep AS (
     SELECT schedule_time, end_time,
            CASE WHEN NOT wait_spans_gap THEN wait_s END AS wait_s,
            CASE WHEN NOT run_spans_gap THEN run_s END AS run_s
-    FROM lifecycle.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 placed AS (
     SELECT schedule_time // meta.time_units($trace, $bucket_s) AS bucket, wait_s AS sched, NULL::DOUBLE AS exec
@@ -31,8 +31,8 @@ all_buckets AS (
     LEFT JOIN per_bucket AS p USING (bucket)
 ),
 gap_buckets AS (
-    -- a bucket that overlaps the time of a missing part, even in part (lifecycle.missing_spans)
-    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN lifecycle.missing_spans AS g
+    -- a bucket that overlaps the time of a missing part, even in part (derived.missing_spans)
+    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN derived.missing_spans AS g
         ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
        AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 )

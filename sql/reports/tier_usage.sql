@@ -15,7 +15,7 @@ WITH usage AS (
 ),
 tasks AS (
     SELECT cell, job_id, task_index, priority_tier, cpu_request, memory_request
-    FROM lifecycle.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 )
 SELECT
     u.hour,

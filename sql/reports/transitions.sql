@@ -22,7 +22,7 @@ SELECT
         WHEN t.from_event = t.to_event THEN 'repeated event'
         ELSE 'not in the documented state machine'
     END AS note
-FROM lifecycle.task_transitions AS t
+FROM derived.task_transitions AS t
 LEFT JOIN lifecycle.documented_transitions AS d
     ON d.from_event = t.from_event AND d.to_event = t.to_event
 WHERE t.trace = $trace AND ($cell IS NULL OR t.cell = $cell)

@@ -1,0 +1,71 @@
+"""The derived layer's build beside the keys-only sort floor of the same task events, one process
+each, for farm-bench to pair (A B A B):
+
+    farm-bench -n 3 --timeout 3000 -- .venv/bin/python bench/bench_derived.py build HOME \
+        --vs ".venv/bin/python bench/bench_derived.py floor HOME"
+
+*build*: what an ingest that rebuilds a google2011 trace whole adds (tracewh.derived.build with a
+full plan), on a scratch copy of the home's catalog, written to a scratch folder (removed after);
+the home is not changed. *floor*: the sort the episodes and transitions need, keys only
+(``row_number() OVER (PARTITION BY job_id, task_index ORDER BY time, seq)``, summed; as
+bench_report_floors.py), straight on the home's task_events Parquet. Both under the ingest's
+default memory limit (tracewh.ingestion.DEFAULT_MEMORY_LIMIT) unless --memory-limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+
+from tracewh import derived, ingestion
+from tracewh.home import Home
+from tracewh.quoting import quote_literal
+
+TRACE = "google2011"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("build", "floor"))
+    ap.add_argument("home", type=Path)
+    ap.add_argument("--memory-limit", default=ingestion.DEFAULT_MEMORY_LIMIT)
+    args = ap.parse_args(argv)
+    home = Home.resolve(args.home)
+    with tempfile.TemporaryDirectory(dir=home.root.parent, prefix=".bench-derived-") as scratch:
+        root = Path(scratch)
+        config = {"memory_limit": args.memory_limit, "temp_directory": str(root / "spill")}
+        started = time.perf_counter()
+        if args.what == "floor":
+            glob = home.table_link(TRACE, "task_events") / "**" / "*.parquet"
+            con = duckdb.connect(config=config)
+            src = f"read_parquet({quote_literal(glob)}, hive_partitioning = true)"
+            sql = (
+                "SELECT count(*), sum(o) FROM (SELECT row_number() OVER (PARTITION BY job_id, task_index "
+                f"ORDER BY time, seq) AS o FROM {src})"
+            )
+            rows, _ = con.execute(sql).fetchall()[0]
+            what = f"{rows:,} events sorted"
+        else:
+            shutil.copyfile(home.catalog, root / "catalog.duckdb")
+            con = duckdb.connect(str(root / "catalog.duckdb"), config=config)
+            con.execute("BEGIN")
+            out = Home.resolve(root / "out")
+            (gen,) = derived.build(con, out, derived.Plan(TRACE, True), "bench")
+            con.execute("ROLLBACK")
+            rows = con.execute(
+                f"SELECT count(*) FROM read_parquet({quote_literal(gen / 'task_episode_core.parquet')})"
+            ).fetchall()[0][0]
+            what = f"{rows:,} episodes written (and every other derived table)"
+        con.close()
+        print(f"{args.what}: {what} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,318 @@
+"""The derived layer: the life-cycle views the reports read most (task episodes, transitions,
+per-task summaries, the observed window and segments) stored as Parquet, one generation per trace,
+written by the ingest that changes the trace's task events, in its commit.
+
+Each table is one file of ``sql/derived/``: a query over the life-cycle views with ``$trace``.
+The same query makes the stored table (at ingest) and answers for a trace that has none stored
+(a catalog written before the layer existed), so the view ``derived.<name>`` always has the rows
+``lifecycle.<name>`` has; the ``lifecycle`` views stay for users' own SQL. A file with ``reads:``
+is not stored: its view is the life-cycle view of its name over the stored tables it names (the
+episodes: the stored per-task attempts clipped to the stored observed segments).
+
+Incremental: the tables of one row per task or task event (``sort:`` starting with the task key)
+depend only on the task's own events and on the parts missing before each event. When the parts
+the trace had keep their gaps (a part added after the last one, a part replaced), an ingest
+recomputes only the tasks with an event in the parts it wrote or replaced and keeps the other
+rows; otherwise (a part filling or opening a gap, ``--replace``, no stored tables yet) it rebuilds
+the trace's tables from all its events. The small tables (segments, window) are always rebuilt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from tracewh import sqlfiles
+from tracewh.errors import CatalogError
+from tracewh.home import Home
+from tracewh.quoting import quote_ident, quote_literal
+from tracewh.traces import expand_sql, get_trace, provides, registry
+
+SCHEMA = "derived"
+# The life-cycle input every derived table is computed from (the trace spec maps it to a table).
+SOURCE_INPUT = "task_events"
+# The life-cycle view of those events, which an incremental build points at the touched tasks' events.
+EVENTS_VIEW = "lifecycle.task_events"
+# A trace's derived generation: parquet/<trace>/.gen/<PREFIX><writer id>/<name>.parquet
+PREFIX = "derived."
+TASK_KEY = ("cell", "job_id", "task_index")
+_TRACE_PARAM = re.compile(r"\$trace\b")
+_TOUCHED = "temp.main.derived_touched"
+_EVENTS = "temp.main.derived_events"
+
+
+def files() -> list[sqlfiles.SqlFile]:
+    return sqlfiles.folder(SCHEMA)
+
+
+def stored_files() -> list[sqlfiles.SqlFile]:
+    return [f for f in files() if not reads(f)]
+
+
+def short(f: sqlfiles.SqlFile) -> str:
+    """``derived.task_episodes`` -> ``task_episodes`` (also the life-cycle view it stores)."""
+    return f.name.split(".", 1)[1]
+
+
+def reads(f: sqlfiles.SqlFile) -> list[str]:
+    return [n.strip() for n in f.header.get("reads", "").split(",") if n.strip()]
+
+
+def sort_key(f: sqlfiles.SqlFile) -> list[str]:
+    return [c.strip() for c in f.header.get("sort", "").split(",") if c.strip()]
+
+
+def per_task(f: sqlfiles.SqlFile) -> bool:
+    """A table whose rows belong to tasks (sorted by the task key first)."""
+    return tuple(sort_key(f)[: len(TASK_KEY)]) == TASK_KEY
+
+
+def source_table(trace: str) -> str | None:
+    """The trace's table whose change rebuilds its derived tables; None: the trace has none."""
+    spec = get_trace(trace)
+    if not provides(spec, "lifecycle_task_events"):
+        return None
+    return spec.inputs.get(SOURCE_INPUT)
+
+
+def source_traces() -> list[str]:
+    """The traces that have derived tables."""
+    return [t for t in registry() if source_table(t)]
+
+
+def query(f: sqlfiles.SqlFile, trace: str | None) -> str:
+    """The file's query for one trace (None: the typed empty relation)."""
+    body = "\n".join(ln for ln in f.body.splitlines() if not ln.lstrip().startswith("--")).strip()
+    return _TRACE_PARAM.sub(quote_literal(trace) if trace else "NULL::VARCHAR", body.rstrip(";"))
+
+
+def recomputed(f: sqlfiles.SqlFile) -> str:
+    """The file's query for every trace at once, from the life-cycle views (what the stored
+    table must equal): for an engine that reads no stored table, and for `tracewh check`."""
+    return " UNION ALL ".join(f"SELECT * FROM ({query(f, t)})" for t in source_traces())
+
+
+# `tracewh check` compares a sample of tasks (all of a task's rows or none): one task in SAMPLE_EVERY.
+SAMPLE_EVERY = 16
+
+
+def sampled(f: sqlfiles.SqlFile) -> bool:
+    """Whether `tracewh check` compares a sample of tasks (else the whole table)."""
+    return per_task(f) or any(per_task(g) for g in stored_files() if short(g) in reads(f))
+
+
+def check_sql(f: sqlfiles.SqlFile) -> str:
+    """The rows of a derived table that differ from the same rows recomputed from the events, on a
+    sample of tasks (tables of one row per task or per task event; the small tables whole)."""
+    name = f"{SCHEMA}.{quote_ident(short(f))}"
+    sample = f"WHERE hash(cell, job_id, task_index) % {SAMPLE_EVERY} = 0" if sampled(f) else ""
+    return (
+        f"WITH stored AS (SELECT * FROM {name} {sample}), "
+        f"again AS (SELECT * FROM ({recomputed(f)}) {sample}) "
+        "SELECT 'stored, not recomputed' AS side, * "
+        "FROM (SELECT * FROM stored EXCEPT ALL SELECT * FROM again) "
+        "UNION ALL SELECT 'recomputed, not stored' AS side, * "
+        "FROM (SELECT * FROM again EXCEPT ALL SELECT * FROM stored)"
+    )
+
+
+@dataclass
+class Plan:
+    """What an ingest's derived build recomputes, taken from the staged catalog before the ingest
+    records its parts (the views still read the old generations)."""
+
+    trace: str
+    full: bool
+    parts: list[tuple[str | None, int]] = field(default_factory=list)  # (cell, part) written
+    gaps: dict[tuple[str | None, int], tuple[int, int]] = field(default_factory=dict)  # before
+
+
+def plan(
+    con: duckdb.DuckDBPyConnection, trace: str, parts: list[tuple[str | None, int]], replace: bool
+) -> Plan:
+    """Before the ingest's rows are recorded: the parts' gaps, and the tasks of the parts it
+    replaces (their old events are read here, while the views still show them)."""
+    have = {
+        n for (n,) in con.execute("SELECT name FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()
+    }
+    if replace or any(short(f) not in have for f in stored_files()):
+        return Plan(trace, True)
+    out = Plan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])), _gaps(con, trace))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_TOUCHED.split('.')[-1]} AS {_keys_in(out)}")
+    return out
+
+
+def _gaps(con: duckdb.DuckDBPyConnection, trace: str) -> dict[tuple[str | None, int], tuple[int, int]]:
+    rows = con.execute(
+        "SELECT cell, part, gaps_before, gaps_total FROM lifecycle.task_event_parts WHERE trace = $t",
+        {"t": trace},
+    ).fetchall()
+    return {(c, p): (b, n) for c, p, b, n in rows}
+
+
+def _keys_in(p: Plan) -> str:
+    """The tasks with an event in the plan's parts (of the generation the views read now)."""
+    listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
+    return (
+        f"SELECT DISTINCT e.cell, e.job_id, e.task_index FROM {EVENTS_VIEW} AS e "
+        f"SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        "ON w.cell IS NOT DISTINCT FROM e.cell AND w.part = e.part "
+        f"WHERE e.trace = {quote_literal(p.trace)}"
+    )
+
+
+def _on_key(a: str, b: str) -> str:
+    return " AND ".join(f"{a}.{c} IS NOT DISTINCT FROM {b}.{c}" for c in TASK_KEY)
+
+
+def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -> list[Path]:
+    """Write every stored derived table of the plan's trace into one new generation from the
+    views of ``con`` (a staged catalog whose views now read the new raw generations), record them
+    in meta.derived and point the derived views at them. Returns the generation folder (the
+    caller removes it when the commit does not happen)."""
+    trace = p.trace
+    full = p.full or any(
+        _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
+    )  # a part the trace had moved in the run of parts: the gaps of its events changed
+    old = {
+        n: home.root / d / f"{n}.parquet"
+        for n, d in con.execute(
+            "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
+        ).fetchall()
+    }
+    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
+    gen.mkdir(parents=True)
+    tasks: int | None = None
+    later = [f for f in stored_files() if full or not per_task(f)]
+    if not full:
+        con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS SELECT e.* FROM {EVENTS_VIEW} AS e "
+            f"SEMI JOIN (SELECT DISTINCT * FROM {_TOUCHED}) AS k ON {_on_key('k', 'e')} "
+            f"WHERE e.trace = {quote_literal(trace)}"
+        )
+        row = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT * FROM {_TOUCHED})").fetchone()
+        tasks = int(row[0]) if row else 0
+        # The life-cycle views read the touched tasks' events only while the per-task tables are
+        # built (views bind at query time); the view is put back before anything else reads it.
+        events_file = next(f for f in sqlfiles.folder("lifecycle") if f.name == EVENTS_VIEW)
+        con.execute(f"CREATE OR REPLACE VIEW {EVENTS_VIEW} AS SELECT * FROM {_EVENTS}")
+        try:
+            for f in stored_files():
+                if per_task(f):
+                    kept = (
+                        f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
+                        f"ANTI JOIN {_TOUCHED} AS k ON {_on_key('k', 'o')}"
+                    )
+                    _write(
+                        con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME {query(f, trace)}", tasks
+                    )
+        finally:
+            con.execute(expand_sql(events_file.body))
+    for f in later:
+        _write(con, home, p, f, gen, writer_id, query(f, trace), None)
+    for name in ("derived_touched", "derived_events"):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+    create_views(con, home)
+    return [gen]
+
+
+def _write(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: Plan,
+    f: sqlfiles.SqlFile,
+    gen: Path,
+    writer_id: str,
+    sql: str,
+    tasks: int | None,
+) -> None:
+    """One stored table, sorted for its readers, and its row of meta.derived (``tasks``: how many
+    tasks an incremental build recomputed; None: the table was rebuilt whole)."""
+    name = short(f)
+    out = gen / f"{name}.parquet"
+    order = f" ORDER BY {', '.join(sort_key(f))}" if sort_key(f) else ""
+    try:
+        row = con.execute(
+            f"COPY (SELECT * FROM ({sql}){order}) TO {quote_literal(out)} (FORMAT parquet, COMPRESSION zstd)"
+        ).fetchone()
+    except duckdb.Error as e:
+        raise CatalogError(f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}") from e
+    con.execute(
+        "INSERT OR REPLACE INTO meta.derived BY NAME SELECT $t AS trace, $n AS name, $dir AS data_dir, "
+        "$rows AS rows, $bytes AS bytes, $w AS writer_id, $tasks AS tasks_recomputed, now() AS updated",
+        {
+            "t": p.trace,
+            "n": name,
+            "dir": str(gen.relative_to(home.root)),
+            "rows": int(row[0]) if row else 0,
+            "bytes": out.stat().st_size,
+            "w": writer_id,
+            "tasks": tasks,
+        },
+    )
+
+
+def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
+    """``derived.<name>`` for every file: the stored Parquet of each trace that has it, the file's
+    query over the life-cycle views for a trace whose task events are ingested without it; a file
+    with ``reads:``, the life-cycle view of its name over the stored tables. Inside the caller's
+    transaction, after the life-cycle views."""
+    stored = {
+        (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
+    }
+    ingested = {
+        t
+        for t, table in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
+        if t in registry() and source_table(t) == table
+    }
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    for f in files():
+        name = short(f)
+        view = f"{SCHEMA}.{quote_ident(name)}"
+        if reads(f):
+            con.execute(f"CREATE OR REPLACE VIEW {view} AS {_over_stored(con, name, reads(f))}")
+        else:
+            branches = []
+            paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
+            if paths:
+                listed = ", ".join(quote_literal(p) for p in paths)
+                branches.append(f"SELECT * FROM read_parquet([{listed}])")
+            branches += [
+                f"SELECT * FROM ({query(f, t)})" for t in sorted(ingested) if (t, name) not in stored
+            ]
+            if not branches:
+                branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
+            con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
+        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
+        _copy_column_comments(con, name)
+
+
+def _over_stored(con: duckdb.DuckDBPyConnection, name: str, inputs: list[str]) -> str:
+    """The query of the life-cycle view ``name`` (as the catalog holds it) with its inputs
+    ``lifecycle.<x>`` read from ``derived.<x>``."""
+    row = con.execute(
+        "SELECT sql FROM duckdb_views() WHERE database_name = current_database() "
+        "AND schema_name = 'lifecycle' AND view_name = $n",
+        {"n": name},
+    ).fetchone()
+    if row is None:
+        raise CatalogError(f"derived.{name} reads lifecycle.{name}, which no SQL file makes")
+    body = re.sub(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\S+\s+AS\s+", "", row[0], flags=re.IGNORECASE)
+    pattern = re.compile(rf"\blifecycle\.({'|'.join(map(re.escape, inputs))})\b")
+    return pattern.sub(rf"{SCHEMA}.\1", body.rstrip().rstrip(";"))
+
+
+def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """The stored table's columns mean what the life-cycle view's columns of the same name mean."""
+    rows = con.execute(
+        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = 'lifecycle' AND table_name = $n AND comment IS NOT NULL",
+        {"n": name},
+    ).fetchall()
+    for column, comment in rows:
+        target = f"{SCHEMA}.{quote_ident(name)}.{quote_ident(column)}"
+        con.execute(f"COMMENT ON COLUMN {target} IS {quote_literal(comment)}")
