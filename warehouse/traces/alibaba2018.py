@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 
-from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Published, Remote, Stated, Table, TraceSpec
 
 NAME = "alibaba2018"
 
-# sha256 of the official archives (traces.md section 3)
+# The trace's own README states the archives' digests and sizes (traces.md section 3 quotes it).
+TRACE_README = "https://github.com/alibaba/clusterdata/blob/master/cluster-trace-v2018/trace_2018.md"
+
+# sha256 of the official archives, as TRACE_README's `sha256sum *` states them
 OFFICIAL_SHA256 = {
     "batch_instance.tar.gz": "e73e5a9326669aa079ba20048ddd759383cabe1fe3e58620aa75bd034e2450c6",
     "batch_task.tar.gz": "7c4b32361bd1ec2083647a8f52a6854a03bc125ca5c202652316c499fbf978c6",
@@ -33,6 +36,21 @@ REMOTE = Remote(
     listing="fixed",
     suffix=".tar.gz",
     sha256=OFFICIAL_SHA256,
+    published=Published(
+        total=Stated("about 48GB in .tar.gz format and 280GB after extraction", TRACE_README),
+        # `ls -sh1` in TRACE_README: the six archives are the trace (its single-file form,
+        # alibaba_clusterdata_v2018.tar.gz, 49G, holds the same tables and is not downloaded).
+        sizes={
+            "batch_instance.tar.gz": "20G",
+            "batch_task.tar.gz": "125M",
+            "container_meta.tar.gz": "2.4M",
+            "container_usage.tar.gz": "28G",
+            "machine_meta.tar.gz": "92K",
+            "machine_usage.tar.gz": "1.7G",
+        },
+        sizes_source=TRACE_README,
+        size_note="`ls -sh1`: disk blocks, rounded up to the unit shown; the host gives exact bytes",
+    ),
 )
 
 _T = "seconds since the trace start (0 can mean unknown)"

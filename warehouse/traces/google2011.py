@@ -11,17 +11,38 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Published, Remote, Stated, Table, TraceSpec
 
 NAME = "google2011"
 CHECKSUM_FILE = "SHA256SUM"
-# The public bucket over plain HTTPS (no account): SHA256SUM names every part with its digest.
+PART_NAME = "part-{:05d}-of-{:05d}.csv.gz"  # part k of n of a table
+# Parts per table in the bucket: the parts say it in their names (part-00001-of-00500 of the real
+# job_events and task_events); the machine tables are one part each. `tracewh synth` writes these.
+PARTS = {
+    "machine_events": 1,
+    "machine_attributes": 1,
+    "job_events": 500,
+    "task_events": 500,
+    "task_constraints": 500,
+    "task_usage": 500,
+}
+# The public bucket over plain HTTPS (no account): SHA256SUM names every part with its digest,
+# and no document gives per-file sizes (the checksum files hold digests only).
 REMOTE = Remote(
     base="https://storage.googleapis.com",
     root="clusterdata-2011-2",
     listing="checksum-file",
     checksum_file=CHECKSUM_FILE,
     extra_files=("schema.csv",),
+    published=Published(
+        total=Stated(
+            "approximately 41GB (compressed)",
+            "https://github.com/google/cluster-data/blob/master/ClusterData2011_2.md",
+        ),
+        parts=PARTS,
+        part_name=PART_NAME,
+        parts_source="the bucket's part names, part-NNNNN-of-MMMMM (spec/traces.md section 1)",
+    ),
 )
 
 

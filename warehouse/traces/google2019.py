@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Published, Remote, Stated, Table, TraceSpec
 
 NAME = "google2019"
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")
@@ -24,6 +24,14 @@ REMOTE = Remote(
     root="clusterdata_2019_{cell}",
     listing="storage-json-api",
     local_root="clusterdata_2019_{cell}",
+    # Neither the shards of a table nor their sizes are published anywhere but in the buckets'
+    # listings: only the whole trace's size is stated.
+    published=Published(
+        total=Stated(
+            "about 2.4TiB compressed (all eight cells)",
+            "https://github.com/google/cluster-data/blob/master/ClusterData2019.md",
+        ),
+    ),
 )
 
 RESOURCES = "STRUCT(cpus DOUBLE, memory DOUBLE)"
