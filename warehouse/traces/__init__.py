@@ -163,10 +163,13 @@ class Layout:
 @dataclass(frozen=True)
 class Paper:
     """A publication about a trace, as BibTeX: ``key`` is its BibTeX key (report headers name it
-    in ``cites:``); ``cite_with_trace``: the trace's publishers ask every user of the trace to cite it."""
+    in ``cites:``); ``source`` the address the entry was checked against (printed with it, so a
+    reader can check it too); ``cite_with_trace``: the trace's publishers ask every user of the
+    trace to cite it."""
 
     key: str
     bibtex: str
+    source: str
     cite_with_trace: bool = False
 
 

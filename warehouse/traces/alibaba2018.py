@@ -184,8 +184,9 @@ TABLES: dict[str, Table] = {
 }
 
 
-# The paper github.com/alibaba/clusterdata lists for cluster-trace-v2018 and the trace itself,
-# then the co-location analysis the alibaba2018 reports reproduce.
+# The paper the trace's publishers list first for cluster-trace-v2018 (the README of
+# github.com/alibaba/clusterdata: its authors are the trace's team, its DOI the ACM link there),
+# the trace itself, then the co-location analysis the alibaba2018 reports reproduce.
 PAPERS = (
     Paper(
         "guo2019limits",
@@ -193,11 +194,13 @@ PAPERS = (
   author = {Jing Guo and Zihao Chang and Sa Wang and Haiyang Ding and Yihui Feng and Liang Mao
             and Yungang Bao},
   title = {Who Limits the Resource Efficiency of My Datacenter: An Analysis of {Alibaba} Datacenter Traces},
-  booktitle = {Proceedings of the International Symposium on Quality of Service (IWQoS '19)},
+  booktitle = {Proceedings of the IEEE/ACM International Symposium on Quality of Service (IWQoS '19)},
   year = 2019,
+  month = Jun,
   publisher = {ACM},
   doi = {10.1145/3326285.3329074},
 }""",
+        "https://doi.org/10.1145/3326285.3329074, as listed in https://github.com/alibaba/clusterdata",
         cite_with_trace=True,
     ),
     Paper(
@@ -208,8 +211,11 @@ PAPERS = (
   year = 2018,
   howpublished = {\\url{https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2018}},
 }""",
+        TRACE_README,
         cite_with_trace=True,
     ),
+    # No DOI or publisher's page was found: the entry follows the paper's own header (its authors,
+    # and the journal and issue: 計算機工程與科學 2020年1期) in the copy the reports were built from.
     Paper(
         "wang2020colocation",
         """@Article{wang2020colocation,
@@ -221,6 +227,7 @@ PAPERS = (
   number = 1,
   note = {In Chinese; title translated},
 }""",
+        "no DOI or publisher's page found; the paper's own header (journal, 2020, issue 1)",
     ),
 )
 

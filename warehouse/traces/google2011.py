@@ -189,8 +189,10 @@ TABLES: dict[str, Table] = {
 }
 
 
-# The trace's own BibTeX (github.com/google/cluster-data, bibliography.bib) and the analysis the
-# google2011 reports reproduce.
+# The trace's own BibTeX, as github.com/google/cluster-data's bibliography.bib gives it (its
+# README asks users of the 2011 trace to cite both), and the analysis the google2011 reports
+# reproduce.
+BIBLIOGRAPHY = "https://github.com/google/cluster-data/blob/master/bibliography.bib"
 PAPERS = (
     Paper(
         "clusterdata:Reiss2011",
@@ -204,6 +206,7 @@ PAPERS = (
   address = {Mountain View, CA, USA},
   note = {Revised 2014-11-17 for version 2.1. Posted at \\url{https://github.com/google/cluster-data}},
 }""",
+        BIBLIOGRAPHY,
         cite_with_trace=True,
     ),
     Paper(
@@ -214,18 +217,27 @@ PAPERS = (
   howpublished = {Google research blog},
   month = Nov,
   year = 2011,
+  address = {Mountain View, CA, USA},
   note = {Posted at \\url{http://googleresearch.blogspot.com/2011/11/more-google-cluster-data.html}.},
 }""",
+        BIBLIOGRAPHY,
         cite_with_trace=True,
     ),
+    # An arXiv preprint (cs.DC, August 2015), not a venue's paper.
     Paper(
         "zhu2015observations",
         """@Misc{zhu2015observations,
   author = {Yuqing Zhu and Yilei Wang and Fan Wang},
   title = {10 Observations on {Google} Cluster Trace + 2 Measures for Cluster Utilization Enhancement},
-  howpublished = {Institute of Computing Technology, Chinese Academy of Sciences},
   year = 2015,
+  month = Aug,
+  eprint = {1508.02111},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.DC},
+  howpublished = {arXiv preprint arXiv:1508.02111},
+  url = {https://arxiv.org/abs/1508.02111},
 }""",
+        "https://arxiv.org/abs/1508.02111",
     ),
 )
 
