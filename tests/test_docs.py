@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
+import subprocess
 
 import pytest
 import typer.main
@@ -55,6 +57,25 @@ def test_documented_command_parses(doc, line):
         name, sub, rest = command.resolve_command(ctx, rest)
         assert sub is not None, f"{doc}: no command {name!r} in {line!r}"
         command, ctx = sub, sub.make_context(name or "", rest, parent=ctx)
+
+
+def test_every_image_the_docs_show_is_in_the_repository():
+    """An image a page embeds must exist and must not be git-ignored (`*.png` is, outside docs/):
+    an ignored one exists only on the machine that made it and is broken on every clone."""
+    images = [
+        (path, (path.parent / target).resolve())
+        for path in DOCS
+        for target in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", path.read_text(encoding="utf-8"))
+        if "://" not in target
+    ]
+    assert len(images) >= 30 and any(p.name == "summary.png" for _, p in images)
+    missing = [(doc.name, str(p)) for doc, p in images if not p.is_file()]
+    assert not missing, missing
+    if shutil.which("git") and (REPO / ".git").exists():
+        ignored = subprocess.run(
+            ["git", "check-ignore", *(str(p) for _, p in images)], cwd=REPO, capture_output=True, text=True
+        ).stdout.split()
+        assert not ignored, ignored
 
 
 def test_catalog_reference_is_current(sample_home):
