@@ -25,6 +25,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import ssl
 import threading
 import time
@@ -267,6 +268,7 @@ class _Http:
         self.reached: set[str] = set() if reached is None else reached
         self._local = threading.local()
         self._clients: list[httpx.Client] = []
+        self._reading: set[socket.socket] = set()  # connections whose body a worker is reading
         self._lock = threading.Lock()
         self.on_retry: Callable[[str, int, str, float], None] = lambda *a: None
 
@@ -284,6 +286,35 @@ class _Http:
             for c in self._clients:
                 c.close()
             self._clients.clear()
+
+    @contextlib.contextmanager
+    def reading(self, r: httpx.Response) -> Iterator[None]:
+        """While ``r``'s body is read, ``interrupt`` can cut its connection."""
+        stream = r.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            yield
+            return
+        with self._lock:
+            self._reading.add(sock)
+        try:
+            # After the registration: an interrupt either saw this socket or had already set stop.
+            if self.stop.is_set():
+                raise _Stopped
+            yield
+        finally:
+            with self._lock:
+                self._reading.discard(sock)
+
+    def interrupt(self) -> None:
+        """Stop every request: set the flag and cut the connections being read. A worker blocked on
+        a silent host would otherwise keep the command alive until the read timeout (60 s); a
+        shutdown wakes its read at once (closing the socket from another thread would not)."""
+        self.stop.set()
+        with self._lock:
+            for sock in self._reading:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
     def attempts(
         self, what: str, url: str, step: Callable[[], Any], done: Callable[[], int] = lambda: 0
@@ -310,6 +341,8 @@ class _Http:
                 self.reached.add(host)
                 return answer
             except (_Retryable, httpx.TransportError) as e:
+                if self.stop.is_set():  # the failure is the interrupt cutting the connection
+                    raise _Stopped from e
                 failures = 1 if done() > mark else failures + 1
                 reason = _reason(e)
                 unreachable = isinstance(e, httpx.ConnectError | httpx.ConnectTimeout)
@@ -913,7 +946,7 @@ class _Transfer:
                 raise _Retryable("the host answered another range than asked, starting the file over")
             if part.have and r.status_code != 206:
                 self._discard(part)  # the host ignored the Range: it sends the whole file
-            with open(part.path, "ab") as fh:
+            with open(part.path, "ab") as fh, self.http.reading(r):
                 # No chunk size: bytes are kept as they arrive, so a drop loses only what is in flight.
                 for chunk in r.iter_raw():
                     if self.http.stop.is_set():
@@ -1010,7 +1043,7 @@ def _download(p: Plan, jobs: int, prog: Progress, retry: Retry) -> Result:
                     result.present.append(f.path)
                 prog.file_done(f.path, outcome)
     except BaseException:
-        t.http.stop.set()
+        t.http.interrupt()
         ex.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
