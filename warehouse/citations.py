@@ -46,8 +46,6 @@ def bibtex(target: str | None = None) -> str:
     """The BibTeX of ``for_target``, each entry after ``%`` comments (BibTeX ignores them) saying
     why and where the entry comes from."""
     return (
-        "\n\n".join(
-            f"% {why}\n% source: {paper.source}\n{paper.bibtex}" for why, paper in for_target(target)
-        )
+        "\n\n".join(f"% {why}\n% source: {paper.source}\n{paper.bibtex}" for why, paper in for_target(target))
         + "\n"
     )
