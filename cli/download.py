@@ -8,17 +8,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tracewh.cli.common import FormatOpt, err_console, examples, literal
-from tracewh.errors import Interrupted
+from tracewh.errors import Interrupted, UsageError
 from tracewh.traces import download_options, downloadable
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
-    from tracewh.download import Plan
+    from tracewh.download import OfflinePlan, Plan
 
 HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
     "layout `tracewh ingest` reads. Re-run the same command after any failure to finish the job.",
     "tracewh download google2011 ~/clusterdata-2011-2 --tables job_events,task_events --parts 0-9",
     "tracewh download google2019 ~/clusterdata2019 --cells a --shards 0-3 --dry-run",
+    "tracewh download alibaba2018 ~/ali --dry-run --offline",
 )
 
 
@@ -53,6 +54,14 @@ def download(
             "--dry-run", help="Print the plan (files, sizes, free space) and check room; fetch nothing."
         ),
     ] = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline",
+            help="With --dry-run: the plan from the sizes the publisher's documents state, without "
+            "the network (files whose size is not published are marked so).",
+        ),
+    ] = False,
     mirror: Annotated[
         str | None,
         typer.Option("--mirror", help="Use this scheme+host (and path prefix) instead of the official one."),
@@ -63,6 +72,15 @@ def download(
     from tracewh import download as dl
 
     selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
+    if offline:
+        if not dry_run:
+            raise UsageError("--offline plans without the network, so it needs --dry-run")
+        if mirror is not None:
+            raise UsageError("--offline reads no host, so --mirror has no use with it")
+        offline_plan = dl.offline_plan(trace, dest, selection)
+        _print_offline_plan(offline_plan, fmt)
+        offline_plan.check_room()
+        return
     if not quiet and err_console.is_terminal:  # listing thousands of files takes a while
         err_console.print(literal(f"listing {trace} files...", "dim"))
     plan = dl.plan(trace, dest, selection, mirror=mirror, jobs=jobs)
@@ -115,6 +133,51 @@ def _print_plan(plan: Plan, fmt: str | None) -> None:
             f"{dl.human_bytes(free)} free in {plan.dest}: " + ("fits" if need <= free else "DOES NOT FIT")
         )
     )
+
+
+def _print_offline_plan(plan: OfflinePlan, fmt: str | None) -> None:
+    """The files with their published sizes on stdout; on stderr what the sizes are, where they are
+    stated, one line for the files without one, the whole trace's size and the room check."""
+    from tracewh import download as dl
+    from tracewh.cli.render import render
+    from tracewh.query import Rows
+
+    rows = plan.rows()
+    render(
+        Rows(
+            ["path", "approx_bytes", "published_size", "bytes_here", "state", "verified_by"],
+            ["VARCHAR", "BIGINT", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR"],
+            rows,
+        ),
+        fmt,
+        title=f"{plan.trace}: download plan from the published sizes (offline)",
+    )
+    pub, sized, unsized = plan.published, plan.sized(), plan.unsized()
+    lines = []
+    if sized:
+        total = sum(f.size or 0 for f in sized)
+        lines.append(
+            f"{len(sized)} of {len(rows)} file(s) have a published size: {dl.human_bytes(total)} "
+            f"by those sizes ({pub.size_note}; {pub.sizes_source})"
+        )
+    if unsized:
+        listed = [f for f in unsized if "*" in f.path]
+        why = (
+            "the host's listing names these files and gives their sizes at download time"
+            if listed
+            else "no document states per-file sizes; the host gives them at download time"
+        )
+        lines.append(f"{len(unsized)} of {len(rows)} file(s): size {dl.NOT_PUBLISHED}; {why}")
+    lines.append(f"the whole trace: {pub.total.text} ({pub.total.source})")
+    present = sum(1 for r in rows if r[4] == "present")
+    need, free = plan.bytes_to_fetch(), dl.human_bytes(plan.free_bytes())
+    if sized:
+        fits = "fits" if need <= plan.free_bytes() else "DOES NOT FIT"
+        room = f"{dl.human_bytes(need)} to fetch by the published sizes; {free} free in {plan.dest}: {fits}"
+    else:
+        room = f"{free} free in {plan.dest}; room not checked (no published sizes)"
+    lines.append(f"{present} already present; {room}")
+    err_console.print(literal("\n".join(lines)))
 
 
 def make_progress(quiet: bool) -> Any:

@@ -510,6 +510,153 @@ def test_unreachable_host_is_one_clear_error(tmp_path, capsys):
     assert err.startswith(f"Error: cannot reach 127.0.0.1:{port} (ConnectError") and "--mirror" in err
 
 
+def test_an_absent_network_fails_a_dry_run_at_once_in_one_line(tmp_path, capsys, monkeypatch):
+    """The real retry policy (6 tries, pauses doubling from 1 s: at least ~25 s) is not spent on a
+    host that never answered: a name that does not resolve or an address nothing listens on is
+    one line, at once, naming the offline plan."""
+    import socket
+
+    monkeypatch.setattr(dl, "DEFAULT_RETRY", dl.Retry())
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    code, out, err = run(
+        capsys, "download", "alibaba2018", str(tmp_path), "--dry-run", "--mirror", f"http://127.0.0.1:{port}"
+    )
+    elapsed = time.monotonic() - started
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "retry" not in err, err
+    assert err.startswith(f"Error: cannot reach 127.0.0.1:{port} (ConnectError") and "tries" not in err
+    assert "`--dry-run --offline` shows the plan" in err
+    assert elapsed < 10, elapsed  # six tries would pause 1+2+4+8+16 s (x0.8 jitter at least)
+
+
+def test_a_host_that_answered_is_retried_when_it_goes_away(server):
+    """Once the host has answered in this run (while planning), a refused connection in the
+    transfer is a drop like any other: retried with back-off, and named with its count of tries
+    when the host does not come back."""
+    planning = dl._Http(FAST)
+    try:
+        body, _ = planning.get(f"{server.url}/clusterdata-2011-2/SHA256SUM")
+    finally:
+        planning.close()
+    assert body == server.files["clusterdata-2011-2/SHA256SUM"]
+    server.stop()
+    transfer = dl._Http(FAST, reached=planning.reached)  # as download() gets them from the plan
+    retries: list[int] = []
+    transfer.on_retry = lambda what, failures, reason, wait: retries.append(failures)
+    try:
+        with pytest.raises(DownloadError, match=rf"cannot reach {server.url[7:]} \(ConnectError.*4 tries\)"):
+            transfer.size(f"{server.url}/{SMALL_URL}")
+    finally:
+        transfer.close()
+    assert retries == [1, 2, 3]
+
+
+def _no_network(monkeypatch):
+    """Any name lookup or connection fails the test: an offline plan must use neither."""
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network used offline: {args}")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+def offline_rows(capsys, *args: str) -> tuple[list[dict], str]:
+    code, out, err = run(capsys, "download", *args, "--dry-run", "--offline", "--format", "csv")
+    assert code == 0, err
+    return list(csv.DictReader(io.StringIO(out))), err
+
+
+def test_offline_plan_shows_the_alibaba_archives_at_their_published_sizes(tmp_path, capsys, monkeypatch):
+    _no_network(monkeypatch)
+    (tmp_path / "machine_meta.tar.gz").write_bytes(b"x" * 500)  # already here: present, not fetched
+    rows, err = offline_rows(capsys, "alibaba2018", str(tmp_path))
+    # trace_2018.md's `ls -sh1`: 20G, 125M, 2.4M, 28G, 92K, 1.7G, in powers of 1024 (by hand:
+    # 1.7 x 2^30 = 1,825,361,100.8; 2.4 x 2^20 = 2,516,582.4)
+    assert {r["path"]: (r["published_size"], r["approx_bytes"]) for r in rows} == {
+        "batch_instance.tar.gz": ("20G", str(20 * 2**30)),
+        "batch_task.tar.gz": ("125M", str(125 * 2**20)),
+        "container_meta.tar.gz": ("2.4M", "2516582"),
+        "container_usage.tar.gz": ("28G", str(28 * 2**30)),
+        "machine_meta.tar.gz": ("92K", str(92 * 2**10)),
+        "machine_usage.tar.gz": ("1.7G", "1825361101"),
+    }
+    assert {r["verified_by"] for r in rows} == {"sha256"}
+    assert {r["path"]: r["state"] for r in rows}["machine_meta.tar.gz"] == "present"
+    lines = err.splitlines()
+    # 48 GiB + 1.7 GiB + 125 MiB + 2.4 MiB + 92 KiB = 49.82 GiB; to fetch: all but the 92 KiB
+    assert lines[0].startswith("6 of 6 file(s) have a published size: 49.8 GiB by those sizes (`ls -sh1`")
+    assert lines[0].endswith("cluster-trace-v2018/trace_2018.md)")
+    assert lines[1].startswith("the whole trace: about 48GB in .tar.gz format and 280GB after extraction")
+    assert lines[2].startswith("1 already present; 49.8 GiB to fetch by the published sizes;")
+    assert lines[2].endswith("fits") and len(lines) == 3
+
+
+def test_offline_plan_names_the_parts_a_checksum_file_would(server, tmp_path, capsys, monkeypatch):
+    """The offline names of google2011's parts are those of the online plan (read from the
+    bucket's SHA256SUM on the test server), and no per-file size is claimed."""
+    sel = ("--tables", "job_events,machine_events,task_usage", "--parts", "0-1,499")
+    online = plan_paths(capsys, "google2011", str(tmp_path), *sel, "--mirror", server.url)
+    _no_network(monkeypatch)
+    rows, err = offline_rows(capsys, "google2011", str(tmp_path), *sel)
+    offline = [r["path"] for r in rows]
+    # The sample holds job_events 0, 1, 499, machine_events 0 and task_usage 0, 1; the bucket
+    # also has task_usage 499, which the sample lacks.
+    assert set(offline) == set(online) | {"task_usage/part-00499-of-00500.csv.gz"}
+    assert len(offline) == 3 + 1 + 3 + 1  # job_events, machine_events, task_usage, schema.csv
+    assert {(r["approx_bytes"], r["published_size"], r["state"]) for r in rows} == {
+        ("", "not published", "missing")
+    }
+    assert err.splitlines()[0] == (
+        "8 of 8 file(s): size not published; no document states per-file sizes; "
+        "the host gives them at download time"
+    )
+    assert "the whole trace: approximately 41GB (compressed) (https://github.com/google/cluster-data/" in err
+    assert err.rstrip().endswith("room not checked (no published sizes)")
+
+
+def test_offline_plan_of_google2019_names_the_tables_the_listing_would_list(tmp_path, capsys, monkeypatch):
+    _no_network(monkeypatch)
+    rows, err = offline_rows(
+        capsys, "google2019", str(tmp_path), "--cells", "a,c", "--tables", "machine_events,instance_usage"
+    )
+    assert [(r["path"], r["state"]) for r in rows] == [
+        ("clusterdata_2019_a/machine_events-*", "not listed offline"),
+        ("clusterdata_2019_a/instance_usage-*", "not listed offline"),
+        ("clusterdata_2019_c/machine_events-*", "not listed offline"),
+        ("clusterdata_2019_c/instance_usage-*", "not listed offline"),
+    ]
+    assert "4 of 4 file(s): size not published; the host's listing names these files" in err
+    assert "the whole trace: about 2.4TiB compressed (all eight cells)" in err
+
+
+def test_offline_plan_that_does_not_fit_fails_after_showing_it(tmp_path, capsys, monkeypatch):
+    import shutil as _shutil
+
+    _no_network(monkeypatch)
+    monkeypatch.setattr(dl.shutil, "disk_usage", lambda p: _shutil._ntuple_diskusage(10**9, 10**9, 1000))
+    code, out, err = run(capsys, "download", "alibaba2018", str(tmp_path), "--dry-run", "--offline")
+    assert code == 1 and "batch_instance.tar.gz" in out and "DOES NOT FIT" in err
+    assert "Error: not enough room in" in err
+    assert "49.8 GiB still to fetch by the published sizes, 1,000 B free" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--offline",), "--offline plans without the network, so it needs --dry-run"),
+        (("--offline", "--dry-run", "--mirror", "http://x"), "--mirror has no use with it"),
+    ],
+)
+def test_offline_option_errors(tmp_path, capsys, args, message):
+    code, out, err = run(capsys, "download", "alibaba2018", str(tmp_path), *args)
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
 def test_missing_file_is_named_and_not_retried(server, tmp_path):
     del server.files["v2018Traces/batch_task.tar.gz"]
     with pytest.raises(DownloadError, match=r"v2018Traces/batch_task\.tar\.gz: not found \(HTTP 404\)"):

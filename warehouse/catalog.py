@@ -87,6 +87,15 @@ def memory_limit(explicit: str | None, default: str) -> str:
     return limit
 
 
+def no_progress_bar(con: duckdb.DuckDBPyConnection) -> None:
+    """Keep DuckDB's progress bar off stdout, which carries data only. Only an 'on' setting is
+    changed: in a Jupyter kernel DuckDB starts with the bar off and refuses any change of the
+    setting unless ipywidgets is installed, which failed every report and ingest in a notebook."""
+    on = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()
+    if on and on[0]:
+        con.execute("SET enable_progress_bar = false")
+
+
 def connect(
     home: Home, *, read_only: bool, memory_limit: str | None = None, threads: int | None = None
 ) -> duckdb.DuckDBPyConnection:

@@ -43,5 +43,9 @@ def for_target(target: str | None = None) -> list[tuple[str, Paper]]:
 
 
 def bibtex(target: str | None = None) -> str:
-    """The BibTeX of ``for_target``, each entry after a ``%`` comment saying why (BibTeX ignores it)."""
-    return "\n\n".join(f"% {why}\n{paper.bibtex}" for why, paper in for_target(target)) + "\n"
+    """The BibTeX of ``for_target``, each entry after ``%`` comments (BibTeX ignores them) saying
+    why and where the entry comes from."""
+    return (
+        "\n\n".join(f"% {why}\n% source: {paper.source}\n{paper.bibtex}" for why, paper in for_target(target))
+        + "\n"
+    )

@@ -143,7 +143,7 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
         tmp = home.tmp / writer_id
         tmp.mkdir(parents=True, exist_ok=True)
         con = duckdb.connect(config={"memory_limit": limit, "temp_directory": str(tmp)})
-        con.execute("SET enable_progress_bar = false")  # stdout carries data only
+        catalog.no_progress_bar(con)
         try:
             with signals.interrupting(con.interrupt):
                 for (t, table), data_dir in sorted(live.items()):

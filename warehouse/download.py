@@ -40,7 +40,16 @@ import google_crc32c
 import httpx
 
 from tracewh.errors import DownloadError, UsageError
-from tracewh.traces import Remote, TraceSpec, download_options, downloadable, get_trace, parse_sha256sum
+from tracewh.traces import (
+    Published,
+    Remote,
+    TraceSpec,
+    download_options,
+    downloadable,
+    get_trace,
+    parse_sha256sum,
+    stated_bytes,
+)
 
 DEFAULT_JOBS = 4
 CHUNK = 1 << 20
@@ -49,7 +58,6 @@ LISTING_PAGE = 1000  # the storage JSON API's largest page
 # The most a listing page or checksum file may hold: the real ones are under 1 MiB.
 SMALL_LIMIT = 64 << 20
 # Timeouts per network operation (not per file): a stalled read is retried like a dropped one.
-# Ctrl-C does not wait for them: the open sockets are shut down (see _Http.abort).
 READ_TIMEOUT_S = 60.0
 # Tests set the read timeout: short to see a stall retried, or far past their own patience so
 # that a stop which waited for a stalled read to time out fails instead of passing slowly.
@@ -111,16 +119,11 @@ class Plan:
     # Files fetched while planning and written as they are (google2011's SHA256SUM, which the
     # ingest verifies against later).
     side_files: dict[str, bytes] = field(default_factory=dict)
+    # Hosts that answered while planning: the transfer retries a failed connection to them.
+    reached: set[str] = field(default_factory=set)
 
     def state(self, f: RemoteFile) -> tuple[str, int]:
-        """("present", bytes) for a final file, ("partial", bytes) for a .part, else ("missing", 0)."""
-        final = self.dest / f.path
-        if final.is_file():
-            return "present", final.stat().st_size
-        part = _part_path(final)
-        if part.is_file():
-            return "partial", part.stat().st_size
-        return "missing", 0
+        return _local_state(self.dest, f.path)
 
     def rows(self) -> list[tuple[str, int | None, int, str, str]]:
         """One row per file: path, size, bytes already here, state, digests checked."""
@@ -135,24 +138,48 @@ class Plan:
         return sum(f.size or 0 for f in self.files)
 
     def bytes_to_fetch(self) -> int:
-        need = 0
-        for f in self.files:
-            state, have = self.state(f)
-            if state != "present":
-                need += max(0, (f.size or 0) - have)
-        return need
+        return _still_to_fetch(self.dest, [(f.path, f.size) for f in self.files])
 
     def free_bytes(self) -> int:
-        return shutil.disk_usage(_existing_ancestor(self.dest)).free
+        return _free_bytes(self.dest)
 
     def check_room(self) -> None:
         """Raise when the files still to fetch do not fit on the download folder's disk."""
-        need, free = self.bytes_to_fetch(), self.free_bytes()
-        if need > free:
-            raise DownloadError(
-                f"not enough room in {self.dest}: {human_bytes(need)} still to fetch, "
-                f"{human_bytes(free)} free"
-            )
+        _require_room(self.dest, self.bytes_to_fetch())
+
+
+def _local_state(dest: Path, path: str) -> tuple[str, int]:
+    """("present", bytes) for a final file, ("partial", bytes) for a .part, else ("missing", 0)."""
+    final = dest / path
+    if final.is_file():
+        return "present", final.stat().st_size
+    part = _part_path(final)
+    if part.is_file():
+        return "partial", part.stat().st_size
+    return "missing", 0
+
+
+def _still_to_fetch(dest: Path, files: list[tuple[str, int | None]]) -> int:
+    """The bytes (path, size) files still need: none for a present one, the rest of a .part."""
+    need = 0
+    for path, size in files:
+        state, have = _local_state(dest, path)
+        if state != "present":
+            need += max(0, (size or 0) - have)
+    return need
+
+
+def _free_bytes(dest: Path) -> int:
+    return shutil.disk_usage(_existing_ancestor(dest)).free
+
+
+def _require_room(dest: Path, need: int, qualifier: str = "") -> None:
+    free = _free_bytes(dest)
+    if need > free:
+        raise DownloadError(
+            f"not enough room in {dest}: {human_bytes(need)} still to fetch{qualifier}, "
+            f"{human_bytes(free)} free"
+        )
 
 
 class Progress:
@@ -234,12 +261,17 @@ class _Stopped(Exception):
 class _Http:
     """httpx clients (one per thread: the pool is shared only within a thread) and the retry loop."""
 
-    def __init__(self, retry: Retry, stop: threading.Event | None = None) -> None:
+    def __init__(
+        self, retry: Retry, stop: threading.Event | None = None, reached: set[str] | None = None
+    ) -> None:
         self.retry = retry
         self.stop = stop or threading.Event()
+        # Hosts that have answered in this run (shared with the plan's): only a connection to one
+        # of them is worth retrying.
+        self.reached: set[str] = set() if reached is None else reached
         self._local = threading.local()
         self._clients: list[httpx.Client] = []
-        self._sockets: set[socket.socket] = set()
+        self._reading: set[socket.socket] = set()  # connections whose body a worker is reading
         self._lock = threading.Lock()
         self.on_retry: Callable[[str, int, str, float], None] = lambda *a: None
 
@@ -253,37 +285,40 @@ class _Http:
                 self._clients.append(c)
         return c
 
+    def close(self) -> None:
+        with self._lock:
+            for c in self._clients:
+                c.close()
+            self._clients.clear()
+
     @contextlib.contextmanager
     def reading(self, r: httpx.Response) -> Iterator[None]:
-        """Mark the response's socket as in use by a transfer, so that ``abort`` can wake it."""
+        """While ``r``'s body is read, ``interrupt`` can cut its connection."""
         stream = r.extensions.get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
         if sock is None:
             yield
             return
         with self._lock:
-            self._sockets.add(sock)
+            self._reading.add(sock)
         try:
+            # After the registration: an interrupt either saw this socket or had already set stop.
+            if self.stop.is_set():
+                raise _Stopped
             yield
         finally:
             with self._lock:
-                self._sockets.discard(sock)
+                self._reading.discard(sock)
 
-    def abort(self) -> None:
-        """Stop every transfer now. A thread blocked in a read would otherwise sit out the read
-        timeout (a minute) before it sees the stop; shutting its socket down wakes it at once
-        (closing the socket from another thread does not, on Linux)."""
+    def interrupt(self) -> None:
+        """Stop every request: set the flag and cut the connections being read. A worker blocked on
+        a silent host would otherwise keep the command alive until the read timeout (60 s); a
+        shutdown wakes its read at once (closing the socket from another thread would not)."""
         self.stop.set()
         with self._lock:
-            for sock in self._sockets:
+            for sock in self._reading:
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-
-    def close(self) -> None:
-        with self._lock:
-            for c in self._clients:
-                c.close()
-            self._clients.clear()
 
     def attempts(
         self, what: str, url: str, step: Callable[[], Any], done: Callable[[], int] = lambda: 0
@@ -293,22 +328,36 @@ class _Http:
         ``done`` measures progress (bytes kept): a failure after progress starts the count of
         failures again, so a long transfer over a flaky line is not given up for drops that
         each moved it forward.
+
+        A host that has never answered in this run and cannot be connected to (no such name, no
+        route, refused, connect timeout) fails at once, in one line: retrying an absent network
+        only delays the same answer by a minute. Once a host has answered, a failed connection
+        to it is a drop like any other and is retried.
         """
         failures = 0
+        host = urlsplit(url).netloc
         while True:
             if self.stop.is_set():
                 raise _Stopped
             mark = done()
             try:
-                return step()
+                answer = step()
+                self.reached.add(host)
+                return answer
             except (_Retryable, httpx.TransportError) as e:
-                if self.stop.is_set():  # the failure is the stop itself (abort shut the socket)
+                if self.stop.is_set():  # the failure is the interrupt cutting the connection
                     raise _Stopped from e
                 failures = 1 if done() > mark else failures + 1
                 reason = _reason(e)
+                unreachable = isinstance(e, httpx.ConnectError | httpx.ConnectTimeout)
+                if unreachable and host not in self.reached:
+                    raise DownloadError(
+                        f"cannot reach {host} ({reason}): check the network or proxy, or use "
+                        f"--mirror; `--dry-run --offline` shows the plan without the network"
+                    ) from e
+                self.reached.add(host)  # it answered, or connected before failing
                 if failures >= self.retry.tries:
-                    host = urlsplit(url).netloc
-                    if isinstance(e, httpx.ConnectError | httpx.ConnectTimeout):
+                    if unreachable:
                         raise DownloadError(
                             f"cannot reach {host} ({reason}; {failures} tries): check the network "
                             f"or proxy, or use --mirror"
@@ -417,26 +466,14 @@ def plan(
     Reads the host's listing (checksum file or storage JSON API) and asks for the sizes it does
     not give; files already complete in ``dest`` are not asked about.
     """
-    mod = get_trace(trace)
-    if mod.remote is None:
-        raise UsageError(
-            f"{mod.name} publishes no files tracewh knows how to download "
-            f"(download covers {', '.join(downloadable())})"
-        )
-    remote: Remote = mod.remote
-    sel = selection or Selection()
-    if Path(dest).exists() and not Path(dest).is_dir():
-        raise UsageError(f"{dest} is a file; give a folder to download into")
-    _check_selection(mod, remote, sel)
-    parts = parse_ranges(sel.parts, "--parts") if sel.parts else None  # before any network
-    shards = parse_ranges(sel.shards, "--shards") if sel.shards else None
+    mod, remote, wanted = _checked(trace, dest, selection)  # before any network
     http = _Http(retry or DEFAULT_RETRY)
     try:
         base = base_url(remote, mirror)
         planner = _PLANNERS[remote.listing]
-        files, side = planner(http, mod, remote, base, _Wanted(sel.tables, parts, sel.cells, shards), jobs)
+        files, side = planner(http, mod, remote, base, wanted, jobs)
         _refuse_outside(base, Path(dest), [f.path for f in files] + list(side))
-        p = Plan(trace, Path(dest), files, side)
+        p = Plan(trace, Path(dest), files, side, http.reached)
         _fill_sizes(http, p, jobs)
     except _Stopped:
         raise KeyboardInterrupt from None
@@ -445,6 +482,23 @@ def plan(
     if not p.files:
         raise DownloadError(f"no {trace} files match the selection at {base}")
     return p
+
+
+def _checked(trace: str, dest: Path, selection: Selection | None) -> tuple[TraceSpec, Remote, _Wanted]:
+    """The trace, its remote and the selection with its ranges parsed; usage errors before any work."""
+    mod = get_trace(trace)
+    if mod.remote is None:
+        raise UsageError(
+            f"{mod.name} publishes no files tracewh knows how to download "
+            f"(download covers {', '.join(downloadable())})"
+        )
+    sel = selection or Selection()
+    if Path(dest).exists() and not Path(dest).is_dir():
+        raise UsageError(f"{dest} is a file; give a folder to download into")
+    _check_selection(mod, mod.remote, sel)
+    parts = parse_ranges(sel.parts, "--parts") if sel.parts else None
+    shards = parse_ranges(sel.shards, "--shards") if sel.shards else None
+    return mod, mod.remote, _Wanted(sel.tables, parts, sel.cells, shards)
 
 
 def _refuse_outside(base: str, dest: Path, paths: list[str]) -> None:
@@ -615,6 +669,10 @@ def _listing_digests(item: dict) -> dict[str, str]:
 
 def _plan_fixed(http: _Http, mod: TraceSpec, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
     """One archive per table at a fixed address, digests from the trace module."""
+    return _fixed_files(mod, remote, base, sel), {}
+
+
+def _fixed_files(mod: TraceSpec, remote: Remote, base: str, sel: _Wanted) -> list[RemoteFile]:
     files = []
     for table in sel.tables or list(mod.tables):
         name = f"{table}{remote.suffix}"
@@ -624,7 +682,7 @@ def _plan_fixed(http: _Http, mod: TraceSpec, remote: Remote, base: str, sel: _Wa
                 name, f"{base}/{remote.root}/{quote(name)}", None, {"sha256": sha} if sha else {}, table
             )
         )
-    return files, {}
+    return files
 
 
 _PLANNERS: dict[str, Callable[..., Planned]] = {
@@ -632,6 +690,97 @@ _PLANNERS: dict[str, Callable[..., Planned]] = {
     "storage-json-api": _plan_storage_listing,
     "fixed": _plan_fixed,
 }
+
+
+# ----------------------------------------------------------------------------- offline plan
+
+NOT_PUBLISHED = "not published"
+NOT_LISTED = "not listed offline"  # the state of a file the publisher names only by its host's listing
+
+
+@dataclass(frozen=True)
+class OfflineFile:
+    """A file of a plan made without the network: where it lands (a ``*`` pattern when only the
+    host's listing names the files), its size as published ("20G") and read in bytes, or None
+    for both, and what the download will verify it with."""
+
+    path: str
+    stated: str | None
+    size: int | None
+    verified_by: str
+
+
+@dataclass
+class OfflinePlan:
+    """The files of a selection and their sizes as the publisher's documents state them
+    (``published``), made without the network; a download re-plans from the host's listing."""
+
+    trace: str
+    dest: Path
+    files: list[OfflineFile]
+    published: Published
+
+    def rows(self) -> list[tuple[str, int | None, str, int, str, str]]:
+        """path, published size in bytes, as stated, bytes already here, state, digests checked."""
+        out = []
+        for f in self.files:
+            state, have = (NOT_LISTED, 0) if "*" in f.path else _local_state(self.dest, f.path)
+            out.append((f.path, f.size, f.stated or NOT_PUBLISHED, have, state, f.verified_by))
+        return out
+
+    def sized(self) -> list[OfflineFile]:
+        return [f for f in self.files if f.size is not None]
+
+    def unsized(self) -> list[OfflineFile]:
+        return [f for f in self.files if f.size is None]
+
+    def bytes_to_fetch(self) -> int:
+        """What the files of published size still need, by those sizes (the others are unknown)."""
+        return _still_to_fetch(self.dest, [(f.path, f.size) for f in self.sized()])
+
+    def free_bytes(self) -> int:
+        return _free_bytes(self.dest)
+
+    def check_room(self) -> None:
+        _require_room(self.dest, self.bytes_to_fetch(), " by the published sizes")
+
+
+def offline_plan(trace: str, dest: Path, selection: Selection | None = None) -> OfflinePlan:
+    """The plan of ``trace`` from what its publisher states (``Remote.published``), with no network:
+    the files the selection names (those of a numbered layout from the published part counts;
+    a ``*`` pattern per table where only the host's listing names them) and each one's published
+    size, or none when no document states it."""
+    mod, remote, sel = _checked(trace, dest, selection)
+    pub = remote.published
+    if pub is None:
+        raise UsageError(f"{mod.name}: no published sizes are known, so --offline cannot plan it")
+    base = remote.base
+    files: list[OfflineFile] = []
+    if remote.listing == "fixed":
+        for f in _fixed_files(mod, remote, base, sel):
+            stated = pub.sizes.get(f.path)
+            size = stated_bytes(stated) if stated else None
+            files.append(OfflineFile(f.path, stated, size, ",".join(sorted(f.digests)) or "size only"))
+    elif remote.listing == "checksum-file":
+        checked = f"sha256 (from {remote.checksum_file})"
+        for table in sel.tables or list(mod.tables):
+            n = pub.parts.get(table)
+            if n is None:  # the parts are not published: the checksum file names them
+                files.append(OfflineFile(f"{table}/*", None, None, checked))
+                continue
+            for k in range(n):
+                if _in_ranges(k, sel.parts):
+                    files.append(OfflineFile(f"{table}/{pub.part_name.format(k, n)}", None, None, checked))
+        files += [OfflineFile(name, pub.sizes.get(name), None, checked) for name in remote.extra_files]
+    else:  # a storage listing names the shards: a pattern per cell and table
+        for cell in sel.cells or []:
+            folder = remote.local_root.format(cell=cell)
+            for table in sel.tables or list(mod.tables):
+                pattern = f"{folder}/{table}-*" if folder else f"{table}-*"
+                files.append(OfflineFile(pattern, None, None, "crc32c,md5 (from the listing)"))
+    if not files:
+        raise UsageError(f"no {trace} files match the selection")
+    return OfflinePlan(trace, Path(dest), files, pub)
 
 
 def _fill_sizes(http: _Http, p: Plan, jobs: int) -> None:
@@ -737,7 +886,7 @@ class _Transfer:
     def __init__(self, p: Plan, progress: Progress, retry: Retry) -> None:
         self.plan = p
         self.progress = progress
-        self.http = _Http(retry)
+        self.http = _Http(retry, reached=p.reached)
         self.http.on_retry = progress.retry
         self.received = 0
         self.lock = threading.Lock()
@@ -898,7 +1047,7 @@ def _download(p: Plan, jobs: int, prog: Progress, retry: Retry) -> Result:
                     result.present.append(f.path)
                 prog.file_done(f.path, outcome)
     except BaseException:
-        t.http.abort()
+        t.http.interrupt()
         ex.shutdown(wait=True, cancel_futures=True)
         raise
     finally:

@@ -642,7 +642,7 @@ def _convert(
         # Compaction and the stats scan the whole new generation: every core helps, memory stays
         # under the limit.
         db.execute(f"SET threads = {os.cpu_count() or 1}")
-        db.execute("SET enable_progress_bar = false")  # stdout carries data only
+        catalog.no_progress_bar(db)
         from tracewh import compaction  # it builds on this module's name rule and linking
 
         for name, gen in gens.items():

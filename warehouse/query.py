@@ -65,7 +65,7 @@ def read_only(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.Du
         cur = shared.con.cursor()
         shared.interruptible.append(cur)
         try:
-            cur.execute("SET enable_progress_bar = false")
+            catalog.no_progress_bar(cur)
             yield cur
         finally:
             shared.interruptible.remove(cur)
@@ -90,8 +90,7 @@ def _connection(
     with signals.interrupting(stop):
         con = _open(home, memory_limit)
         interruptible.append(con)
-        # DuckDB draws its progress bar on stdout, which carries data only.
-        con.execute("SET enable_progress_bar = false")
+        catalog.no_progress_bar(con)
         try:
             yield con, interruptible
         finally:

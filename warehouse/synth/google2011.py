@@ -48,8 +48,8 @@ SPAN = 29 * DAY
 T_END = T0 + SPAN
 MAX_TIME = 2**63 - 1
 WINDOW = 300_000_000  # task_usage window
-PARTS = 500
-FILE = "part-{:05d}-of-{:05d}.csv.gz"
+PARTS = max(spec.PARTS.values())  # the numbered tables' parts in the bucket
+FILE = spec.PART_NAME
 
 # Published or measured sizes at scale 1 (traces.md); the generator aims at these.
 PUBLISHED = {
@@ -112,7 +112,7 @@ def plan(cfg: Config) -> list[Piece]:
     p = parts(cfg)
     out = []
     for t in cfg.tables:
-        if t in ("machine_events", "machine_attributes"):
+        if spec.PARTS[t] == 1:
             out.append(Piece(f"{t}/{FILE.format(0, 1)}", t, 0, 1))
         else:
             out += [Piece(f"{t}/{FILE.format(k, PARTS)}", t, 0, 1, (k,)) for k in range(p)]

@@ -76,6 +76,44 @@ class SourceFile:
 
 
 @dataclass(frozen=True)
+class Stated:
+    """A figure as a publisher's document states it (quoted as written, never converted here) and
+    the address of that document."""
+
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Published:
+    """What the publisher's own documents state about its files: enough for `tracewh download
+    --dry-run --offline` to show a plan without the network. Only stated figures belong here; a
+    file missing from ``sizes`` has no published size, and the plan says so.
+
+    ``total``: the whole trace's size. ``sizes``: file (as it lands) -> its size in ``ls -h``
+    form ("20G", "125M", "92K": powers of 1024), all from ``sizes_source``; ``size_note`` says
+    what the figures measure. ``parts``: table -> number of part files, for traces published in
+    numbered parts (part k of n named by ``part_name.format(k, n)``), from ``parts_source``.
+    """
+
+    total: Stated
+    sizes: dict[str, str] = field(default_factory=dict)
+    sizes_source: str = ""
+    size_note: str = ""
+    parts: dict[str, int] = field(default_factory=dict)
+    part_name: str = ""
+    parts_source: str = ""
+
+
+def stated_bytes(text: str) -> int:
+    """An ``ls -h`` size ("20G", "2.4M", "92K", "512") in bytes: its unit letters are powers of 1024."""
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([KMGT]?)", text.strip())
+    if not m:
+        raise ValueError(f"not an ls -h size: {text!r}")
+    return round(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
+
+
+@dataclass(frozen=True)
 class Remote:
     """Where a trace is published and how `tracewh download` lists and verifies its files.
 
@@ -96,6 +134,7 @@ class Remote:
     suffix: str = ""  # fixed: the file of a table is <table><suffix>
     sha256: dict[str, str] = field(default_factory=dict)  # fixed: file name -> official sha256
     local_root: str = ""  # folder under the download folder (may hold {cell}); "" = the folder itself
+    published: Published | None = None  # the publisher's stated sizes (a plan without the network)
 
 
 def parse_sha256sum(text: str) -> dict[str, str]:
@@ -136,10 +175,13 @@ class Layout:
 @dataclass(frozen=True)
 class Paper:
     """A publication about a trace, as BibTeX: ``key`` is its BibTeX key (report headers name it
-    in ``cites:``); ``cite_with_trace``: the trace's publishers ask every user of the trace to cite it."""
+    in ``cites:``); ``source`` the address the entry was checked against (printed with it, so a
+    reader can check it too); ``cite_with_trace``: the trace's publishers ask every user of the
+    trace to cite it."""
 
     key: str
     bibtex: str
+    source: str
     cite_with_trace: bool = False
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 
-from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Published, Remote, Stated, Table, TraceSpec
 
 NAME = "alibaba2018"
 
-# sha256 of the official archives (traces.md section 3)
+# The trace's own README states the archives' digests and sizes (traces.md section 3 quotes it).
+TRACE_README = "https://github.com/alibaba/clusterdata/blob/master/cluster-trace-v2018/trace_2018.md"
+
+# sha256 of the official archives, as TRACE_README's `sha256sum *` states them
 OFFICIAL_SHA256 = {
     "batch_instance.tar.gz": "e73e5a9326669aa079ba20048ddd759383cabe1fe3e58620aa75bd034e2450c6",
     "batch_task.tar.gz": "7c4b32361bd1ec2083647a8f52a6854a03bc125ca5c202652316c499fbf978c6",
@@ -33,6 +36,21 @@ REMOTE = Remote(
     listing="fixed",
     suffix=".tar.gz",
     sha256=OFFICIAL_SHA256,
+    published=Published(
+        total=Stated("about 48GB in .tar.gz format and 280GB after extraction", TRACE_README),
+        # `ls -sh1` in TRACE_README: the six archives are the trace (its single-file form,
+        # alibaba_clusterdata_v2018.tar.gz, 49G, holds the same tables and is not downloaded).
+        sizes={
+            "batch_instance.tar.gz": "20G",
+            "batch_task.tar.gz": "125M",
+            "container_meta.tar.gz": "2.4M",
+            "container_usage.tar.gz": "28G",
+            "machine_meta.tar.gz": "92K",
+            "machine_usage.tar.gz": "1.7G",
+        },
+        sizes_source=TRACE_README,
+        size_note="`ls -sh1`: disk blocks, rounded up to the unit shown; the host gives exact bytes",
+    ),
 )
 
 _T = "seconds since the trace start (0 can mean unknown)"
@@ -168,8 +186,9 @@ TABLES: dict[str, Table] = {
 }
 
 
-# The paper github.com/alibaba/clusterdata lists for cluster-trace-v2018 and the trace itself,
-# then the co-location analysis the alibaba2018 reports reproduce.
+# The paper the trace's publishers list first for cluster-trace-v2018 (the README of
+# github.com/alibaba/clusterdata: its authors are the trace's team, its DOI the ACM link there),
+# the trace itself, then the co-location analysis the alibaba2018 reports reproduce.
 PAPERS = (
     Paper(
         "guo2019limits",
@@ -177,11 +196,13 @@ PAPERS = (
   author = {Jing Guo and Zihao Chang and Sa Wang and Haiyang Ding and Yihui Feng and Liang Mao
             and Yungang Bao},
   title = {Who Limits the Resource Efficiency of My Datacenter: An Analysis of {Alibaba} Datacenter Traces},
-  booktitle = {Proceedings of the International Symposium on Quality of Service (IWQoS '19)},
+  booktitle = {Proceedings of the IEEE/ACM International Symposium on Quality of Service (IWQoS '19)},
   year = 2019,
+  month = Jun,
   publisher = {ACM},
   doi = {10.1145/3326285.3329074},
 }""",
+        "https://doi.org/10.1145/3326285.3329074, as listed in https://github.com/alibaba/clusterdata",
         cite_with_trace=True,
     ),
     Paper(
@@ -192,8 +213,11 @@ PAPERS = (
   year = 2018,
   howpublished = {\\url{https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2018}},
 }""",
+        TRACE_README,
         cite_with_trace=True,
     ),
+    # No DOI or publisher's page was found: the entry follows the paper's own header (its authors,
+    # and the journal and issue: 計算機工程與科學 2020年1期) in the copy the reports were built from.
     Paper(
         "wang2020colocation",
         """@Article{wang2020colocation,
@@ -205,6 +229,7 @@ PAPERS = (
   number = 1,
   note = {In Chinese; title translated},
 }""",
+        "no DOI or publisher's page found; the paper's own header (journal, 2020, issue 1)",
     ),
 )
 

@@ -11,17 +11,38 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Published, Remote, Stated, Table, TraceSpec
 
 NAME = "google2011"
 CHECKSUM_FILE = "SHA256SUM"
-# The public bucket over plain HTTPS (no account): SHA256SUM names every part with its digest.
+PART_NAME = "part-{:05d}-of-{:05d}.csv.gz"  # part k of n of a table
+# Parts per table in the bucket: the parts say it in their names (part-00001-of-00500 of the real
+# job_events and task_events); the machine tables are one part each. `tracewh synth` writes these.
+PARTS = {
+    "machine_events": 1,
+    "machine_attributes": 1,
+    "job_events": 500,
+    "task_events": 500,
+    "task_constraints": 500,
+    "task_usage": 500,
+}
+# The public bucket over plain HTTPS (no account): SHA256SUM names every part with its digest,
+# and no document gives per-file sizes (the checksum files hold digests only).
 REMOTE = Remote(
     base="https://storage.googleapis.com",
     root="clusterdata-2011-2",
     listing="checksum-file",
     checksum_file=CHECKSUM_FILE,
     extra_files=("schema.csv",),
+    published=Published(
+        total=Stated(
+            "approximately 41GB (compressed)",
+            "https://github.com/google/cluster-data/blob/master/ClusterData2011_2.md",
+        ),
+        parts=PARTS,
+        part_name=PART_NAME,
+        parts_source="the bucket's part names, part-NNNNN-of-MMMMM (spec/traces.md section 1)",
+    ),
 )
 
 
@@ -171,8 +192,10 @@ TABLES: dict[str, Table] = {
 }
 
 
-# The trace's own BibTeX (github.com/google/cluster-data, bibliography.bib) and the analysis the
-# google2011 reports reproduce.
+# The trace's own BibTeX, as github.com/google/cluster-data's bibliography.bib gives it (its
+# README asks users of the 2011 trace to cite both), and the analysis the google2011 reports
+# reproduce.
+BIBLIOGRAPHY = "https://github.com/google/cluster-data/blob/master/bibliography.bib"
 PAPERS = (
     Paper(
         "clusterdata:Reiss2011",
@@ -186,6 +209,7 @@ PAPERS = (
   address = {Mountain View, CA, USA},
   note = {Revised 2014-11-17 for version 2.1. Posted at \\url{https://github.com/google/cluster-data}},
 }""",
+        BIBLIOGRAPHY,
         cite_with_trace=True,
     ),
     Paper(
@@ -196,18 +220,27 @@ PAPERS = (
   howpublished = {Google research blog},
   month = Nov,
   year = 2011,
+  address = {Mountain View, CA, USA},
   note = {Posted at \\url{http://googleresearch.blogspot.com/2011/11/more-google-cluster-data.html}.},
 }""",
+        BIBLIOGRAPHY,
         cite_with_trace=True,
     ),
+    # An arXiv preprint (cs.DC, August 2015), not a venue's paper.
     Paper(
         "zhu2015observations",
         """@Misc{zhu2015observations,
   author = {Yuqing Zhu and Yilei Wang and Fan Wang},
   title = {10 Observations on {Google} Cluster Trace + 2 Measures for Cluster Utilization Enhancement},
-  howpublished = {Institute of Computing Technology, Chinese Academy of Sciences},
   year = 2015,
+  month = Aug,
+  eprint = {1508.02111},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.DC},
+  howpublished = {arXiv preprint arXiv:1508.02111},
+  url = {https://arxiv.org/abs/1508.02111},
 }""",
+        "https://arxiv.org/abs/1508.02111",
     ),
 )
 

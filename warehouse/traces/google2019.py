@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from tracewh.traces import Column, Layout, Paper, Remote, Table, TraceSpec
+from tracewh.traces import Column, Layout, Paper, Published, Remote, Stated, Table, TraceSpec
 
 NAME = "google2019"
 CELLS = ("a", "b", "c", "d", "e", "f", "g", "h")
@@ -24,6 +24,14 @@ REMOTE = Remote(
     root="clusterdata_2019_{cell}",
     listing="storage-json-api",
     local_root="clusterdata_2019_{cell}",
+    # Neither the shards of a table nor their sizes are published anywhere but in the buckets'
+    # listings: only the whole trace's size is stated.
+    published=Published(
+        total=Stated(
+            "about 2.4TiB compressed (all eight cells)",
+            "https://github.com/google/cluster-data/blob/master/ClusterData2019.md",
+        ),
+    ),
 )
 
 RESOURCES = "STRUCT(cpus DOUBLE, memory DOUBLE)"
@@ -183,21 +191,23 @@ TABLES: dict[str, Table] = {
 }
 
 
-# The trace's document and the paper that introduced it (github.com/google/cluster-data asks
-# users of the 2019 trace to cite both).
+# The 2019 trace's announcement, its document and the paper that introduced it, as
+# github.com/google/cluster-data's bibliography.bib gives them (it asks users of the 2019 trace to
+# cite all three; the abstracts and keywords are left out).
+BIBLIOGRAPHY = "https://github.com/google/cluster-data/blob/master/bibliography.bib"
 PAPERS = (
     Paper(
-        "clusterdata:Tirmazi2020",
-        """@InProceedings{clusterdata:Tirmazi2020,
-  author = {Muhammad Tirmazi and Adam Barker and Nan Deng and Md E. Haque and Zhijing Gene Qin
-            and Steven Hand and Mor Harchol-Balter and John Wilkes},
-  title = {{Borg}: the Next Generation},
-  booktitle = {Proceedings of the Fifteenth European Conference on Computer Systems (EuroSys '20)},
+        "clusterdata:Wilkes2020",
+        """@Misc{clusterdata:Wilkes2020,
+  author = {John Wilkes},
+  title = {Yet more {Google} compute cluster trace data},
+  howpublished = {Google research blog},
+  month = Apr,
   year = 2020,
-  address = {Heraklion, Greece},
-  publisher = {ACM},
-  doi = {10.1145/3342195.3387517},
+  address = {Mountain View, CA, USA},
+  note = {Posted at \\url{https://ai.googleblog.com/2020/04/yet-more-google-compute-cluster-trace.html}.},
 }""",
+        BIBLIOGRAPHY,
         cite_with_trace=True,
     ),
     Paper(
@@ -212,6 +222,26 @@ PAPERS = (
   address = {Mountain View, CA, USA},
   note = {Posted at \\url{https://github.com/google/cluster-data/blob/master/ClusterData2019.md}},
 }""",
+        BIBLIOGRAPHY,
+        cite_with_trace=True,
+    ),
+    Paper(
+        "clusterdata:Tirmazi2020",
+        """@InProceedings{clusterdata:Tirmazi2020,
+  author = {Tirmazi, Muhammad and Barker, Adam and Deng, Nan and Haque, Md E. and Qin, Zhijing Gene
+            and Hand, Steven and Harchol-Balter, Mor and Wilkes, John},
+  title = {{Borg: the Next Generation}},
+  year = {2020},
+  isbn = {9781450368827},
+  publisher = {ACM},
+  address = {Heraklion, Greece},
+  url = {https://doi.org/10.1145/3342195.3387517},
+  doi = {10.1145/3342195.3387517},
+  booktitle = {Proceedings of the Fifteenth European Conference on Computer Systems (EuroSys'20)},
+  articleno = {30},
+  numpages = {14},
+}""",
+        BIBLIOGRAPHY,
         cite_with_trace=True,
     ),
 )
