@@ -429,14 +429,17 @@ def test_sql_names_and_values_holding_markup_print_as_written(capsys, sample_hom
     assert row.split() == ["│", "1", "│", "\\[/x]", "│", "tail\\", "│", "[bold]x", "│"]
 
 
-def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(capsys, monkeypatch):
+def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(
+    capsys, monkeypatch, sample_home
+):
     from tracewh import holdings
 
     def broken(*args, **kwargs):  # an unexpected failure whose text carries markup and lines
         raise RuntimeError("no [/x] here\n  ^\nsee above")
 
     monkeypatch.setattr(holdings, "tables", broken)
-    code, out, err = run(capsys, "info")
+    # a home with a catalog: `info` opens it before it asks what is held
+    code, out, err = run(capsys, "--home", str(sample_home.root), "info")
     assert (code, err) == (
         1,
         "Error: internal error: RuntimeError: no [/x] here ^ see above (run with --debug)\n",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import shutil
 import time
@@ -76,12 +77,21 @@ def memory_limit(explicit: str | None, default: str) -> str:
         limit, source = env, MEMORY_LIMIT_ENV
     else:
         limit, source = default, "default"
+    refused = _refused_limit(limit)
+    if refused:
+        raise UsageError(f"{source} {limit!r}: {refused} (e.g. 4GB, 500MB)")
+    return limit
+
+
+@functools.cache
+def _refused_limit(limit: str) -> str:
+    """DuckDB's reason to refuse a memory limit ('' when it takes it). Asked once per value and
+    process: the probe opens a database, which a session's every query would otherwise pay."""
     try:
         duckdb.connect(config={"memory_limit": limit}).close()
     except duckdb.Error as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise UsageError(f"{source} {limit!r}: {first} (e.g. 4GB, 500MB)") from e
-    return limit
+        return (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return ""
 
 
 def connect(

@@ -49,6 +49,9 @@ def deferred() -> Iterator[None]:
             handler(caught[0], None)  # Python's default SIGINT handler raises KeyboardInterrupt
 
 
+_TICK_S = 0.02
+
+
 @contextlib.contextmanager
 def interrupting(stop: Callable[[], None]) -> Iterator[None]:
     """Ctrl-C / SIGTERM while DuckDB works: Python's own handler cannot run while the main thread
@@ -64,7 +67,9 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
 
     def watch() -> None:
         while not done.is_set():
-            info = signal.sigtimedwait(_DEFERRED, 0.1)
+            # The tick bounds how long the block's end waits for this thread (every command
+            # pays it once); a wake-up costs microseconds.
+            info = signal.sigtimedwait(_DEFERRED, _TICK_S)
             if info is not None:
                 caught.append(info.si_signo)
             if caught:
