@@ -76,7 +76,7 @@ def memory_limit(explicit: str | None, default: str) -> str:
     elif env:
         limit, source = env, MEMORY_LIMIT_ENV
     else:
-        limit, source = default, "default"
+        return default  # tracewh's own default: DuckDB takes it (the probe opens a database)
     refused = _refused_limit(limit)
     if refused:
         raise UsageError(f"{source} {limit!r}: {refused} (e.g. 4GB, 500MB)")
@@ -350,11 +350,12 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def sync_links(home: Home) -> list[str]:
+def sync_links(home: Home, live: dict[tuple[str, str], str] | None = None) -> list[str]:
     """Point every ``parquet/<trace>/<table>`` link at the generation the catalog names (the
     catalog is the truth: a kill between the commit and the flip leaves a stale link) and remove
-    links of tables the catalog does not hold. Returns what it changed. Under the writer lock."""
-    want = live_dirs(home.catalog) if home.catalog.exists() else {}
+    links of tables the catalog does not hold. Returns what it changed. Under the writer lock.
+    ``live``: the catalog's live_dirs when the caller has just read them."""
+    want = live if live is not None else live_dirs(home.catalog) if home.catalog.exists() else {}
     changed = []
     for (trace, table), data_dir in want.items():
         link = home.table_link(trace, table)
@@ -643,20 +644,19 @@ def tidy(home: Home) -> None:
         return
     with home.tidy_lock() as got:
         if got:
-            sync_links(home)
-            collect_garbage(home)
+            live = live_dirs(home.catalog)  # read once for both (each read opens the catalog)
+            sync_links(home, live)
+            collect_garbage(home, live)
 
 
-def collect_garbage(home: Home) -> None:
+def collect_garbage(home: Home, live: dict[tuple[str, str], str] | None = None) -> None:
     """Delete what no catalog names any more: generations of dead or superseded ingests (unless a
     retired catalog still held open names them), staged catalogs of dead writers, spill leftovers.
-    Under the writer lock."""
+    Under the writer lock. ``live``: the catalog's live_dirs when the caller has just read them."""
     clean_staged(home)
-    keep = (
-        {(home.root / d).resolve() for d in live_dirs(home.catalog).values()}
-        if home.catalog.exists()
-        else set()
-    )
+    if live is None:
+        live = live_dirs(home.catalog) if home.catalog.exists() else {}
+    keep = {(home.root / d).resolve() for d in live.values()}
     keep |= {(home.root / d).resolve() for d in retained_dirs(home)}
     for trace in trace_names():
         gens = home.generations(trace)

@@ -10,7 +10,9 @@ limit is checked once; report headers are parsed once per process (tracewh.repor
 a session sees the state of the warehouse when its connection opened, whatever ingests commit
 meanwhile (like tracewh.snapshot); ``refresh()`` moves it to the latest state, and a session's own
 ``ingest`` / ``compact`` does so itself (they replace the catalog file by a rename, which an open
-connection never sees). The CLI commands and the module-level functions of tracewh.api are thin
+connection never sees). DuckDB keeps one database per file and process: while another connection
+of this process holds the catalog open (tracewh.connect(), another session), a reopened one shares
+that connection's state. The CLI commands and the module-level functions of tracewh.api are thin
 layers over this class; the options of an operation travel as one typed value (ReportOptions,
 IngestOptions), built once by the caller.
 """
@@ -135,7 +137,7 @@ class Warehouse:
             if shared is not None:
                 self._con, self._owned = shared, False
             else:
-                self._con, self._owned = query.open_read_only(self.home, self.memory_limit), True
+                self._con, self._owned = query.open_read_only(self.home, self._asked), True
                 with contextlib.suppress(Exception):
                     self._con.execute("SET enable_progress_bar = false")
         return self._con
