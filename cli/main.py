@@ -362,11 +362,12 @@ def compact(
     ] = None,
     home: HomeOpt = None,
 ) -> None:
-    from tracewh import compaction
+    from tracewh.session import Warehouse
 
     if trace is not None and trace not in registry():
         raise UsageError(f"no trace named {trace!r} (traces: {', '.join(registry())})")
-    done = compaction.compact(home_of(ctx, home), trace, memory_limit)
+    with Warehouse(home_of(ctx, home), memory_limit=memory_limit, read_only=False) as wh:
+        done = wh.compact(trace)
     for c in done:
         err_console.print(
             f"{c.trace}.{c.table}: {c.files_before:,} -> {c.files_after:,} files "

@@ -137,7 +137,12 @@ class Warehouse:
             if shared is not None:
                 self._con, self._owned = shared, False
             else:
-                self._con, self._owned = query.open_read_only(self.home, self._asked), True
+                from tracewh import signals
+
+                # Opened with Ctrl-C blocked, so DuckDB's threads never take it (query.sharing's
+                # watcher answers it by interrupting the query).
+                with signals.blocked():
+                    self._con, self._owned = query.open_read_only(self.home, self._asked), True
                 with contextlib.suppress(Exception):
                     self._con.execute("SET enable_progress_bar = false")
         return self._con

@@ -53,6 +53,22 @@ _TICK_S = 0.02
 
 
 @contextlib.contextmanager
+def blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread for the block, so the threads started inside it
+    (a DuckDB connection's workers) keep them blocked for good: the signals then reach the main
+    thread, or the watcher of ``interrupting``, never a worker that cannot act on them. One
+    that comes meanwhile is delivered when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
 def interrupting(stop: Callable[[], None]) -> Iterator[None]:
     """Ctrl-C / SIGTERM while DuckDB works: Python's own handler cannot run while the main thread
     waits inside DuckDB, so the signals are blocked in this thread (and in the threads DuckDB starts
