@@ -85,28 +85,25 @@ def ingest(
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
-    from tracewh import api
+    from tracewh.session import IngestOptions, Warehouse
 
     wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
-    result = api.ingest(
-        trace,
-        sources,
-        home=home_of(ctx, home),
+    options = IngestOptions(
         tables=wanted,
-        table=table,
+        table_for_file=table,
         cell=cell,
         replace=replace,
         append=append,
         parts=parts,
         allow_empty=allow_empty,
         verify=not no_verify,
-        memory_limit=memory_limit,
         workers=workers,
-        progress=make_progress(quiet),
-        # --engine spark: one Spark task per file (executors share the source and home paths)
-        spark=spark_session(engine, master),
         compact=not no_compact,
     )
+    # --engine spark: one Spark task per file (executors share the source and home paths)
+    spark = spark_session(engine, master)
+    with Warehouse(home_of(ctx, home), memory_limit=memory_limit, read_only=False) as wh:
+        result = wh.ingest(trace, sources, options, progress=make_progress(quiet), spark=spark)
     if not quiet:
         print_summary(result)
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).

@@ -97,17 +97,19 @@ def demo(ctx: typer.Context, home: HomeOpt = None) -> None:
         ingest_cmd.print_summary(result)
     from tracewh import reports
     from tracewh.cli.render import render
+    from tracewh.session import ReportOptions, Warehouse
 
-    err_console.print("\nreport overview:")
-    render(reports.run(h, "overview"), "table", title="overview")
-    for trace, spec in registry().items():  # each trace names the reports its demo shows
-        for name in spec.demo_reports:
-            needs = reports.get(name).needs_trace
-            err_console.print(f"\nreport {name}{f' --trace {trace}' if needs else ''}:")
-            rows = reports.run(h, name, trace=trace if needs else None)
-            render(rows, "table", title=f"{name} ({trace})")
-    err_console.print("\nreport compare:")
-    render(reports.run(h, "compare"), "table", title="compare")
+    with Warehouse(h) as wh:
+        err_console.print("\nreport overview:")
+        render(wh.rows("overview"), "table", title="overview")
+        for trace, spec in registry().items():  # each trace names the reports its demo shows
+            for name in spec.demo_reports:
+                needs = reports.get(name).needs_trace
+                err_console.print(f"\nreport {name}{f' --trace {trace}' if needs else ''}:")
+                rows = wh.rows(name, ReportOptions(trace=trace if needs else None))
+                render(rows, "table", title=f"{name} ({trace})")
+        err_console.print("\nreport compare:")
+        render(wh.rows("compare"), "table", title="compare")
 
 
 @app.command(
@@ -127,13 +129,13 @@ def info(
 ) -> None:
     from tracewh import holdings
     from tracewh.cli.render import render
+    from tracewh.session import Warehouse
 
-    held = holdings.tables(home_of(ctx, home), tz=tz)
-    render(held, fmt, title="ingested tables", output=output, columns=columns)
-    from tracewh import parts  # issue 9: missing parts named on stderr too
-
-    for line in parts.warnings(home_of(ctx, home)):
-        err_console.print(f"Warning: {line}", markup=False, highlight=False)
+    with Warehouse(home_of(ctx, home), tz=tz) as wh:
+        render(wh.info(), fmt, title="ingested tables", output=output, columns=columns)
+        # missing parts named on stderr too
+        for line in wh.gaps():
+            err_console.print(f"Warning: {line}", markup=False, highlight=False)
     extra = holdings.beyond_live(home_of(ctx, home))
     err_console.print(
         f"{extra / 1e6:,.2f} MB on disk beyond the live data (superseded generations and catalogs "
@@ -203,11 +205,10 @@ def _sql_duckdb(
     from tracewh import provenance
     from tracewh import query as query_lib
     from tracewh.cli.render import render_stream
+    from tracewh.session import Warehouse
 
-    record = provenance.collect(home, sql=query) if output is not None else None
-
-    with query_lib.read_only(home) as con:
-        query_lib.set_zone(con, tz or query_lib.zone_for(con))
+    with Warehouse(home) as wh, wh.reading(tz) as con:
+        record = provenance.collect(home, sql=query) if output is not None else None
         if fmt == "parquet" and output is not None:
             # Arrow batches straight from DuckDB: streamed, with the exact column types.
             query_lib.copy_to_parquet(con, query, output, provenance.parquet_metadata(record or {}))
@@ -274,8 +275,10 @@ def shell(
 def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> None:
     from tracewh import checks
     from tracewh.cli.render import render
+    from tracewh.session import Warehouse
 
-    results = checks.run_all(home_of(ctx, home))
+    with Warehouse(home_of(ctx, home)) as wh:
+        results = wh.check()
     render(checks.summary(results), fmt, title="checks")
     failed = [r for r in results if r.failed]
     for r in failed:
@@ -359,11 +362,12 @@ def compact(
     ] = None,
     home: HomeOpt = None,
 ) -> None:
-    from tracewh import compaction
+    from tracewh.session import Warehouse
 
     if trace is not None and trace not in registry():
         raise UsageError(f"no trace named {trace!r} (traces: {', '.join(registry())})")
-    done = compaction.compact(home_of(ctx, home), trace, memory_limit)
+    with Warehouse(home_of(ctx, home), memory_limit=memory_limit, read_only=False) as wh:
+        done = wh.compact(trace)
     for c in done:
         err_console.print(
             f"{c.trace}.{c.table}: {c.files_before:,} -> {c.files_after:,} files "

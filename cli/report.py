@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer._click import core as click
+from typer.core import TyperGroup
 
 from tracewh import reports
 from tracewh.cli.common import (
@@ -29,7 +32,54 @@ from tracewh.cli.common import (
     spark_session,
 )
 
+
+class _ReportCommands(MutableMapping[str, click.Command]):
+    """The report group's commands: `list`, then one per report, each built the first time it is
+    asked for. Building a command reads its options' annotations (milliseconds each, times the
+    reports), which `tracewh --help` and `tracewh report list` never need."""
+
+    def __init__(self, fixed: MutableMapping[str, click.Command]) -> None:
+        self._built = dict(fixed)
+        self._fixed = list(fixed)
+
+    def _names(self) -> list[str]:
+        return [*self._fixed, *(n for n in reports.all_reports() if n not in self._fixed)]
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._built:
+            report = reports.all_reports().get(name)
+            if report is None:
+                raise KeyError(name)
+            info = typer.models.CommandInfo(name=name, help=_help(report), callback=_make_command(report))
+            self._built[name] = typer.main.get_command_from_info(
+                info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=None
+            )
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._built[name] = command
+        if name not in self._fixed:
+            self._fixed.append(name)
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+        self._fixed.remove(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+class _ReportGroup(TyperGroup):
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _ReportCommands(self.commands)
+
+
 app = typer.Typer(
+    cls=_ReportGroup,
     help=examples(
         "Ready-made analyses from the trace papers.",
         "tracewh report list",
@@ -134,8 +184,8 @@ def _make_command(report: reports.Report):
         engine: EngineOpt = "duckdb",
         master: MasterOpt = None,
     ) -> None:
-        from tracewh import api
         from tracewh.cli.render import render
+        from tracewh.session import ReportOptions, Warehouse
 
         style = None
         if plot is not None:
@@ -144,21 +194,15 @@ def _make_command(report: reports.Report):
             # a report without a chart, a bad suffix or style fails before the query runs
             plots.check_target(report.name, plot)
             style = plots.Style.parse(plot_size, dpi, font_size)
+        options = ReportOptions(trace=trace, cell=cell, tz=tz, params=parse_params(param))
+        where = home_of(ctx, home)
         spark = spark_session(engine, master)
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            spark_engine.register(spark, home_of(ctx, home))
-        result = api.report(
-            report.name,
-            trace,
-            cell,
-            home=home_of(ctx, home),
-            tz=tz,
-            memory_limit=memory_limit,
-            spark=spark,
-            **parse_params(param),
-        )
+            spark_engine.register(spark, where)
+        with Warehouse(where, memory_limit=memory_limit) as wh:
+            result = wh.report(report.name, options, spark=spark)
         render(
             result.rows,
             fmt,
@@ -197,7 +241,3 @@ def _help(report: reports.Report) -> str:
     if report.options:
         text += "\n\nParameters (--param NAME=VALUE): " + "; ".join(p.describe() for p in report.param_specs)
     return examples(text, *lines)
-
-
-for _report in reports.all_reports().values():
-    app.command(_report.name, help=_help(_report))(_make_command(_report))

@@ -36,14 +36,21 @@ def test_every_command_has_help(capsys):
         assert "Usage" in out and (command.help or "").split("\n")[0][:20] in out, path
 
 
-def test_help_does_not_import_the_engine():
+@pytest.mark.parametrize("args", [["--help"], ["report", "list"], ["report", "--help"]])
+def test_help_and_the_report_list_do_not_import_the_engine_or_expand_sql(args):
+    # Start-up is what these commands cost: no engine, no dataframe library, no SQL dialect
+    # translator, no report's SQL expanded (a report's `sql` is filled in on first use).
     code = (
         "import sys; from tracewh.cli.main import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('duckdb', 'polars', 'pyarrow') if m in sys.modules), file=sys.stderr)"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "from tracewh import reports\n"
+        "heavy = ('duckdb', 'polars', 'pyarrow', 'sqlglot', 'matplotlib', 'numpy')\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+        "print(sorted(n for n, r in reports.all_reports().items() if 'sql' in vars(r)), file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stderr.strip() == "[]"
+    assert out.stderr.splitlines()[-2:] == ["[]", "[]"]
+    assert out.stdout.strip()  # it printed its help or its list
 
 
 def test_the_library_never_imports_the_cli_toolkit():
@@ -429,14 +436,17 @@ def test_sql_names_and_values_holding_markup_print_as_written(capsys, sample_hom
     assert row.split() == ["│", "1", "│", "\\[/x]", "│", "tail\\", "│", "[bold]x", "│"]
 
 
-def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(capsys, monkeypatch):
+def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(
+    capsys, monkeypatch, sample_home
+):
     from tracewh import holdings
 
     def broken(*args, **kwargs):  # an unexpected failure whose text carries markup and lines
         raise RuntimeError("no [/x] here\n  ^\nsee above")
 
     monkeypatch.setattr(holdings, "tables", broken)
-    code, out, err = run(capsys, "info")
+    # a home with a catalog: `info` opens it before it asks what is held
+    code, out, err = run(capsys, "--home", str(sample_home.root), "info")
     assert (code, err) == (
         1,
         "Error: internal error: RuntimeError: no [/x] here ^ see above (run with --debug)\n",

@@ -21,15 +21,21 @@ from tracewh.api import (
     report,
     snapshot,
 )
+from tracewh.session import IngestOptions, ReportOptions, Warehouse
+from tracewh.session import open_warehouse as open  # tracewh.open(home)
 
 __all__ = [
+    "IngestOptions",
+    "ReportOptions",
     "ReportResult",
+    "Warehouse",
     "__version__",
     "cite",
     "connect",
     "info",
     "ingest",
     "list_reports",
+    "open",
     "plot",
     "report",
     "snapshot",

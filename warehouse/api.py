@@ -36,9 +36,9 @@ PathLike = str | Path
 
 
 def _home(home: PathLike | Home | None) -> Home:
-    if isinstance(home, Home):
-        return home
-    return Home.resolve(Path(home) if home is not None else None)
+    from tracewh.session import resolve_home
+
+    return resolve_home(home)
 
 
 def connect(home: PathLike | None = None, *, tz: str | None = None) -> duckdb.DuckDBPyConnection:
@@ -166,48 +166,14 @@ def report(
 ) -> ReportResult:
     """Run the report ``name`` (``list_reports()`` lists them); ``params`` are its parameters
     (e.g. ``bucket_s=600``), given as Python values. ``memory_limit`` (e.g. ``"2GB"``; else
-    $TRACEWH_MEMORY_LIMIT, else 4GB) bounds DuckDB's memory; beyond it the report spills to disk."""
+    $TRACEWH_MEMORY_LIMIT, else 4GB) bounds DuckDB's memory; beyond it the report spills to disk.
+    Several reports in a row: ``tracewh.open(home)`` once, then ``Warehouse.report``."""
     from tracewh import reports
+    from tracewh.session import ReportOptions, open_warehouse
 
-    meta = reports.get(name)
-    where = _home(home)
-    rows = reports.run(
-        where,
-        name,
-        trace=trace,
-        cell=cell,
-        options={k: str(v) for k, v in params.items()},
-        tz=tz,
-        spark=spark,  # a SparkSession with the catalog registered (warehouse/spark.py), or None
-        memory_limit=memory_limit,
-    )
-    from tracewh import provenance
-
-    ctx = rows.context
-    chosen = str(ctx["trace"]) if ctx.get("trace") else None
-    footer = tuple(reports.footer(where, name, trace=chosen if meta.needs_trace else trace))
-    caveats = reports.caveats(meta.name, footer)
-    chosen_params: dict[str, object] = dict(ctx.get("params", {}))  # type: ignore[call-overload]
-    return ReportResult(
-        name=meta.name,
-        description=meta.description,
-        reproduces=meta.reproduces,
-        footer=footer,
-        method=meta.note,
-        trace=chosen,
-        cell=str(ctx["cell"]) if ctx.get("cell") else None,
-        zone=str(ctx.get("zone", "UTC")),
-        params=chosen_params,
-        rows=rows,
-        provenance=provenance.collect(
-            where,
-            [chosen] if chosen else list(meta.traces),
-            report=meta.name,
-            params={"trace": chosen, "cell": ctx.get("cell"), "tz": ctx.get("zone"), **chosen_params},
-            reproduces=meta.reproduces,
-            caveats=caveats,
-        ),
-    )
+    reports.get(name)  # an unknown name fails before the home is opened
+    with open_warehouse(home, memory_limit=memory_limit) as wh:
+        return wh.report(name, ReportOptions(trace=trace, cell=cell, tz=tz, params=params), spark=spark)
 
 
 def plot(
@@ -280,13 +246,9 @@ def ingest(
     the parts given are written, every other part is kept (``replace=True``: only these).
     ``spark``: a SparkSession to convert the files on, one task per file (warehouse/spark.py).
     ``compact``: merge each day's small Parquet files into large ones (tracewh.compaction)."""
-    from tracewh import ingestion as ingest_lib
+    from tracewh.session import IngestOptions, open_warehouse
 
-    sources = [Path(source)] if isinstance(source, str | Path) else [Path(s) for s in source]
-    return ingest_lib.ingest(
-        _home(home),
-        trace,
-        sources,
+    options = IngestOptions(
         tables=tables,
         table_for_file=table,
         cell=cell,
@@ -295,12 +257,11 @@ def ingest(
         parts=parts,
         allow_empty=allow_empty,
         verify=verify,
-        memory_limit=memory_limit,
         workers=workers,
-        progress=progress,
-        spark=spark,
         compact=compact,
     )
+    with open_warehouse(home, memory_limit=memory_limit, read_only=False) as wh:
+        return wh.ingest(trace, source, options, progress=progress, spark=spark)
 
 
 @contextlib.contextmanager
@@ -315,9 +276,10 @@ def snapshot(home: PathLike | Home | None = None) -> Iterator[None]:
 
 def info(home: PathLike | Home | None = None) -> pl.DataFrame:
     """What is ingested: per table rows, rejects, time range, files, size, last update."""
-    from tracewh import holdings
+    from tracewh.session import open_warehouse
 
-    return to_polars(holdings.tables(_home(home)))
+    with open_warehouse(home) as wh:
+        return to_polars(wh.info())
 
 
 __all__ = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import shutil
 import time
@@ -78,13 +79,22 @@ def memory_limit(explicit: str | None, default: str) -> str:
     elif env:
         limit, source = env, MEMORY_LIMIT_ENV
     else:
-        limit, source = default, "default"
+        return default  # tracewh's own default: DuckDB takes it (the probe opens a database)
+    refused = _refused_limit(limit)
+    if refused:
+        raise UsageError(f"{source} {limit!r}: {refused} (e.g. 4GB, 500MB)")
+    return limit
+
+
+@functools.cache
+def _refused_limit(limit: str) -> str:
+    """DuckDB's reason to refuse a memory limit ('' when it takes it). Asked once per value and
+    process: the probe opens a database, which a session's every query would otherwise pay."""
     try:
         duckdb.connect(config={"memory_limit": limit}).close()
     except duckdb.Error as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise UsageError(f"{source} {limit!r}: {first} (e.g. 4GB, 500MB)") from e
-    return limit
+        return (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return ""
 
 
 def no_progress_bar(con: duckdb.DuckDBPyConnection) -> None:
@@ -367,11 +377,12 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def sync_links(home: Home) -> list[str]:
+def sync_links(home: Home, live: dict[tuple[str, str], str] | None = None) -> list[str]:
     """Point every ``parquet/<trace>/<table>`` link at the generation the catalog names (the
     catalog is the truth: a kill between the commit and the flip leaves a stale link) and remove
-    links of tables the catalog does not hold. Returns what it changed. Under the writer lock."""
-    want = live_dirs(home.catalog) if home.catalog.exists() else {}
+    links of tables the catalog does not hold. Returns what it changed. Under the writer lock.
+    ``live``: the catalog's live_dirs when the caller has just read them."""
+    want = live if live is not None else live_dirs(home.catalog) if home.catalog.exists() else {}
     changed = []
     for (trace, table), data_dir in want.items():
         link = home.table_link(trace, table)
@@ -675,20 +686,19 @@ def tidy(home: Home) -> None:
         return
     with home.tidy_lock() as got:
         if got:
-            sync_links(home)
-            collect_garbage(home)
+            named = kept_dirs(home.catalog)  # read once for both (each read opens the catalog)
+            sync_links(home, {key: d for key, d in named.items() if not key[1].startswith(derived.PREFIX)})
+            collect_garbage(home, named)
 
 
-def collect_garbage(home: Home) -> None:
+def collect_garbage(home: Home, named: dict[tuple[str, str], str] | None = None) -> None:
     """Delete what no catalog names any more: generations of dead or superseded ingests (unless a
     retired catalog still held open names them), staged catalogs of dead writers, spill leftovers.
-    Under the writer lock."""
+    Under the writer lock. ``named``: the catalog's kept_dirs when the caller has just read them."""
     clean_staged(home)
-    keep = (
-        {(home.root / d).resolve() for d in kept_dirs(home.catalog).values()}
-        if home.catalog.exists()
-        else set()
-    )
+    if named is None:
+        named = kept_dirs(home.catalog) if home.catalog.exists() else {}
+    keep = {(home.root / d).resolve() for d in named.values()}
     keep |= {(home.root / d).resolve() for d in retained_dirs(home)}
     for trace in trace_names():
         gens = home.generations(trace)

@@ -55,6 +55,35 @@ def snapshot(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.Duc
 
 
 @contextlib.contextmanager
+def sharing(home: Home, con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Every ``read_only(home)`` inside the block gets a cursor of ``con``, an open connection the
+    caller keeps (a tracewh.session.Warehouse): one catalog open and one state of the warehouse for
+    all the reads of a report (its rows, footer, provenance); an interrupt cancels what runs on it."""
+    current = _SNAPSHOT.get()
+    if current is not None and current.con is con:
+        yield  # already shared (a session's report inside its own block): one signal block
+        return
+    interruptible = [con]
+
+    def stop() -> None:
+        for c in list(interruptible):
+            c.interrupt()
+
+    with signals.interrupting(stop):
+        token = _SNAPSHOT.set(_Snapshot(home.root, con, interruptible))
+        try:
+            yield
+        finally:
+            _SNAPSHOT.reset(token)
+
+
+def shared_connection(home: Home) -> duckdb.DuckDBPyConnection | None:
+    """The connection a ``snapshot`` or ``sharing`` block around this call holds on ``home``, if any."""
+    shared = _SNAPSHOT.get()
+    return shared.con if shared is not None and shared.root == home.root else None
+
+
+@contextlib.contextmanager
 def read_only(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the catalog, checked to be in the place its views point at;
     an interrupt (SIGINT/SIGTERM) cancels its running query. DuckDB spills what does not fit in

@@ -14,6 +14,8 @@ observed window) into the lines printed on stderr after a report.
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +23,7 @@ from tracewh import headers, sqlfiles
 from tracewh.errors import UsageError
 from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
-from tracewh.traces import expand_sql, registry, trace_names
+from tracewh.traces import MODULES_ENV, expand_sql, registry, trace_names
 
 if TYPE_CHECKING:
     from tracewh.query import Rows
@@ -37,7 +39,6 @@ class Report:
     description: str
     params: dict[str, str | None]
     reproduces: str
-    sql: str
     # The chart spec parsed and checked by tracewh.headers (option -> value); {} = no chart.
     plot: dict[str, str] = field(default_factory=dict)
     note: str = field(default="")
@@ -56,6 +57,12 @@ class Report:
     # life-cycle input -> the columns computed from it (() = the whole report): header ``needs``
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
+    @functools.cached_property
+    def sql(self) -> str:
+        """DuckDB's SQL: the template with its registry placeholders filled (done on first use, so
+        listing the reports or building their commands never expands it)."""
+        return expand_sql(self.template)
+
     @property
     def needs_trace(self) -> bool:
         return "trace" in self.params
@@ -73,6 +80,13 @@ class Report:
 
 
 def all_reports() -> dict[str, Report]:
+    """Every report of sql/reports/ (name -> Report), its header parsed and checked once per
+    process (and set of trace modules: the traces 'any' covers come from the registry)."""
+    return dict(_parsed(os.environ.get(MODULES_ENV, "")))
+
+
+@functools.cache
+def _parsed(modules: str) -> dict[str, Report]:
     out = {}
     for f in sqlfiles.folder("reports"):
         traces_raw = f.header.get("traces", "any")
@@ -82,21 +96,20 @@ def all_reports() -> dict[str, Report]:
             else tuple(t.strip() for t in traces_raw.split(",") if t.strip())
         )
         out[f.name] = Report(
-            f.name,
-            traces,
-            f.header.get("description", ""),
-            {**dict.fromkeys(f.meta.builtin_params), **{p.name: p.default for p in f.meta.params}},
-            f.header.get("reproduces", ""),
-            expand_sql(f.body),
-            f.meta.plot,
-            f.header.get("note", ""),
-            f.header.get("python", ""),
-            f.header.get("caveat", ""),
-            f.header.get("example", ""),
-            f.meta.params,
-            f.body,
-            tuple(k.strip() for k in f.header.get("cites", "").split(",") if k.strip()),
-            f.meta.needs,
+            name=f.name,
+            traces=traces,
+            description=f.header.get("description", ""),
+            params={**dict.fromkeys(f.meta.builtin_params), **{p.name: p.default for p in f.meta.params}},
+            reproduces=f.header.get("reproduces", ""),
+            plot=f.meta.plot,
+            note=f.header.get("note", ""),
+            python=f.header.get("python", ""),
+            caveat=f.header.get("caveat", ""),
+            example=f.header.get("example", ""),
+            param_specs=f.meta.params,
+            template=f.body,
+            cites=tuple(k.strip() for k in f.header.get("cites", "").split(",") if k.strip()),
+            needs=f.meta.needs,
         )
     return out
 
@@ -106,6 +119,25 @@ def get(name: str) -> Report:
     if name not in reports:
         raise UsageError(f"no report named {name!r}; `tracewh report list` shows them")
     return reports[name]
+
+
+def bind(report: Report, options: dict[str, str] | None) -> dict[str, object]:
+    """The report's tunable parameters typed: its defaults, overridden by ``options`` (name -> text);
+    an unknown name, a bad value or a missing required one is a usage error (before any query)."""
+    name = report.name
+    specs = {p.name: p for p in report.param_specs}
+    params: dict[str, object] = {
+        k: None if v is None else specs[k].convert(name, v) for k, v in report.options.items()
+    }
+    for key, value in (options or {}).items():
+        if key not in report.options:
+            known = ", ".join(report.options) or "none"
+            raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
+        params[key] = specs[key].convert(name, value)
+    missing = [k for k, v in params.items() if v is None]
+    if missing:
+        raise UsageError(f"report {name} needs --param {missing[0]}=...")
+    return params
 
 
 def run(
@@ -127,18 +159,7 @@ def run(
     from tracewh import query
 
     report = get(name)
-    specs = {p.name: p for p in report.param_specs}
-    params: dict[str, object] = {
-        k: None if v is None else specs[k].convert(name, v) for k, v in report.options.items()
-    }
-    for key, value in (options or {}).items():
-        if key not in report.options:
-            known = ", ".join(report.options) or "none"
-            raise UsageError(f"report {name} has no parameter {key!r} (parameters: {known})")
-        params[key] = specs[key].convert(name, value)
-    missing = [k for k, v in params.items() if v is None]
-    if missing:
-        raise UsageError(f"report {name} needs --param {missing[0]}=...")
+    params = bind(report, options)
     with query.read_only(home, memory_limit) as con:
         if report.needs_trace:
             params["trace"] = _choose_trace(con, report, trace)

@@ -49,6 +49,25 @@ def deferred() -> Iterator[None]:
             handler(caught[0], None)  # Python's default SIGINT handler raises KeyboardInterrupt
 
 
+_TICK_S = 0.02
+
+
+@contextlib.contextmanager
+def blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread for the block, so the threads started inside it
+    (a DuckDB connection's workers) keep them blocked for good: the signals then reach the main
+    thread, or the watcher of ``interrupting``, never a worker that cannot act on them. One
+    that comes meanwhile is delivered when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 @contextlib.contextmanager
 def interrupting(stop: Callable[[], None]) -> Iterator[None]:
     """Ctrl-C / SIGTERM while DuckDB works: Python's own handler cannot run while the main thread
@@ -64,7 +83,9 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
 
     def watch() -> None:
         while not done.is_set():
-            info = signal.sigtimedwait(_DEFERRED, 0.1)
+            # The tick bounds how long the block's end waits for this thread (every command
+            # pays it once); a wake-up costs microseconds.
+            info = signal.sigtimedwait(_DEFERRED, _TICK_S)
             if info is not None:
                 caught.append(info.si_signo)
             if caught:

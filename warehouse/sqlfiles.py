@@ -47,7 +47,14 @@ def data_root() -> Path:
 
 
 def parse(path: Path) -> SqlFile:
-    """One SQL file with its validated header (HeaderError when the header breaks the rules)."""
+    """One SQL file with its validated header (HeaderError when the header breaks the rules).
+    Parsed once per process while the file is unchanged (its size and modification time)."""
+    st = path.stat()
+    return _parse(path, st.st_mtime_ns, st.st_size)
+
+
+@cache
+def _parse(path: Path, mtime_ns: int, size: int) -> SqlFile:
     text = path.read_text(encoding="utf-8")
     kind = _KIND.get(path.parent.name, "view")
     return SqlFile(path, headers.parse(f"{path.parent.name}/{path.name}", kind, headers.read(text)), text)
