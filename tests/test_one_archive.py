@@ -53,6 +53,17 @@ def _archive(path: Path, members: dict[str, str]) -> Path:
     return path
 
 
+def _register(tmp_path: Path, monkeypatch, name: str, text: str) -> Path:
+    """The trace module ``text`` registered as a trace kept outside tracewh (a module name of its
+    own: Python keeps an imported module); returns an empty download folder."""
+    (tmp_path / f"{name}_mod.py").write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(MODULES_ENV, f"{name}_mod")
+    src = tmp_path / "download"
+    src.mkdir()
+    return src
+
+
 def test_a_table_is_read_from_its_own_member_only(tmp_path):
     path = _archive(
         tmp_path / "a.tar.gz", {"x/event.csv": "1,a\n", "x/server.csv": "m1\nm2\n", "README": "hi\n"}
@@ -69,11 +80,7 @@ def test_a_table_is_read_from_its_own_member_only(tmp_path):
 
 
 def test_one_archive_ingests_every_table_from_its_member(tmp_path, monkeypatch):
-    (tmp_path / "onearchive_mod.py").write_text(MODULE.replace("NAME", "onearchive"), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv(MODULES_ENV, "onearchive_mod")
-    src = tmp_path / "download"
-    src.mkdir()
+    src = _register(tmp_path, monkeypatch, "onearchive", MODULE.replace("NAME", "onearchive"))
     # 3 events (one before the trace: time -5), 2 machines; the README is no table's
     _archive(
         src / "onearchive.tar.gz",
@@ -97,11 +104,7 @@ def test_one_archive_ingests_every_table_from_its_member(tmp_path, monkeypatch):
 
 
 def test_a_missing_member_is_an_input_error(tmp_path, monkeypatch):
-    (tmp_path / "onearchive_mod2.py").write_text(MODULE.replace("NAME", "onearchive2"), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv(MODULES_ENV, "onearchive_mod2")
-    src = tmp_path / "download"
-    src.mkdir()
+    src = _register(tmp_path, monkeypatch, "onearchive2", MODULE.replace("NAME", "onearchive2"))
     _archive(src / "onearchive2.tar.gz", {"event.csv": "1,j1\n"})
     with pytest.raises(InputError, match=r"no server\.csv"):
         ingest.ingest(Home.resolve(tmp_path / "home"), "onearchive2", src)
@@ -125,9 +128,7 @@ def test_the_one_archive_is_downloaded_whole_and_checked(tmp_path, monkeypatch):
         .replace("    negative_times=True,", "    negative_times=True,\n" + remote)
         .replace("import Column, Layout, Table, TraceSpec", "import Column, Layout, Remote, Table, TraceSpec")
     )
-    (tmp_path / "onearchive_mod3.py").write_text(module, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv(MODULES_ENV, "onearchive_mod3")
+    _register(tmp_path, monkeypatch, "onearchive3", module)
     server = TraceServer()
     server.files["v2017/onearchive3.tar.gz"] = data
     server.start()
