@@ -54,11 +54,12 @@ def _views_in_sql_files() -> list[str]:
     import sqlglot
     from sqlglot import exp
 
-    from tracewh.traces import get_trace, views_sql
+    from tracewh.traces import get_trace, prelude_sql, views_sql
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
-    # the SQL files, and the views generated from the trace specs (meta.inputs, meta.published_rows)
-    bodies = [views_sql()]
+    # the SQL files, and the views and tables generated from the trace specs (meta.inputs,
+    # meta.published_rows, a trace's cells)
+    bodies = [views_sql(), *(prelude_sql(get_trace(t)) for t in trace_names())]
     for folder in ("meta", *ws.sql_folders()):
         bodies += [ws.rewrite_unpivot(expand_sql(f.body)) for f in sqlfiles.folder(folder)]
     for body in bodies:
@@ -618,7 +619,12 @@ def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch)
     gen.mkdir()
     r = ingest.FileResult("machine_events", src.name, src, src.stat().st_size)
     task = ws._ConvertTask(
-        "google2011", {"machine_events": str(gen)}, str(tmp_path / "tmp"), "500MB", "20260101T000000-abcdef"
+        "google2011",
+        {"machine_events": str(gen)},
+        str(tmp_path / "tmp"),
+        "500MB",
+        "20260101T000000-abcdef",
+        ingest._convert_file,
     )
     real = ingest._copy
 

@@ -685,10 +685,19 @@ def _fixed_files(mod: TraceSpec, remote: Remote, base: str, sel: _Wanted) -> lis
     return files
 
 
+def _plan_archive(http: _Http, mod: TraceSpec, remote: Remote, base: str, sel: _Wanted, jobs: int) -> Planned:
+    """One archive holding every table: fetched whole whatever --tables says (the ingest then
+    reads the tables it is asked for from it)."""
+    sha = remote.sha256.get(remote.archive)
+    url = f"{base}/{remote.root}/{quote(remote.archive)}"
+    return [RemoteFile(remote.archive, url, None, {"sha256": sha} if sha else {})], {}
+
+
 _PLANNERS: dict[str, Callable[..., Planned]] = {
     "checksum-file": _plan_checksum_file,
     "storage-json-api": _plan_storage_listing,
     "fixed": _plan_fixed,
+    "archive": _plan_archive,
 }
 
 

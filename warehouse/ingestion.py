@@ -341,14 +341,14 @@ def _discover(
     if not roots:
         raise UsageError("no source given")
     found: list[tuple[Path, SourceFile]] = []
-    seen_paths: set[Path] = set()
+    seen_paths: set[tuple[Path, str]] = set()  # an archive holding every table is read per table
     for root in roots:
         try:
             files = trace.discover(root, tables, table_for_file, cell)
         except OSError as e:
             raise InputError(f"{root}: {e.strerror or e}") from e
         for s in files:
-            real = Path(os.path.realpath(s.path))  # no error on a symlink loop
+            real = (Path(os.path.realpath(s.path)), s.table)  # no error on a symlink loop
             if real not in seen_paths:
                 seen_paths.add(real)
                 found.append((root, s))
@@ -727,7 +727,7 @@ def _convert_csv(
     cr = r.text is not None and r.text.cr  # a plain file with CRs: through the LineFixer
     rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
     failed: InputError | None = None
-    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as feed:
+    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr, member=table.member) as feed:
         reader = readers.csv_reader(table, feed.path, rejects, scans)
         try:
             r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=True)
@@ -749,12 +749,12 @@ def _convert_csv(
     if count is None or r.rows_written + len(skipped) != count.total:
         # Rows are missing: the checks refused some (or the file has blank lines). Find which.
         rejects2, scans2 = f"rejects_{n}_again", f"reject_scans_{n}_again"
-        with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as again:
+        with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr, member=table.member) as again:
             reader = readers.csv_reader(table, again.path, rejects2, scans2)
             checked = _checked_rejects(cur, table, reader, r, skipped, True, trace.negative_times)
     if malformed:
         # DuckDB's raw text turns bytes that are not UTF-8 into '?': take the line from the file.
-        _, by_line = readers.locate(r.path, set(), {line for line, *_ in malformed}, set())
+        _, by_line = readers.locate(r.path, set(), {line for line, *_ in malformed}, set(), table.member)
         malformed = [
             (line, col, kind, reason, by_line.get(line, raw)) for line, col, kind, reason, raw in malformed
         ]
@@ -790,7 +790,7 @@ def _checked_rejects(
         raise InputError(f"{r.table}/{r.name}: {_first_line(e)}") from e
     if not bad:
         return []
-    by_row, _ = readers.locate(r.path, {row for row, *_ in bad}, set(), skipped)
+    by_row, _ = readers.locate(r.path, {row for row, *_ in bad}, set(), skipped, table.member)
     out = []
     for row, col, kind, problem in bad:
         line, raw = by_row.get(row, (None, None))

@@ -305,10 +305,10 @@ def _line_problem(text: str, types: list[tuple[Column, _Type]]) -> tuple[str | N
 # ---- raw lines: carriage returns, and the bytes of rejected lines ---------------------------
 
 
-def raw_lines(path: Path) -> Iterator[bytes]:
+def raw_lines(path: Path, member: str | None = None) -> Iterator[bytes]:
     """The file's lines as bytes (each with its line end): plain, gzip or the CSV member of a .tar.gz."""
     if path.name.endswith(".tar.gz"):
-        for src in archive_csv(path):
+        for src in archive_csv(path, member):
             yield from src
         return
     opener = gzip.open if path.name.endswith(".gz") else open
@@ -321,13 +321,16 @@ def raw_text(raw: bytes) -> str:
     return raw.rstrip(b"\r\n").decode("utf-8", errors="backslashreplace")[:RAW_TEXT_LIMIT]
 
 
-def locate(path: Path, rows: set[int], lines: set[int], skipped: set[int]) -> tuple[dict, dict]:
-    """One pass over the file: for each row number in ``rows`` (the n-th line that is neither blank
-    nor in ``skipped``) its line number and raw text; for each line number in ``lines`` its raw text."""
+def locate(
+    path: Path, rows: set[int], lines: set[int], skipped: set[int], member: str | None = None
+) -> tuple[dict, dict]:
+    """One pass over the file (``member`` of an archive holding several tables): for each row number
+    in ``rows`` (the n-th line that is neither blank nor in ``skipped``) its line number and raw
+    text; for each line number in ``lines`` its raw text."""
     by_row: dict[int, tuple[int, str]] = {}
     by_line: dict[int, str] = {}
     k = 0
-    for n, raw in enumerate(raw_lines(path), start=1):
+    for n, raw in enumerate(raw_lines(path, member), start=1):
         if n in lines:
             by_line[n] = raw_text(raw)
         if raw.strip(b"\r\n") and n not in skipped:
@@ -346,27 +349,33 @@ class ArchiveRefused(ValueError):
     """A ``.tar.gz`` that is whole but not one table's file: no CSV member, or several."""
 
 
-def archive_csv(path: Path) -> Iterator[IO[bytes]]:
+def archive_csv(path: Path, member: str | None = None) -> Iterator[IO[bytes]]:
     """The one CSV member of a ``.tar.gz``, streamed (never extracted); then the rest of the
     archive is read to make sure there is no second one. Several CSV members are refused, not
-    concatenated: the official archives hold exactly one, and reading a second as more lines of
-    the first would put its line numbers, its missing last newline or its header into the table."""
+    concatenated: a table's archive holds exactly one, and reading a second as more lines of
+    the first would put its line numbers, its missing last newline or its header into the table.
+    ``member``: the archive holds several tables; the file of that name (in any folder of the
+    archive) is the table's, and only it is read; two of that name are refused the same way."""
     found: str | None = None
     with tarfile.open(path, mode="r|gz") as archive:
-        for member in archive:
-            if not (member.isfile() and member.name.endswith(".csv")):
+        for entry in archive:
+            if not entry.isfile():
+                continue
+            wanted = entry.name.rpartition("/")[2] == member if member else entry.name.endswith(".csv")
+            if not wanted:
                 continue
             if found is not None:
+                what = f"two files named {member}" if member else "several .csv files"
                 raise ArchiveRefused(
-                    f"the archive holds several .csv files ({found}, {member.name}); "
-                    "a table's archive holds exactly one, so it is refused"
+                    f"the archive holds {what} ({found}, {entry.name}); "
+                    "a table is exactly one file, so it is refused"
                 )
-            found = member.name
-            src = archive.extractfile(member)
+            found = entry.name
+            src = archive.extractfile(entry)
             assert src is not None
             yield src
     if found is None:
-        raise ArchiveRefused("the archive holds no .csv file")
+        raise ArchiveRefused(f"the archive holds no {member or '.csv file'}")
 
 
 def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
@@ -478,7 +487,7 @@ class Feed:
 
 
 @contextlib.contextmanager
-def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
+def streamed(path: Path, fifo: Path, *, cr: bool = False, member: str | None = None) -> Iterator[Feed]:
     """What DuckDB reads a CSV from: the file itself when it needs nothing, else a named pipe fed
     by a thread that streams it: a ``.tar.gz`` archive's CSV member (nothing is extracted to disk),
     a ``.csv.gz`` inflated here, with every member's CRC-32 and length checked on the way (DuckDB's
@@ -498,7 +507,7 @@ def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
 
     def chunks() -> Iterator[bytes]:
         if path.name.endswith(".tar.gz"):
-            for src in archive_csv(path):
+            for src in archive_csv(path, member):
                 while chunk := src.read(1 << 20):
                     yield chunk
             return

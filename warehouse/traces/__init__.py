@@ -51,6 +51,9 @@ class Table:
     # Rows the publishers give for the whole table (the `overview` report sets them beside the
     # ingested count); None = not published.
     published_rows: int | None = None
+    # In a trace whose one archive holds every table (Layout.holds_every_table): the name of this
+    # table's file in it (the archive's other members are the other tables).
+    member: str | None = None
 
     @property
     def column_names(self) -> list[str]:
@@ -122,7 +125,8 @@ class Remote:
     ``listing`` says where the file list and digests come from:
     ``checksum-file`` (a sha256sum-format file under ``root`` names every file),
     ``storage-json-api`` (the Google Cloud Storage object listing gives names, sizes, md5, crc32c),
-    ``fixed`` (one ``<table><suffix>`` per table, digests in ``sha256``).
+    ``fixed`` (one ``<table><suffix>`` per table, digests in ``sha256``),
+    ``archive`` (one file, ``archive``, holds every table: Layout.holds_every_table; digest in ``sha256``).
     Files land under the download folder in exactly the layout ``discover`` reads.
     """
 
@@ -135,6 +139,7 @@ class Remote:
     sha256: dict[str, str] = field(default_factory=dict)  # fixed: file name -> official sha256
     local_root: str = ""  # folder under the download folder (may hold {cell}); "" = the folder itself
     published: Published | None = None  # the publisher's stated sizes (a plan without the network)
+    archive: str = ""  # archive: the one file's name
 
 
 def parse_sha256sum(text: str) -> dict[str, str]:
@@ -161,6 +166,8 @@ class Layout:
     pattern: re.Pattern[str]
     expected: str  # the layout in words, for the error when a folder holds none of it
     table_folders: bool = False  # files live in <table>/ folders
+    # One file (an archive) holds every table, each as the member its Table.member names.
+    holds_every_table: bool = False
     cell_folder: re.Pattern[str] | None = None  # folder of one cell (group ``cell``)
     one_file_per_table: bool = False  # two files of one table in a folder are a usage error
 
@@ -229,6 +236,12 @@ class TraceSpec:
                 wrong.append(t.partition_time)
             if wrong:
                 raise UsageError(f"{self.name}.{t.name}: no column {', '.join(map(repr, wrong))} in the spec")
+        if self.layout.holds_every_table:
+            lacking = [t.name for t in self.tables.values() if not t.member]
+            if lacking:
+                raise UsageError(
+                    f"{self.name}: one archive holds every table, but {', '.join(lacking)} name no member"
+                )
         unknown = [t for t in self.inputs.values() if t not in self.tables]
         unknown += [c for c in self.cell_zones if c not in (self.cells or ())]
         if unknown:
@@ -316,6 +329,11 @@ def discover(
         raise UsageError(f"{name} has no cells; --cell is for {', '.join(with_cells) or 'traces with cells'}")
     if cell is not None and spec.cells is not None and cell not in spec.cells:
         raise UsageError(f"unknown {name} cell {cell!r} (cells: {', '.join(spec.cells)})")
+    if source.is_file() and lay.holds_every_table:
+        if not lay.pattern.match(source.name):
+            raise InputError(f"{source}: not a {name} file (expected {lay.expected})")
+        folder_cell = _cell_of(spec, source.parent, cell, source)
+        return [SourceFile(t, source, source.name, folder_cell) for t in sorted(tables or spec.tables)]
     if source.is_file():
         m = lay.pattern.match(source.name)
         table = table_for_file
@@ -377,7 +395,9 @@ def _files_in(spec: TraceSpec, folder: Path, wanted: Iterable[str]) -> list[tupl
     keep = set(wanted)
     for p in sorted(folder.iterdir()):
         m = lay.pattern.match(p.name)
-        if m and m.group("table") in keep:
+        if m and lay.holds_every_table:
+            out += [(t, p) for t in wanted]
+        elif m and m.group("table") in keep:
             out.append((m.group("table"), p))
     return out
 
