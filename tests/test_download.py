@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -574,7 +575,15 @@ def offline_rows(capsys, *args: str) -> tuple[list[dict], str]:
 def test_offline_plan_shows_the_alibaba_archives_at_their_published_sizes(tmp_path, capsys, monkeypatch):
     _no_network(monkeypatch)
     (tmp_path / "machine_meta.tar.gz").write_bytes(b"x" * 500)  # already here: present, not fetched
-    rows, err = offline_rows(capsys, "alibaba2018", str(tmp_path))
+    # Whether ~50 GiB fit depends on this machine's disk: the verdict is checked against the free
+    # space read here (the sizes to fetch summed by hand), and the plan is printed either way.
+    need = (20 + 28) * 2**30 + 125 * 2**20 + 2516582 + 1825361101
+    fits = shutil.disk_usage(tmp_path).free >= need
+    code, out, err = run(
+        capsys, "download", "alibaba2018", str(tmp_path), "--dry-run", "--offline", "--format", "csv"
+    )
+    assert code == (0 if fits else 1), err
+    rows = list(csv.DictReader(io.StringIO(out)))
     # trace_2018.md's `ls -sh1`: 20G, 125M, 2.4M, 28G, 92K, 1.7G, in powers of 1024 (by hand:
     # 1.7 x 2^30 = 1,825,361,100.8; 2.4 x 2^20 = 2,516,582.4)
     assert {r["path"]: (r["published_size"], r["approx_bytes"]) for r in rows} == {
@@ -593,7 +602,10 @@ def test_offline_plan_shows_the_alibaba_archives_at_their_published_sizes(tmp_pa
     assert lines[0].endswith("cluster-trace-v2018/trace_2018.md)")
     assert lines[1].startswith("the whole trace: about 48GB in .tar.gz format and 280GB after extraction")
     assert lines[2].startswith("1 already present; 49.8 GiB to fetch by the published sizes;")
-    assert lines[2].endswith("fits") and len(lines) == 3
+    if fits:
+        assert lines[2].endswith("fits") and len(lines) == 3
+    else:
+        assert lines[2].endswith("DOES NOT FIT") and lines[3].startswith("Error: not enough room")
 
 
 def test_offline_plan_names_the_parts_a_checksum_file_would(server, tmp_path, capsys, monkeypatch):

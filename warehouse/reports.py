@@ -312,11 +312,6 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
 _TIMES_ATTEMPTS = "derived.task_episodes"
 
 
-def caveats(name: str, footer_lines: list[str] | tuple[str, ...]) -> list[str]:
-    """The footer without its 'reproduces' line: what to keep in mind reading the numbers."""
-    return [line for line in footer_lines if not line.startswith(f"{name} reproduces:")]
-
-
 def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
     """What the printed report reproduces and the caveats that apply to this data, one line each:
     the header's reproduces and caveat, parts missing in the traces it read, the bundled sample,

@@ -1,8 +1,8 @@
 """A warehouse session: one home opened once, one DuckDB connection for everything read from it.
 
     with tracewh.open("tracewh-home") as wh:
-        r = wh.report("queue", ReportOptions(trace="google2011", params={"bucket_s": 600}))
-        rows = wh.sql("SELECT count(*) FROM google2011.task_events")
+        r = wh.report("queue", ReportOptions(trace=TRACE, params={"bucket_s": 600}))
+        rows = wh.sql("SELECT count(*) FROM lifecycle.task_events")
 
 What a session saves over a call per operation: the catalog is opened (and the home tidied) once,
 not once per read (a report reads its rows, its footer, its gaps and its provenance); the memory
@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from tracewh.errors import UsageError
 from tracewh.home import Home
+from tracewh.results import ReportResult
 
 if TYPE_CHECKING:
     import duckdb
 
-    from tracewh.api import ReportResult
     from tracewh.checks import CheckResult
     from tracewh.compaction import TableCompaction
     from tracewh.ingestion import IngestResult, Progress
@@ -185,8 +185,7 @@ class Warehouse:
     def report(self, name: str, options: ReportOptions | None = None, *, spark: Any = None) -> ReportResult:
         """Run a report read-only: its rows, footer and provenance from the one connection.
         ``spark``: a SparkSession with the catalog registered (warehouse/spark.py) to run it on."""
-        from tracewh import provenance, query, reports
-        from tracewh.api import ReportResult
+        from tracewh import provenance, query, reports, results
 
         opts = options or ReportOptions()
         meta = reports.get(name)
@@ -196,7 +195,7 @@ class Warehouse:
             ctx = rows.context
             chosen = str(ctx["trace"]) if ctx.get("trace") else None
             footer = tuple(reports.footer(self.home, name, trace=chosen if meta.needs_trace else opts.trace))
-            caveats = reports.caveats(meta.name, footer)
+            caveats = results.caveats(meta.name, footer)
             chosen_params: dict[str, object] = dict(ctx.get("params", {}))  # type: ignore[call-overload]
             record = provenance.collect(
                 self.home,

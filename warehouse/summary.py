@@ -17,7 +17,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tracewh import __version__, display, provenance, query, reports
+from tracewh import __version__, display, provenance, query, reports, results
 from tracewh.errors import TracewhError
 from tracewh.home import Home
 
@@ -98,7 +98,7 @@ def _html_page(home: Home, tz: str | None, progress: Callable[[str], None] | Non
         except TracewhError as e:
             page.skipped.append((label, str(e)))
             continue
-        caveats = reports.caveats(report.name, reports.footer(home, report.name, trace=trace))
+        caveats = results.caveats(report.name, reports.footer(home, report.name, trace=trace))
         page.sections.append(_section(report, trace, rows, caveats))
     held = holdings.tables(home, tz=tz)
     with query.read_only(home) as con:
