@@ -196,3 +196,20 @@ def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
     os.replace(f"{path}.new", path)
     failed = [c.name for c in checks.run_all(home) if c.failed]
     assert failed == ["derived.tasks.recomputed"]
+
+
+def test_the_stored_tables_read_in_polars_with_decoded_columns_and_integer_keys(sample_home):
+    import polars as pl
+
+    ((data_dir,),) = read(
+        sample_home,
+        "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'task_episode_core'",
+    )
+    df = pl.read_parquet(sample_home.root / data_dir / "task_episode_core.parquet")
+    assert df.schema["episode_no"] == pl.Int64 and df.schema["job_id"] == pl.Int64
+    # the end reasons as the names the trace documents, not codes
+    assert set(df["end_reason"].drop_nulls().unique()) <= {"EVICT", "FAIL", "FINISH", "KILL", "LOST"}
+    assert (
+        df.height
+        == read(sample_home, "SELECT count(*) FROM lifecycle.task_episodes WHERE trace = 'google2011'")[0][0]
+    )

@@ -290,11 +290,10 @@ def _named_dirs(path: Path, derived_too: bool) -> dict[tuple[str, str], str]:
     con = open_file(path)
     try:
         rows = con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
-        if derived_too:
-            with contextlib.suppress(duckdb.CatalogException):  # a catalog from before the layer
-                rows += con.execute(
-                    "SELECT trace, $p || name, data_dir FROM meta.derived", {"p": derived.PREFIX}
-                ).fetchall()
+        if derived_too and derived.recorded(con):  # not in a catalog from before the layer
+            rows += con.execute(
+                "SELECT trace, $p || name, data_dir FROM meta.derived", {"p": derived.PREFIX}
+            ).fetchall()
     except duckdb.CatalogException:
         rows = []
     finally:

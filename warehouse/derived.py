@@ -135,14 +135,26 @@ def plan(
 ) -> Plan:
     """Before the ingest's rows are recorded: the parts' gaps, and the tasks of the parts it
     replaces (their old events are read here, while the views still show them)."""
-    have = {
-        n for (n,) in con.execute("SELECT name FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()
-    }
+    have = (
+        {n for (n,) in con.execute("SELECT name FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()}
+        if recorded(con)
+        else set()
+    )
     if replace or any(short(f) not in have for f in stored_files()):
         return Plan(trace, True)
     out = Plan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])), _gaps(con, trace))
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_TOUCHED.split('.')[-1]} AS {_keys_in(out)}")
     return out
+
+
+def recorded(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the catalog has meta.derived (a catalog written before the layer has not; asked
+    first: a query naming a missing table would let DuckDB look for a Python object of its name)."""
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'meta' AND table_name = 'derived'"
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def _gaps(con: duckdb.DuckDBPyConnection, trace: str) -> dict[tuple[str | None, int], tuple[int, int]]:

@@ -9,7 +9,8 @@ WITH numbered AS (
         e.trace, e.cell, e.job_id, e.task_index, e.time, e.seq, e.event_kind, e.event_type_name,
         e.machine_id, e.priority, e.priority_tier, e.is_production, e.cpu_request, e.memory_request,
         e.is_synthesized, e.gaps_before, e.gaps_total,
-        sum(CASE WHEN e.event_kind = 'submit' THEN 1 ELSE 0 END) OVER w AS episode_no,
+        -- a count, not a sum: BIGINT (a sum is HUGEINT, which Parquet stores as a double)
+        count(CASE WHEN e.event_kind = 'submit' THEN 1 END) OVER w AS episode_no,
         -- the event's position in its task (same window, one sort): a cheap key for arg_min
         row_number() OVER w AS k,
         -- the next SUBMIT after the event = the start of the next attempt (same sort)
@@ -55,7 +56,7 @@ chained AS (
         schedule_time IS NOT NULL
             OR (episode_no = 0 AND (updated_running OR end_machine_id IS NOT NULL)) AS ran
     FROM episodes
-),
+)
 SELECT
     trace, cell, job_id, task_index, episode_no,
     episode_no = 1 AS is_new_submission,
