@@ -87,10 +87,17 @@ def test_documented_reading_commands_run_on_the_sample(sample_home, tmp_path, mo
     """Every documented command that only reads (reports, plots, sql, info, check, cite, offline
     download plans) runs on the bundled sample and exits 0, from an empty folder, so its relative
     output files land there; a plot of an export runs after the commands that write one."""
+    import shutil
+
     from cli_helpers import run_cli
+
+    from tracewh import download
 
     monkeypatch.setenv("TRACEWH_HOME", str(sample_home.root))
     monkeypatch.chdir(tmp_path)
+    # The offline plans check the room for a whole trace (~50 GiB for Alibaba); whether that fits
+    # is this machine's affair, not the documentation's (the room check has tests of its own).
+    monkeypatch.setattr(download.shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(2**60, 0, 2**60))
     lines = list(dict.fromkeys(line for _, line in COMMANDS if _runnable(line)))
     lines.sort(key=lambda line: shlex.split(line)[1] == "plot")  # stable: doc order otherwise
     assert len(lines) >= 15, lines
