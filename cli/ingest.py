@@ -104,7 +104,7 @@ def ingest(
         workers=workers,
         progress=make_progress(quiet),
         # --engine spark: one Spark task per file (executors share the source and home paths)
-        spark=spark_session(engine, master),
+        spark=spark_session(engine, master, home_of(ctx, home)),
         compact=not no_compact,
     )
     if not quiet:

@@ -144,11 +144,12 @@ def _make_command(report: reports.Report):
             # a report without a chart, a bad suffix or style fails before the query runs
             plots.check_target(report.name, plot)
             style = plots.Style.parse(plot_size, dpi, font_size)
-        spark = spark_session(engine, master)
+        spark = spark_session(engine, master, home_of(ctx, home))
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            spark_engine.register(spark, home_of(ctx, home))
+            # what this report reads, not the whole catalog (Spark analyses each view it creates)
+            spark_engine.register(spark, home_of(ctx, home), only=report)
         result = api.report(
             report.name,
             trace,

@@ -12,8 +12,11 @@ import datetime as dt
 import math
 import os
 import shutil
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -54,11 +57,12 @@ def _views_in_sql_files() -> list[str]:
     import sqlglot
     from sqlglot import exp
 
-    from tracewh.traces import get_trace, views_sql
+    from tracewh.traces import get_trace, prelude_sql, views_sql
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
-    # the SQL files, and the views generated from the trace specs (meta.inputs, meta.published_rows)
-    bodies = [views_sql()]
+    # the SQL files, and the views and tables generated from the trace specs (meta.inputs,
+    # meta.published_rows; a trace's time vocabulary, e.g. google2019.cells)
+    bodies = [views_sql(), *(prelude_sql(get_trace(t)) for t in trace_names())]
     for folder in ("meta", *ws.sql_folders()):
         bodies += [ws.rewrite_unpivot(expand_sql(f.body)) for f in sqlfiles.folder(folder)]
     for body in bodies:
@@ -618,7 +622,12 @@ def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch)
     gen.mkdir()
     r = ingest.FileResult("machine_events", src.name, src, src.stat().st_size)
     task = ws._ConvertTask(
-        "google2011", {"machine_events": str(gen)}, str(tmp_path / "tmp"), "500MB", "20260101T000000-abcdef"
+        "google2011",
+        {"machine_events": str(gen)},
+        str(tmp_path / "tmp"),
+        "500MB",
+        "20260101T000000-abcdef",
+        ingest._convert_file,
     )
     real = ingest._copy
 
@@ -650,6 +659,34 @@ def test_cli_report_and_sql_on_spark(spark_sample, sample_home, capsys):
     assert code == 0, err
     code, duck_out, _ = run(capsys, "--home", home, "sql", query_text, "--format", "csv")
     assert out == duck_out and out.splitlines()[0] == "n"
+
+
+def test_a_spark_report_writes_nothing_outside_the_home(sample_home, tmp_path, capsys):
+    """`tracewh report --engine spark` as a user runs it (its own process and JVM), from an empty
+    working directory: Spark's warehouse folder and scratch go under the home's tmp/ (removed at
+    exit), the Python side's temporary files under $TMPDIR; both folders are still empty after,
+    and the rows are DuckDB's."""
+    cwd, tmpdir = tmp_path / "cwd", tmp_path / "tmpdir"
+    cwd.mkdir()
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir), "SPARK_DRIVER_MEMORY": "1g"}
+    cli = [str(Path(sys.executable).with_name("tracewh")), "--home", str(sample_home.root)]
+    args = ["report", "overview", "--format", "csv"]
+    done = subprocess.run(
+        [*cli, *args, "--engine", "spark", "--master", "local[1]"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in cwd.iterdir()) == []
+    assert sorted(p.name for p in tmpdir.iterdir()) == []
+    assert not (sample_home.tmp.exists() and list(sample_home.tmp.glob("spark-*")))
+    code, duck_out, err = run(capsys, "--home", str(sample_home.root), *args)
+    assert code == 0, err
+    assert done.stdout == duck_out
 
 
 def test_engine_options_are_checked(sample_home, capsys):

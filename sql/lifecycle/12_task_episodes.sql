@@ -55,7 +55,7 @@ chained AS (
         schedule_time IS NOT NULL
             OR (episode_no = 0 AND (updated_running OR end_machine_id IS NOT NULL)) AS ran
     FROM episodes
-),
+)
 SELECT
     trace, cell, job_id, task_index, episode_no,
     episode_no = 1 AS is_new_submission,
