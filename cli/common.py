@@ -140,8 +140,9 @@ MasterOpt = Annotated[
 ]
 
 
-def spark_session(engine: str, master: str | None) -> Any:
-    """The SparkSession for --engine spark (None for duckdb); a usage error for other engines."""
+def spark_session(engine: str, master: str | None, home: Any) -> Any:
+    """The SparkSession for --engine spark (None for duckdb), its folders under ``home`` (a
+    tracewh.home.Home); a usage error for other engines."""
     from tracewh.errors import UsageError
 
     if engine == "duckdb":
@@ -153,4 +154,4 @@ def spark_session(engine: str, master: str | None) -> Any:
     from tracewh import spark
 
     err_console.print(literal(f"starting Spark ({master or 'default master'})..."))
-    return spark.session(master)
+    return spark.session(master, home=home)

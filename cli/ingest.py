@@ -101,7 +101,7 @@ def ingest(
         compact=not no_compact,
     )
     # --engine spark: one Spark task per file (executors share the source and home paths)
-    spark = spark_session(engine, master)
+    spark = spark_session(engine, master, home_of(ctx, home))
     with Warehouse(home_of(ctx, home), memory_limit=memory_limit, read_only=False) as wh:
         result = wh.ingest(trace, sources, options, progress=make_progress(quiet), spark=spark)
     if not quiet:

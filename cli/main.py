@@ -175,7 +175,7 @@ def sql(
     fmt = check_format(fmt, output)
     if columns and fmt == "parquet":
         raise UsageError("--columns does not apply to parquet: name the columns in the query")
-    spark = spark_session(engine, master)
+    spark = spark_session(engine, master, home_of(ctx, home))
     if spark is not None:
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
         from tracewh import spark as spark_engine

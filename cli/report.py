@@ -196,11 +196,12 @@ def _make_command(report: reports.Report):
             style = plots.Style.parse(plot_size, dpi, font_size)
         options = ReportOptions(trace=trace, cell=cell, tz=tz, params=parse_params(param))
         where = home_of(ctx, home)
-        spark = spark_session(engine, master)
+        spark = spark_session(engine, master, where)
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            spark_engine.register(spark, where)
+            # what this report reads, not the whole catalog (Spark analyses each view it creates)
+            spark_engine.register(spark, where, only=report)
         with Warehouse(where, memory_limit=memory_limit) as wh:
             result = wh.report(report.name, options, spark=spark)
         render(

@@ -12,8 +12,11 @@ import datetime as dt
 import math
 import os
 import shutil
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -656,6 +659,34 @@ def test_cli_report_and_sql_on_spark(spark_sample, sample_home, capsys):
     assert code == 0, err
     code, duck_out, _ = run(capsys, "--home", home, "sql", query_text, "--format", "csv")
     assert out == duck_out and out.splitlines()[0] == "n"
+
+
+def test_a_spark_report_writes_nothing_outside_the_home(sample_home, tmp_path, capsys):
+    """`tracewh report --engine spark` as a user runs it (its own process and JVM), from an empty
+    working directory: Spark's warehouse folder and scratch go under the home's tmp/ (removed at
+    exit), the Python side's temporary files under $TMPDIR; both folders are still empty after,
+    and the rows are DuckDB's."""
+    cwd, tmpdir = tmp_path / "cwd", tmp_path / "tmpdir"
+    cwd.mkdir()
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir), "SPARK_DRIVER_MEMORY": "1g"}
+    cli = [str(Path(sys.executable).with_name("tracewh")), "--home", str(sample_home.root)]
+    args = ["report", "overview", "--format", "csv"]
+    done = subprocess.run(
+        [*cli, *args, "--engine", "spark", "--master", "local[1]"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in cwd.iterdir()) == []
+    assert sorted(p.name for p in tmpdir.iterdir()) == []
+    assert not (sample_home.tmp.exists() and list(sample_home.tmp.glob("spark-*")))
+    code, duck_out, err = run(capsys, "--home", str(sample_home.root), *args)
+    assert code == 0, err
+    assert done.stdout == duck_out
 
 
 def test_engine_options_are_checked(sample_home, capsys):

@@ -145,7 +145,7 @@ def connect(
     # tmp/ must exist (a read-only home has none: such a reader cannot spill).
     with contextlib.suppress(OSError):
         home.tmp.mkdir(exist_ok=True)
-    spill = home.tmp if not read_only else home.tmp / f"query-{os.getpid()}"
+    spill = home.tmp if not read_only else home.process_tmp("query")
     con.execute(f"SET temp_directory = {quote_literal(spill)}")
     return con
 

@@ -17,6 +17,9 @@ CATALOG_FILE = "tracewh.duckdb"
 _TIDYING = " (tidying)"  # how a tidying reader names itself in the writer lock file
 _TIDY_WAIT_S = 10.0  # a writer waits this long for a tidying reader (it takes milliseconds)
 DEFAULT_HOME = "tracewh-home"
+# tmp/<kind>-<pid>: a process's own scratch, kept by clean_tmp while the process lives (a reader's
+# DuckDB spill; the Spark session's warehouse and scratch folders).
+PROCESS_TMP_KINDS = ("query", "spark")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,11 @@ class Home:
     def tmp(self) -> Path:
         return self.root / "tmp"
 
+    def process_tmp(self, kind: str) -> Path:
+        """This process's own folder of ``kind`` (PROCESS_TMP_KINDS) under tmp/."""
+        assert kind in PROCESS_TMP_KINDS, kind
+        return self.tmp / f"{kind}-{os.getpid()}"
+
     @property
     def retired(self) -> Path:
         """Replaced catalogs kept while a reader may still hold them open (see catalog.publish)."""
@@ -77,11 +85,12 @@ class Home:
 
     def clean_tmp(self) -> None:
         """Remove leftover spill folders: of ingests (only one runs at a time, under the writer lock)
-        and of query processes that are gone; a running report keeps its own."""
+        and of query or Spark processes that are gone; a running report keeps its own."""
         if not self.tmp.is_dir():
             return
         for folder in self.tmp.iterdir():
-            if folder.name.startswith("query-") and _alive(folder.name.removeprefix("query-")):
+            kind, _, pid = folder.name.partition("-")
+            if kind in PROCESS_TMP_KINDS and _alive(pid):
                 continue
             shutil.rmtree(folder, ignore_errors=True)
         with contextlib.suppress(OSError):

@@ -23,11 +23,15 @@ TIMESTAMP_NTZ) and ANSI mode is on, so arithmetic and casts fail instead of wrap
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import functools
 import itertools
 import os
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -941,9 +945,9 @@ def spark_type(duckdb_type: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def session(master: str | None = None, app_name: str = "tracewh") -> SparkSession:
+def session(master: str | None = None, app_name: str = "tracewh", home: Home | None = None) -> SparkSession:
     """A SparkSession with tracewh's settings (``master`` None: what spark-submit or the
-    environment says, else local[*])."""
+    environment says, else local[*]); its folders under ``home``'s tmp/ (scratch_dir)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as e:
@@ -953,7 +957,14 @@ def session(master: str | None = None, app_name: str = "tracewh") -> SparkSessio
         builder = builder.master(master)
     for key, value in {**SESSION_CONF, **OWN_SESSION_CONF}.items():
         builder = builder.config(key, value)
+    scratch = scratch_dir(home)
+    # Spark's defaults are the working directory (spark-warehouse/, made by CREATE DATABASE even
+    # with the in-memory catalog, which keeps the metastore in memory: no metastore_db/, derby.log)
+    # and the system temp folder (block manager and shuffle files).
+    builder = builder.config("spark.sql.warehouse.dir", (scratch / "warehouse").as_uri())
     if (master or "local").startswith("local"):
+        # local executors are this machine's; a cluster's executors use their own scratch folders
+        builder = builder.config("spark.local.dir", str(scratch / "local"))
         builder = builder.config("spark.sql.shuffle.partitions", str(LOCAL_SHUFFLE_PARTITIONS))
         builder = builder.config("spark.ui.enabled", "false")
         builder = builder.config(
@@ -971,10 +982,31 @@ def session(master: str | None = None, app_name: str = "tracewh") -> SparkSessio
     return spark
 
 
+def scratch_dir(home: Home | None) -> Path:
+    """The folder of a session's warehouse dir and local scratch: this process's ``spark-<pid>``
+    under the home's tmp/ (tidied by Home.clean_tmp once the process is gone); without a home, or
+    when the home cannot hold it (read-only), a private temporary folder. Removed at exit."""
+    folder: Path | None = None
+    if home is not None:
+        folder = home.process_tmp("spark")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            folder = None
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="tracewh-spark-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def register(
-    spark: SparkSession, home: Home | str | Path, data_root: str | None = None, cache: bool = False
+    spark: SparkSession,
+    home: Home | str | Path,
+    data_root: str | None = None,
+    cache: bool = False,
+    only: Any = None,
 ) -> list[str]:
-    """Create every database, function and view of the catalog in ``spark``; returns the view names.
+    """Create the databases, functions and views of the catalog in ``spark``; returns the view names.
 
     ``data_root``: where Spark reads the Parquet (default: the home's ``parquet/`` folder, which
     must be at the same path on every executor); e.g. ``s3a://bucket/tracewh-home/parquet`` for a
@@ -983,58 +1015,273 @@ def register(
     memory (Spark's ``CACHE TABLE``), so a query over a view reads its rows instead of planning
     and running the chain of views under it again. For homes that fit in memory (the bundled
     sample, a slice); the views' results are the same either way.
+    ``only``: a report (tracewh.reports.Report): register what its SQL reads, transitively (the
+    meta views and the time macros always), instead of every view: Spark analyses each view as it
+    is created, and the whole catalog costs a minute of driver CPU. Registering again (for another
+    report) adds what is missing.
+
+    The derived layer reads the Parquet the ingest stored (the same files DuckDB reads); a trace
+    whose task events were ingested without it (an older catalog) is computed from the life-cycle
+    views, as in DuckDB.
     """
     home = home if isinstance(home, Home) else Home.resolve(home)
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
-    # The same catalog file (path, size, modification time) registered again: nothing changed
-    # (views cached by an earlier call stay cached).
+    # The same catalog file (path, size, modification time) registered again: what it registered
+    # then is there (views cached by an earlier call stay cached).
     stat = home.catalog.stat() if home.catalog.exists() else None
     stamp = f"{home.root}|{stat.st_size}|{stat.st_mtime_ns}" if stat else ""
-    if stamp and spark.conf.get(_REGISTERED, "") == stamp:
+    previous = spark.conf.get(_REGISTERED, "")
+    done = (
+        set((spark.conf.get(_UNITS, "") or "").split("\n")) - {""} if stamp and previous == stamp else set()
+    )
+    if _ALL in done:
         return _registered_views(spark)
-    if spark.conf.get(_REGISTERED, ""):
+    if previous and previous != stamp:
         _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
-    live, meta = _catalog_snapshot(home)
+    snap = _catalog_snapshot(home)
+    units = _units(snap)
+    wanted = set(units) if only is None else _closure(units, _names_read(_report_text(only)))
+    if wanted <= done:
+        return _registered_views(spark)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
+    ctx = _Context(spark, home, snap, root, cache)
+    for label, unit in units.items():
+        if label in wanted and label not in done:
+            unit.run(ctx)
+            done.add(label)
+    spark.conf.set(_REGISTERED, stamp)
+    spark.conf.set(_UNITS, _ALL if only is None else "\n".join(sorted(done)))
+    return _registered_views(spark)
+
+
+_REGISTERED = "spark.tracewh.registered"  # which catalog file this session's views come from
+_UNITS = "spark.tracewh.registered.units"  # which units of it (register's ``only``), or _ALL
+_ALL = "*"
+
+
+@dataclasses.dataclass
+class _Snapshot:
+    """What register reads of the DuckDB catalog: the live generations, the small meta tables,
+    the stored derived tables, their column types, and the derived views over stored tables."""
+
+    live: dict[tuple[str, str], str]
+    meta: dict[str, tuple[list, list]]
+    stored: dict[tuple[str, str], str]  # (trace, name) -> data_dir
+    ingested: set[str]  # traces whose derived source table is ingested
+    derived_columns: dict[str, list[tuple[str, str]]]  # name -> [(column, DuckDB type)]
+    derived_sql: dict[str, str]  # name -> the DuckDB view of a ``reads:`` file
+
+
+@dataclasses.dataclass
+class _Context:
+    spark: SparkSession
+    home: Home
+    snap: _Snapshot
+    root: str
+    cache: bool
+
+
+@dataclasses.dataclass
+class _Unit:
+    """One step of register: what it runs (a function of the context), the DuckDB SQL whose
+    qualified names say what it reads, and the names it creates."""
+
+    run: Callable[[_Context], None]
+    text: str = ""
+    creates: frozenset[str] = frozenset()
+    always: bool = False  # run for every report (databases, the time macros, meta)
+
+
+def _units(snap: _Snapshot) -> dict[str, _Unit]:
+    """register's steps in order, each after those it reads (as catalog.rebuild orders them)."""
     # meta first: the snapshot, the part-number rule, then the views over them (meta.parts...)
-    for stmt in [
-        *_meta_views(meta),
-        *transpile(meta_sql(), spark),
-        *(s for f in sqlfiles.folder("meta") for s in transpile(f.body, spark)),
-    ]:
-        _run_view(spark, stmt, "meta", cache)
+    units: dict[str, _Unit] = {
+        "schemas:meta": _Unit(functools.partial(_create_database, "meta"), always=True)
+    }
+    for name in META_TABLES:
+        units[f"meta:{name}"] = _Unit(
+            functools.partial(_register_snapshot, name), creates=frozenset({f"meta.{name}"})
+        )
+    units["meta:registry"] = _Unit(
+        lambda ctx: _register_text(meta_sql(), "meta", ctx), meta_sql(), frozenset(_creates(meta_sql()))
+    )
+    for f in sqlfiles.folder("meta"):
+        text = expand_sql(f.body)
+        units[f"file:meta/{f.path.name}"] = _Unit(
+            functools.partial(_register_file, f, "meta"),
+            text,
+            frozenset(_creates(text)),
+            always=bool(_CREATES_SCHEMA.search(_COMMENT.sub("", text))),
+        )
     for trace_name, trace in registry().items():
-        for db in (trace_name, catalog.raw_schema(trace_name)):
-            _run(spark, f"CREATE DATABASE IF NOT EXISTS {db}", db)
+        raw = catalog.raw_schema(trace_name)
+        units[f"schemas:{trace_name}"] = _Unit(functools.partial(_register_schemas, trace_name), always=True)
         for table in trace.tables.values():
-            location = None
-            if (trace_name, table.name) in live:
-                location = _table_location(home, trace_name, table.name, live[(trace_name, table.name)], root)
-            raw = raw_view_sql(trace_name, table, location)
-            _run_view(spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", cache)
-        for stmt in transpile(prelude_sql(trace), spark):
-            _run_view(spark, stmt, f"{trace_name} time macros", cache)
+            units[f"raw:{trace_name}.{table.name}"] = _Unit(
+                functools.partial(_register_raw, trace_name, table),
+                creates=frozenset({f"{raw}.{table.name}"}),
+            )
+        units[f"prelude:{trace_name}"] = _Unit(functools.partial(_register_prelude, trace), always=True)
     for folder in sql_folders():
         for f in sqlfiles.folder(folder):
-            # each file after the ones before it: the shared unions read the adapter views' columns
-            for stmt in transpile(f.body, spark):
-                _run_view(spark, stmt, f.path.name, cache)
-            # the decode / tier macros built from the rows of a trace's vocabulary tables (as
-            # catalog.rebuild: trace folders only; lifecycle.priority_tiers mixes every trace's tiers)
-            for schema, vocab, rows_sql in (
-                vocabulary_in(f.body) if folder not in catalog.SHARED_SQL_FOLDERS else []
-            ):
-                rows = [tuple(r) for r in spark.sql(rows_sql).collect()]
-                for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), spark):
-                    _run(spark, stmt, f"{schema}.{vocab} macros")
-    # The derived layer as the life-cycle views it stores (the same rows; Spark reads no stored table)
-    _run(spark, f"CREATE DATABASE IF NOT EXISTS {derived.SCHEMA}", derived.SCHEMA)
+            text = expand_sql(f.body)
+            creates = _creates(text)
+            for schema, vocab, _ in vocabulary_in(f.body) if folder not in catalog.SHARED_SQL_FOLDERS else []:
+                creates |= _creates(vocabulary_macros_sql(schema, vocab, _VOCABULARY_PROBE[vocab]))
+            units[f"file:{folder}/{f.path.name}"] = _Unit(
+                functools.partial(_register_file, f, folder),
+                text,
+                frozenset(creates),
+                always=bool(_CREATES_SCHEMA.search(_COMMENT.sub("", text))),
+            )
+    units[f"schemas:{derived.SCHEMA}"] = _Unit(
+        functools.partial(_create_database, derived.SCHEMA), always=True
+    )
     for f in derived.files():
-        view = f"CREATE OR REPLACE VIEW {derived.SCHEMA}.{derived.short(f)} AS {derived.recomputed(f)}"
-        _run_view(spark, view, f.path.name, cache)
-    spark.conf.set(_REGISTERED, stamp)
-    return _registered_views(spark)
+        name = derived.short(f)
+        if derived.reads(f):
+            text = snap.derived_sql.get(name) or derived.recomputed(f)
+        else:
+            unstored = [t for t in sorted(snap.ingested) if (t, name) not in snap.stored]
+            text = " ".join(derived.query(f, t) for t in unstored)
+        units[f"derived:{name}"] = _Unit(
+            functools.partial(_register_derived, f), text, frozenset({f"{derived.SCHEMA}.{name}"})
+        )
+    return units
+
+
+# One row of each vocabulary table: enough for vocabulary_macros_sql to name the macros it makes.
+_VOCABULARY_PROBE: dict[str, list[tuple]] = {"codes": [("s", 0, "n")], "priority_tiers": [("t", 0, 1, True)]}
+_CREATES = re.compile(
+    r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO|FUNCTION)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+\.\w+)",
+    re.IGNORECASE,
+)
+_CREATES_SCHEMA = re.compile(r"\bCREATE\s+SCHEMA\b", re.IGNORECASE)
+_QUALIFIED = re.compile(r"(?=\b(\w+\.\w+)\b)")  # overlapping: a.b.c gives a.b and b.c
+_COMMENT = re.compile(r"--[^\n]*")
+
+
+def _creates(text: str) -> set[str]:
+    return {n.lower() for n in _CREATES.findall(_COMMENT.sub("", text))}
+
+
+def _names_read(text: str) -> set[str]:
+    """Every ``a.b`` of a SQL text (comments and identifier quotes left out; also the last two
+    parts of ``a.b.c``): a superset of the views and functions it reads (a column of an alias is a
+    name no unit creates)."""
+    return {n.lower() for n in _QUALIFIED.findall(_COMMENT.sub("", text).replace('"', ""))}
+
+
+def _report_text(report: Any) -> str:
+    return expand_sql(report.template)
+
+
+def _closure(units: dict[str, _Unit], names: set[str]) -> set[str]:
+    """The units that create what ``names`` reads, the units those read, and so on; and the steps
+    every query may need (meta, the databases, the time macros)."""
+    creator: dict[str, str] = {}
+    for label, u in units.items():
+        for n in u.creates:
+            # the first: meta's storage tables (00_meta.sql) are the snapshot views made before it
+            creator.setdefault(n, label)
+    wanted: set[str] = set()
+    todo = [label for label, u in units.items() if u.always] + [creator[n] for n in names if n in creator]
+    while todo:
+        label = todo.pop()
+        if label in wanted:
+            continue
+        wanted.add(label)
+        todo += [creator[n] for n in _names_read(units[label].text) if n in creator]
+    return wanted
+
+
+def _register_snapshot(name: str, ctx: _Context) -> None:
+    _run_view(ctx.spark, _meta_view(name, *ctx.snap.meta[name]), f"meta.{name}", ctx.cache)
+
+
+def _register_text(text: str, what: str, ctx: _Context) -> None:
+    for stmt in transpile(text, ctx.spark):
+        _run_view(ctx.spark, stmt, what, ctx.cache)
+
+
+def _create_database(name: str, ctx: _Context) -> None:
+    _run(ctx.spark, f"CREATE DATABASE IF NOT EXISTS {name}", name)
+
+
+def _register_schemas(trace_name: str, ctx: _Context) -> None:
+    for db in (trace_name, catalog.raw_schema(trace_name)):
+        _create_database(db, ctx)
+
+
+def _register_raw(trace_name: str, table: Table, ctx: _Context) -> None:
+    location = None
+    data_dir = ctx.snap.live.get((trace_name, table.name))
+    if data_dir is not None:
+        location = _table_location(ctx.home, trace_name, table.name, data_dir, ctx.root)
+    raw = raw_view_sql(trace_name, table, location)
+    _run_view(ctx.spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", ctx.cache)
+
+
+def _register_prelude(trace: Any, ctx: _Context) -> None:
+    for stmt in transpile(prelude_sql(trace), ctx.spark):
+        _run_view(ctx.spark, stmt, f"{trace.name} time macros", ctx.cache)
+
+
+def _register_file(f: sqlfiles.SqlFile, folder: str | Path, ctx: _Context) -> None:
+    # each file after the ones before it: the shared unions read the adapter views' columns
+    for stmt in transpile(f.body, ctx.spark):
+        _run_view(ctx.spark, stmt, f.path.name, ctx.cache)
+    # the decode / tier macros built from the rows of a trace's vocabulary tables (as
+    # catalog.rebuild: trace folders only; lifecycle.priority_tiers mixes every trace's tiers)
+    for schema, vocab, rows_sql in vocabulary_in(f.body) if folder not in catalog.SHARED_SQL_FOLDERS else []:
+        rows = [tuple(r) for r in ctx.spark.sql(rows_sql).collect()]
+        for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), ctx.spark):
+            _run(ctx.spark, stmt, f"{schema}.{vocab} macros")
+
+
+def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
+    """``derived.<name>``: each trace's stored Parquet, typed as the DuckDB catalog types the
+    view; a trace ingested without it, the file's query over the life-cycle views. A file with
+    ``reads:``: the DuckDB catalog's view (the life-cycle view over the stored tables), translated."""
+    name = derived.short(f)
+    view = f"{derived.SCHEMA}.{name}"
+    if derived.reads(f):
+        sql = ctx.snap.derived_sql.get(name) or f"CREATE OR REPLACE VIEW {view} AS {derived.recomputed(f)}"
+        for stmt in transpile(sql, ctx.spark):
+            _run_view(ctx.spark, stmt, f.path.name, ctx.cache)
+        return
+    cols = ctx.snap.derived_columns[name]
+    typed = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
+    names = ", ".join(_ident(c) for c, _ in cols)
+    branches = [
+        f"SELECT {typed} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
+        for (t, n), data_dir in sorted(ctx.snap.stored.items())
+        if n == name
+    ]
+    branches += [
+        f"SELECT {names} FROM ({derived.query(f, t)})"
+        for t in sorted(ctx.snap.ingested)
+        if (t, name) not in ctx.snap.stored
+    ]
+    if not branches:
+        branches.append(
+            "SELECT "
+            + ", ".join(f"CAST(NULL AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
+            + " WHERE false"
+        )
+    _run_view(
+        ctx.spark, f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL '.join(branches)}", f.path.name, ctx.cache
+    )
+
+
+def _derived_location(ctx: _Context, data_dir: str, name: str) -> str:
+    """A stored derived table's file as Spark reads it: under the data root, at its path below
+    the home's parquet/ folder (where meta.derived says the live generation is)."""
+    path = ctx.home.root / data_dir / f"{name}.parquet"
+    if not path.is_file():
+        raise SparkError(f"{path}: the catalog's derived table is missing (run `tracewh check`)")
+    return f"{ctx.root}/{path.relative_to(ctx.home.parquet).as_posix()}"
 
 
 _CREATE_VIEW = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\S+)", re.IGNORECASE)
@@ -1053,19 +1300,19 @@ def _uncache(spark: SparkSession) -> None:
         _run(spark, f"UNCACHE TABLE IF EXISTS {name}", name)
 
 
-_REGISTERED = "spark.tracewh.registered"  # which catalog file this session's views come from
-
-
 def _registered_views(spark: SparkSession) -> list[str]:
+    # SHOW TABLES lists names only (the catalog's listTables looks up each view's metadata: seconds)
     return sorted(
-        f"{db}.{t.name}"
+        f"{db}.{r.tableName}"
         for db in ("meta", *trace_names(), *catalog.SHARED_SQL_FOLDERS, derived.SCHEMA)
-        for t in spark.catalog.listTables(db)
+        if spark.catalog.databaseExists(db)
+        for r in spark.sql(f"SHOW TABLES IN {db}").collect()
+        if not r.isTemporary
     )
 
 
-def _catalog_snapshot(home: Home) -> tuple[dict[tuple[str, str], str], dict[str, tuple[list, list]]]:
-    """The live generations and the small meta tables, read from the DuckDB catalog."""
+def _catalog_snapshot(home: Home) -> _Snapshot:
+    """What register reads of the DuckDB catalog (one read-only connection)."""
     from tracewh import query
 
     with query.read_only(home) as con:
@@ -1078,7 +1325,26 @@ def _catalog_snapshot(home: Home) -> tuple[dict[tuple[str, str], str], dict[str,
             cur = con.execute(f"SELECT * FROM meta.{name}")
             cols = [(d[0], str(d[1])) for d in cur.description or []]
             meta[name] = (cols, cur.fetchall())
-    return live, meta
+        stored = {
+            (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
+        }
+        columns: dict[str, list[tuple[str, str]]] = {}
+        for table, column, type_ in con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND schema_name = $s ORDER BY table_name, column_index",
+            {"s": derived.SCHEMA},
+        ).fetchall():
+            columns.setdefault(table, []).append((column, type_))
+        views = dict(
+            con.execute(
+                "SELECT view_name, sql FROM duckdb_views() WHERE database_name = current_database() "
+                "AND schema_name = $s",
+                {"s": derived.SCHEMA},
+            ).fetchall()
+        )
+    ingested = {t for t, table in live if t in registry() and derived.source_table(t) == table}
+    reads = {derived.short(f) for f in derived.files() if derived.reads(f)}
+    return _Snapshot(live, meta, stored, ingested, columns, {n: views[n] for n in reads if n in views})
 
 
 def _table_location(home: Home, trace: str, table: str, data_dir: str, root: str) -> str:
@@ -1105,20 +1371,17 @@ def raw_view_sql(trace: str, table: Table, location: str | None) -> str:
     return f"CREATE OR REPLACE VIEW {catalog.raw_schema(trace)}.{table.name} AS {body}"
 
 
-def _meta_views(meta: dict[str, tuple[list, list]]) -> list[str]:
-    """meta.<table> as views over literal rows (a snapshot: register again after an ingest)."""
-    out = ["CREATE DATABASE IF NOT EXISTS meta"]
-    for name, (cols, rows) in meta.items():
-        names = ", ".join(_ident(c) for c, _ in cols)
-        casts = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
-        if rows:
-            values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
-            body = f"SELECT {casts} FROM VALUES {values} AS t({names})"
-        else:
-            nulls = ", ".join(f"CAST(NULL AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
-            body = f"SELECT {nulls} WHERE false"
-        out.append(f"CREATE OR REPLACE VIEW meta.{name} AS {body}")
-    return out
+def _meta_view(name: str, cols: list, rows: list) -> str:
+    """meta.<table> as a view over literal rows (a snapshot: register again after an ingest)."""
+    names = ", ".join(_ident(c) for c, _ in cols)
+    casts = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
+    if rows:
+        values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
+        body = f"SELECT {casts} FROM VALUES {values} AS t({names})"
+    else:
+        nulls = ", ".join(f"CAST(NULL AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
+        body = f"SELECT {nulls} WHERE false"
+    return f"CREATE OR REPLACE VIEW meta.{name} AS {body}"
 
 
 def _literal(value: object) -> str:
