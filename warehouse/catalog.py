@@ -286,6 +286,12 @@ def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
     return _named_dirs(path, derived_too=True)
 
 
+def table_dirs(named: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    """The tables' entries of ``kept_dirs`` (what ``live_dirs`` reads): the derived layer's
+    folders have no ``parquet/<trace>/<table>`` link."""
+    return {key: d for key, d in named.items() if not key[1].startswith(derived.PREFIX)}
+
+
 def _named_dirs(path: Path, derived_too: bool) -> dict[tuple[str, str], str]:
     con = open_file(path)
     try:
@@ -686,7 +692,7 @@ def tidy(home: Home) -> None:
     with home.tidy_lock() as got:
         if got:
             named = kept_dirs(home.catalog)  # read once for both (each read opens the catalog)
-            sync_links(home, {key: d for key, d in named.items() if not key[1].startswith(derived.PREFIX)})
+            sync_links(home, table_dirs(named))
             collect_garbage(home, named)
 
 

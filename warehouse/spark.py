@@ -1594,16 +1594,11 @@ def convert_files(
     """
     if not todo:
         return []
-    job = [(n, r) for n, r in enumerate(todo)]
     task = _ConvertTask(
         trace_name, {t: str(g) for t, g in gens.items()}, str(tmp), memory_limit, ingest_id, convert
     )
-    rdd = spark.sparkContext.parallelize(job, len(job))
-    try:
-        done = dict(rdd.map(task).collect())
-    except Exception as e:
-        raise SparkError(f"the Spark ingest failed: {_one_line(e)}") from e
-    return [done[n] for n, _ in job]
+    done = _one_task_per_file(spark, todo, task, "the Spark ingest")
+    return [done[n] for n in range(len(todo))]
 
 
 def hash_files(spark: SparkSession, results: list, check: Callable[[Any], None]) -> None:
@@ -1612,13 +1607,23 @@ def hash_files(spark: SparkSession, results: list, check: Callable[[Any], None])
     driver does not read every byte serially before the conversion starts. Updates the records."""
     if not results:
         return
-    rdd = spark.sparkContext.parallelize(list(enumerate(results)), len(results))
-    try:
-        done = dict(rdd.map(functools.partial(_hash_task, check)).collect())
-    except Exception as e:
-        raise SparkError(f"hashing the source files on Spark failed: {_one_line(e)}") from e
+    done = _one_task_per_file(
+        spark, results, functools.partial(_hash_task, check), "hashing the source files on Spark"
+    )
     for n, r in enumerate(results):
         r.sha256, r.damage, r.text = done[n].sha256, done[n].damage, done[n].text
+
+
+def _one_task_per_file(
+    spark: SparkSession, records: list, task: Callable[[tuple[int, Any]], tuple[int, Any]], what: str
+) -> dict[int, Any]:
+    """Run ``task`` on each (index, record) in a Spark task of its own: index -> the record it
+    returns. A failure is one SparkError saying ``what`` failed."""
+    rdd = spark.sparkContext.parallelize(list(enumerate(records)), len(records))
+    try:
+        return dict(rdd.map(task).collect())
+    except Exception as e:
+        raise SparkError(f"{what} failed: {_one_line(e)}") from e
 
 
 def _hash_task(check: Callable[[Any], None], item: tuple[int, Any]) -> tuple[int, Any]:
