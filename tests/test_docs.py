@@ -135,5 +135,5 @@ def test_catalog_reference_is_current(sample_home):
     committed = (REPO / "docs" / "catalog.md").read_text(encoding="utf-8")
     assert reference.markdown(sample_home) == committed, (
         "docs/catalog.md is stale: `.venv/bin/python docs/make_catalog.py HOME` on a home holding the "
-        "three bundled samples (`tracewh --home HOME demo`)"
+        "samples of conftest.SAMPLES (docs/make_catalog.py says how)"
     )

@@ -141,3 +141,28 @@ def test_the_one_archive_is_downloaded_whole_and_checked(tmp_path, monkeypatch):
     finally:
         server.stop()
     assert (dest / "onearchive3.tar.gz").read_bytes() == data
+
+
+def test_the_plan_without_the_network_is_the_one_archive(tmp_path, monkeypatch):
+    from tracewh import download as dl
+
+    remote = (
+        "    remote=Remote(base='http://example.invalid', root='v2017', listing='archive',\n"
+        "                  archive='onearchive4.tar.gz', sha256={'onearchive4.tar.gz': '00' * 32},\n"
+        "                  published=Published(Stated('about 1G', 'doc'),\n"
+        "                                      sizes={'onearchive4.tar.gz': '2K'})),"
+    )
+    module = (
+        MODULE.replace("NAME", "onearchive4")
+        .replace("    negative_times=True,", "    negative_times=True,\n" + remote)
+        .replace(
+            "import Column, Layout, Table, TraceSpec",
+            "import Column, Layout, Published, Remote, Stated, Table, TraceSpec",
+        )
+    )
+    _register(tmp_path, monkeypatch, "onearchive4", module)
+    # whatever the tables asked for, the one file, its stated size (2K = 2048 bytes), its digest
+    plan = dl.offline_plan("onearchive4", tmp_path / "dest", dl.Selection(tables=["machines"]))
+    assert [(f.path, f.stated, f.size, f.verified_by) for f in plan.files] == [
+        ("onearchive4.tar.gz", "2K", 2048, "sha256")
+    ]

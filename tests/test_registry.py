@@ -26,6 +26,39 @@ def test_the_registry_lists_the_builtin_traces_first():
         get_trace("nope")
 
 
+def test_the_builtin_traces_are_the_modules_of_their_package():
+    # found, not listed: a new trace is its module (and its folder), no shared line names it
+    modules = sorted(p.stem for p in (WAREHOUSE / "traces").glob("*.py") if p.stem != "__init__")
+    assert sorted(BUILTIN) == modules and modules
+
+
+def test_the_registry_order_is_the_specs_place_not_the_module_names():
+    # the three first traces keep their places whatever is added (compare's columns, listings and
+    # every {{each trace}} follow it); name order would put alibaba* first
+    assert BUILTIN[:3] == ("google2011", "google2019", "alibaba2018")
+    places = [registry()[n].place for n in BUILTIN]
+    assert places == sorted(places) and len(set(places)) == len(places)
+
+
+def test_a_builtin_trace_without_a_place_or_with_a_taken_one_is_refused(monkeypatch):
+    import dataclasses
+
+    from tracewh import traces
+
+    first = registry()["google2011"]
+    for other, said in ((None, "google2019 names no place"), (1, "google2019 has the place of google2011")):
+        second = dataclasses.replace(registry()["google2019"], place=other)
+        specs = {"tracewh.traces.google2011": first, "tracewh.traces.google2019": second}
+        monkeypatch.setattr(traces, "_spec_of", specs.__getitem__)
+        monkeypatch.setattr(
+            traces.pkgutil,
+            "iter_modules",
+            lambda path: [type("M", (), {"name": "google2011"}), type("M", (), {"name": "google2019"})],
+        )
+        with pytest.raises(UsageError, match=said):
+            traces._shipped()
+
+
 @pytest.mark.parametrize("name", BUILTIN)
 def test_each_trace_provides_what_the_shared_layers_need(name):
     spec = registry()[name]

@@ -100,6 +100,26 @@ def test_the_time_macros_follow_the_spec():
     assert con.execute("SELECT toy.trace_timestamp(70)").fetchone() == (None,)
 
 
+def test_negative_times_are_classed_before_the_window_from_the_spec():
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA toy")
+    # without a disclosed start: classes only where the spec says what a negative time is
+    con.execute(prelude_sql(_spec(negative_times=True)))
+    got = con.execute("SELECT list(toy.time_class(t) ORDER BY t) FROM range(-1, 2) AS r(t)").fetchone()
+    assert got == (["before_window", "before_window", "in_window"],)
+    con.execute("CREATE SCHEMA toy2")
+    con.execute(prelude_sql(_spec(name="toy2")))
+    assert con.execute("SELECT count(*) FROM duckdb_functions() WHERE schema_name = 'toy2'").fetchone() == (
+        1,
+    )
+    # with a start: -1 is before the window only under negative_times
+    start = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    con.execute(prelude_sql(_spec(trace_start=start)))
+    assert con.execute("SELECT toy.time_class(-1)").fetchone() == ("in_window",)
+    con.execute(prelude_sql(_spec(trace_start=start, negative_times=True)))
+    assert con.execute("SELECT toy.time_class(-1)").fetchone() == ("before_window",)
+
+
 def test_zones_come_from_the_specs():
     # traces.md: the 2011 cell runs on America/New_York; the 2019 cells lie in several zones
     assert time_zone("google2011") == "America/New_York"

@@ -14,7 +14,7 @@ from tracewh import checks, reports
 from tracewh import ingestion as ingest
 from tracewh.holdings import tables as info_tables
 from tracewh.home import Home
-from tracewh.traces import MODULES_ENV, registry
+from tracewh.traces import BUILTIN, MODULES_ENV, registry
 
 TOY = Path(__file__).resolve().parent / "fixtures" / "toytrace"
 REPO = Path(__file__).resolve().parent.parent
@@ -85,11 +85,13 @@ def test_synth_and_download_name_their_traces_from_the_registry(toy, tmp_path):
     from tracewh.errors import UsageError
 
     # the toy names no generator and no remote: both commands say so and list who they cover,
-    # read from the specs (the three shipped traces name both), not from a list in shared code
-    assert "toy2024" in registry() and synth.synthetic_traces() == ("google2011", "google2019", "alibaba2018")
-    with pytest.raises(UsageError, match=r"toy2024 has no synthetic generator \(synth writes google2011, "):
+    # read from the specs (every shipped trace names both), not from a list in shared code
+    assert "toy2024" in registry() and synth.synthetic_traces() == BUILTIN
+    with pytest.raises(
+        UsageError, match=rf"toy2024 has no synthetic generator \(synth writes {', '.join(BUILTIN)}\)"
+    ):
         synth.synth("toy2024", tmp_path / "out")
-    with pytest.raises(UsageError, match=r"toy2024 publishes no .* covers google2011, google2019, alibaba"):
+    with pytest.raises(UsageError, match=rf"toy2024 publishes no .* covers {', '.join(BUILTIN)}"):
         download.plan("toy2024", tmp_path / "dl")
     # an option's traces come from the specs too: --cells is for the traces with cells
     with pytest.raises(UsageError, match=r"alibaba2018 has no cells; --cells is for google2019$"):

@@ -84,3 +84,23 @@ def test_a_column_one_adapter_lacks_is_null_of_its_type_in_bys_name_order():
 def test_an_adapter_nobody_provides_is_an_error():
     with pytest.raises(Exception, match="no trace provides the adapter view 'nothing_here'"):
         expand_sql("SELECT * FROM {{union nothing_here}}", lambda v: [])
+
+
+def test_a_report_over_adapters_covers_the_traces_providing_them(monkeypatch):
+    from tracewh import headers, reports
+    from tracewh.traces import providing
+
+    # by hand from the folders: only alibaba2018 creates its batch views, every Google trace and
+    # no Alibaba one the life-cycle task events
+    assert "alibaba2018" in providing(["batch_tasks", "batch_instances"])
+    assert not {"google2011", "google2019"} & set(providing(["batch_tasks"]))
+    assert providing(["lifecycle_task_events"])[:2] == ("google2011", "google2019")
+    assert reports.get("ali-hierarchy").traces == providing(["batch_tasks", "batch_instances"])
+    with pytest.raises(headers.HeaderError, match="no adapter contract 'batch_taks'"):
+        reports._covered("x", "with batch_taks")
+
+
+def test_each_trace_with_an_adapter_lists_only_those_traces():
+    got = expand_sql("SELECT {{each trace with lifecycle_task_event_tables | headline: '@trace'}}")
+    assert got == "SELECT 'google2011', 'google2019', 'alibaba2018'"
+    assert expand_sql("SELECT {{each trace with headline: 1 AS @trace}}") == "SELECT 1 AS alibaba2018"

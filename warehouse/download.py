@@ -770,6 +770,14 @@ def offline_plan(trace: str, dest: Path, selection: Selection | None = None) -> 
             stated = pub.sizes.get(f.path)
             size = stated_bytes(stated) if stated else None
             files.append(OfflineFile(f.path, stated, size, ",".join(sorted(f.digests)) or "size only"))
+    elif remote.listing == "archive":  # one file, whatever the selection (the ingest picks the tables)
+        stated = pub.sizes.get(remote.archive)
+        size = stated_bytes(stated) if stated else None
+        files.append(
+            OfflineFile(
+                remote.archive, stated, size, "sha256" if remote.sha256.get(remote.archive) else "size only"
+            )
+        )
     elif remote.listing == "checksum-file":
         checked = f"sha256 (from {remote.checksum_file})"
         for table in sel.tables or list(mod.tables):

@@ -31,7 +31,7 @@ STEP_MARKER = "-- then:"
 KEYS = {
     "name": "the view, report or check name",
     "description": "what it shows or checks, one sentence",
-    "traces": "the traces a report covers: a comma list or 'any'",
+    "traces": "the traces a report covers: a comma list, 'any', or 'with X, Y' (those providing X, Y)",
     "grain": "what one row is",
     "params": "parameters (reports: typed, see module doc; macros: free text)",
     "reproduces": "the published figure or number a report reproduces",

@@ -1,12 +1,15 @@
 """The catalog reference (docs/catalog.md), written from the catalog itself: every view and table
 of the trace and shared schemas with its COMMENT, and every column with its type and COMMENT (the
 units and codes the SQL files and the trace specs declare). The comments are the one source; this
-only lays them out (docs/make_catalog.py writes the file, a test keeps it current)."""
+only lays them out (docs/make_catalog.py writes the file, a test keeps it current). A trace the home
+has not ingested is left out (its schemas hold views over nothing): the reference is of what the
+home holds, so a trace added to tracewh changes it only where it is ingested."""
 
 from __future__ import annotations
 
-from tracewh import query
+from tracewh import catalog, query
 from tracewh.home import Home
+from tracewh.traces import trace_names
 
 _OBJECTS = """
 SELECT schema_name, view_name AS name, 'view' AS kind, comment FROM duckdb_views()
@@ -24,7 +27,9 @@ ORDER BY schema_name, table_name, column_index
 
 def markdown(home: Home) -> str:
     with query.read_only(home) as con:
-        objects = con.execute(_OBJECTS).fetchall()
+        ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
+        absent = {s for t in trace_names() if t not in ingested for s in (t, catalog.raw_schema(t))}
+        objects = [o for o in con.execute(_OBJECTS).fetchall() if o[0] not in absent]
         columns: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
         for schema, table, column, dtype, comment in con.execute(_COLUMNS).fetchall():
             columns.setdefault((schema, table), []).append((column, dtype, comment))

@@ -1,6 +1,7 @@
 """The ready-made reports: one SQL file each under sql/reports/, described by its header.
 
-Header keys: name, traces (comma list, or 'any'), description, params (with
+Header keys: name, traces (comma list, 'any', or ``with X, Y``: the traces providing the adapter
+views X and Y), description, params (with
 defaults: ``trace, bucket_s = 3600``), reproduces (the published figure),
 caveat (what to keep in mind when comparing with the paper), example (values
 for the parameters without a default that fit the bundled sample: ``job=j_1``), plot
@@ -23,7 +24,7 @@ from tracewh import headers, sqlfiles
 from tracewh.errors import UsageError
 from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
-from tracewh.traces import MODULES_ENV, expand_sql, registry, trace_names
+from tracewh.traces import MODULES_ENV, expand_sql, providing, registry, trace_names
 
 if TYPE_CHECKING:
     from tracewh.query import Rows
@@ -89,12 +90,7 @@ def all_reports() -> dict[str, Report]:
 def _parsed(modules: str) -> dict[str, Report]:
     out = {}
     for f in sqlfiles.folder("reports"):
-        traces_raw = f.header.get("traces", "any")
-        traces = (
-            trace_names()
-            if traces_raw == "any"
-            else tuple(t.strip() for t in traces_raw.split(",") if t.strip())
-        )
+        traces = _covered(f.name, f.header.get("traces", "any"))
         out[f.name] = Report(
             name=f.name,
             traces=traces,
@@ -112,6 +108,19 @@ def _parsed(modules: str) -> dict[str, Report]:
             needs=f.meta.needs,
         )
     return out
+
+
+def _covered(name: str, raw: str) -> tuple[str, ...]:
+    """The traces of a ``traces:`` header: 'any' (every trace), ``with X, Y`` (every trace whose
+    folder provides the adapter views X and Y the report reads), or a comma list of names."""
+    if raw == "any":
+        return trace_names()
+    if raw.startswith("with "):
+        try:
+            return providing(v.strip() for v in raw.removeprefix("with ").split(","))
+        except UsageError as e:
+            raise headers.HeaderError(f"reports/{name}: traces: {e}") from e
+    return tuple(t.strip() for t in raw.split(",") if t.strip())
 
 
 def get(name: str) -> Report:

@@ -1,15 +1,16 @@
 -- name: ali-start-delay
--- traces: alibaba2018
+-- traces: with batch_instances
 -- description: how long a task's instances wait after its first instance starts: per task the mean and max start delay, aggregated by the task's instance count
--- params: none
+-- params: trace
 -- reproduces: Alibaba co-location paper, Figure 6 (instance start delay grows with the number of instances of a task)
 -- cites: wang2020colocation
--- note: delay of an instance = its start_time - the earliest start_time of the task's instances (instances with start_time 0 = unknown are left out). Buckets of instance count: 1, 2-10, 11-100, 101-1000, > 1000.
--- caveat: instances with start_time 0 (unknown) are left out
+-- note: delay of an instance = its start_time - the earliest start_time of the task's instances (instances with start_time 0 = unknown, or below 0 = before the trace, are left out; so are instances whose job or task id is missing, which name no task). Buckets of instance count: 1, 2-10, 11-100, 101-1000, > 1000.
+-- caveat: instances with start_time 0 (unknown) or before the trace are left out
 WITH inst AS (
     SELECT job_name, task_name, start_time,
            start_time - min(start_time) OVER (PARTITION BY job_name, task_name) AS delay_s
-    FROM alibaba2018.batch_instance WHERE start_time > 0
+    FROM {{union batch_instances}}
+    WHERE trace = $trace AND start_time > 0 AND job_name IS NOT NULL AND task_name IS NOT NULL
 ),
 per_task AS (
     SELECT job_name, task_name, count(*) AS instances, avg(delay_s) AS mean_delay_s, max(delay_s) AS max_delay_s

@@ -448,7 +448,8 @@ def synth(
                 "files": sum(1 for f in files.values() if f["table"] == t),
                 **{k: v for k, v in sorted(counts.get(t, {}).items()) if k != "rows"},
             }
-            for t in sorted({f["table"] for f in files.values()})
+            # a file holding several tables (one archive) has table None: its members are counted
+            for t in sorted({f["table"] for f in files.values() if f["table"] is not None})
         },
         "files": dict(sorted(files.items())),
         **mod.summary(cfg, counts),

@@ -4,13 +4,14 @@ A trace is one module under ``warehouse/traces/`` that builds a `TraceSpec` (its
 layout, reader kind, tables and columns, time unit, cells, checksums, download
 remote) plus one SQL folder (``sql/<name>/``) with its views and macros. The
 ingest engine, the catalog builder, the checks and the CLI read only the spec:
-adding a trace adds a module, a folder, and a line to `BUILTIN`.
+adding a trace adds a module and a folder (the registry finds the module: `BUILTIN`).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -226,6 +227,11 @@ class TraceSpec:
     negative_times: bool = False
     # The trace's documents and the papers analysing it that reports reproduce (`tracewh cite`).
     papers: tuple[Paper, ...] = ()
+    # A built-in trace's place in the registry (1 = first): every listing, compare's columns and
+    # each {{each trace}} follow it, so a trace added later takes the next number and the output
+    # of the traces before it is unchanged (name order would put a new trace anywhere). A trace
+    # kept outside tracewh ($TRACEWH_TRACE_MODULES) needs none: it follows the built-in ones.
+    place: int | None = None
 
     def __post_init__(self) -> None:
         # A wrong name here would surface as a NULL column or an SQL error far from its cause.
@@ -416,10 +422,39 @@ def _cell_of(spec: TraceSpec, folder: Path, cell: str | None, where: Path) -> st
     return cell
 
 
-# The traces that ship with tracewh: each is tracewh.traces.<name> with a SPEC.
-BUILTIN = ("google2011", "google2019", "alibaba2018")
+def _shipped() -> tuple[str, ...]:
+    """The modules of this package, in the order of their specs' ``place``: each is a trace
+    (tracewh.traces.<name> with a SPEC). Found, never listed, so a new trace is its module and its
+    folder and nothing else; the order is the specs' (the first traces first, then those added
+    since), never the modules' names."""
+    specs = [
+        _spec_of(f"tracewh.traces.{m.name}")
+        for m in pkgutil.iter_modules(__path__)
+        if not m.name.startswith("_")
+    ]
+    places: dict[int, str] = {}
+    for spec in specs:
+        if spec.place is None or spec.place in places:
+            said = "names no place" if spec.place is None else f"has the place of {places[spec.place]}"
+            raise UsageError(f"built-in trace {spec.name} {said} (TraceSpec.place: one number per trace)")
+        places[spec.place] = spec.name
+    return tuple(places[p] for p in sorted(places))
+
+
+def _spec_of(module: str) -> TraceSpec:
+    try:
+        spec = importlib.import_module(module).SPEC
+    except (ImportError, AttributeError) as e:
+        raise UsageError(f"{MODULES_ENV}: {module} is no trace module ({e})") from e
+    if not isinstance(spec, TraceSpec):
+        raise UsageError(f"{MODULES_ENV}: {module}.SPEC is no TraceSpec")
+    return spec
+
+
 # Traces kept outside tracewh: importable module names (each with a SPEC), comma-separated.
 MODULES_ENV = "TRACEWH_TRACE_MODULES"
+# The traces that ship with tracewh, in registry order (TraceSpec.place).
+BUILTIN = _shipped()
 
 
 def registry() -> dict[str, TraceSpec]:
@@ -433,12 +468,9 @@ def _registry(extra: str) -> dict[str, TraceSpec]:
     modules += [m.strip() for m in extra.split(",") if m.strip()]
     out: dict[str, TraceSpec] = {}
     for name in modules:
-        try:
-            spec = importlib.import_module(name).SPEC
-        except (ImportError, AttributeError) as e:
-            raise UsageError(f"{MODULES_ENV}: {name} is no trace module ({e})") from e
-        if not isinstance(spec, TraceSpec) or spec.name in out:
-            raise UsageError(f"{MODULES_ENV}: {name}.SPEC is no TraceSpec or repeats a trace name")
+        spec = _spec_of(name)
+        if spec.name in out:
+            raise UsageError(f"{MODULES_ENV}: {name}.SPEC repeats the trace name {spec.name}")
         out[spec.name] = spec
     return out
 
@@ -491,26 +523,34 @@ def time_macros_sql() -> str:
 def prelude_sql(spec: TraceSpec) -> str:
     """The trace's time vocabulary as macros in its schema, from its spec (no SQL file repeats a
     unit, offset, zone or special value): ``trace_timestamp(t)`` the real instant of a raw time
-    (NULL for special values, and always for a trace whose start is not disclosed); with a disclosed
-    start also ``trace_start()``, ``time_class(t)`` (before_window for 0 | in_window |
-    after_window), ``trace_seconds(t)`` (seconds since the start, DOUBLE); with one zone
-    ``time_zone()`` and ``trace_local_time(t)``; with a zone per cell the table ``cells(cell,
+    (NULL for special values, and always for a trace whose start is not disclosed); ``time_class(t)``
+    (before_window for 0, and below 0 in a trace with negative_times | in_window | after_window)
+    with a disclosed start or negative_times; with a disclosed start also ``trace_start()`` and
+    ``trace_seconds(t)`` (seconds since the start, DOUBLE); with one zone ``time_zone()`` and
+    ``trace_local_time(t)``; with a zone per cell the table ``cells(cell,
     time_zone)``. Run before the trace's SQL folder (catalog.rebuild, the Spark engine)."""
     n = spec.name
+    after = spec.after_window if spec.after_window is not None else _BIGINT_MAX
+    # 0 is before the window; so is a negative time where the trace says so (negative_times)
+    before = "t <= 0" if spec.negative_times else "t = 0"
+    time_class = (
+        f"CREATE OR REPLACE MACRO {n}.time_class(t) AS CASE WHEN t IS NULL THEN NULL "
+        f"WHEN {before} THEN 'before_window' WHEN t >= {after} THEN 'after_window' ELSE 'in_window' END;"
+    )
     if spec.trace_start is None:
-        return f"CREATE OR REPLACE MACRO {n}.trace_timestamp(t) AS NULL::TIMESTAMPTZ;"
+        timestamp = f"CREATE OR REPLACE MACRO {n}.trace_timestamp(t) AS NULL::TIMESTAMPTZ;"
+        # a trace that says what its negative times mean gets its classes even without a start
+        return f"{timestamp}\n{time_class}" if spec.negative_times else timestamp
     utc = spec.trace_start.astimezone(timezone.utc)
     start = utc.strftime("%Y-%m-%d %H:%M:%S" + (".%f" if utc.microsecond else "") + "+00")
     ups = spec.units_per_second
-    after = spec.after_window if spec.after_window is not None else _BIGINT_MAX
     in_window = spec.in_window_sql("t")
     # integer interval arithmetic: exact to the microsecond when a unit divides a second's micros
     since = f"t - {spec.start_offset}"
     micros = since if ups == 1_000_000 else f"({since}) * {1_000_000 // ups}"
     out = [
         f"CREATE OR REPLACE MACRO {n}.trace_start() AS TIMESTAMPTZ {quote_literal(start)};",
-        f"CREATE OR REPLACE MACRO {n}.time_class(t) AS CASE WHEN t IS NULL THEN NULL "
-        f"WHEN t = 0 THEN 'before_window' WHEN t >= {after} THEN 'after_window' ELSE 'in_window' END;",
+        time_class,
         f"CREATE OR REPLACE MACRO {n}.trace_timestamp(t) AS "
         f"CASE WHEN {in_window} THEN {n}.trace_start() + to_microseconds({micros}) END;",
         f"CREATE OR REPLACE MACRO {n}.trace_seconds(t) AS "
@@ -740,6 +780,52 @@ ADAPTERS: dict[str, tuple[tuple[str, str], ...]] = {
         ("memory", _D),
     ),
     "lifecycle_left_out": (_TRACE, _CELL, ("what", _V), ("left_out", _I), ("total", _I)),
+    # The batch and machine layers of the co-located traces (Alibaba's): a report that reads
+    # them covers every trace providing them (header ``traces: with X, Y``). Ids are text (a trace
+    # with integer ids gives them as text; a missing one is NULL); times are seconds of the trace's
+    # clock, as the trace gives them (0 and below 0 keep the trace's meaning).
+    # One utilisation sample of a machine (percent 0..100, invalid values NULL).
+    "machine_utilisation": (
+        _TRACE,
+        ("machine_id", _V),
+        ("time", _I),
+        ("cpu_util_percent", _D),
+        ("mem_util_percent", _D),
+    ),
+    # One placement of an online container on a machine (a container placed twice: two rows).
+    "container_placement": (_TRACE, ("container_id", _V), ("machine_id", _V)),
+    # One batch task: the hierarchy (job, task, its planned instances, its DAG class in the trace's
+    # own words) and its timing (start, end, status as the trace gives them).
+    "batch_tasks": (
+        _TRACE,
+        ("job_name", _V),
+        ("task_name", _V),
+        ("instance_num", _I),
+        ("dag_class", _V),
+        ("status", _V),
+        ("start_time", _I),
+        ("end_time", _I),
+    ),
+    # One batch instance attempt: its task, machine, class and timing.
+    "batch_instances": (
+        _TRACE,
+        ("job_name", _V),
+        ("task_name", _V),
+        ("machine_id", _V),
+        ("dag_class", _V),
+        ("status", _V),
+        ("start_time", _I),
+        ("end_time", _I),
+    ),
+    # The published figures of the batch hierarchy a report sets beside its own (level: jobs |
+    # tasks | instances | tasks by class | instances by class; class NULL for a whole level).
+    "batch_published": (
+        _TRACE,
+        ("level", _V),
+        ("class", _V),
+        ("published_count", _I),
+        ("published_share", _D),
+    ),
     # compare: a trace outside the life-cycle layer brings its own row of the headline metrics
     "headline": (
         _TRACE,
@@ -790,6 +876,7 @@ def adapter_problems(columns: ColumnsOf) -> list[str]:
 #                        (the trace's adapter view for the shared view); for an engine without
 #                        BY NAME (Spark), a positional UNION ALL over one column list (expand_sql);
 #   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name;
+#   {{each trace with X | Y: EXPR}}  the same over the traces providing the adapter view X or Y;
 #   {{columns X}}        the columns of the adapter contract X but trace, comma-separated (ADAPTERS).
 # A trace's own SQL has one more, filled from the spec of the trace whose view it is in (the schema
 # of the CREATE before it), so every view classifies and dates a time with the same columns:
@@ -797,7 +884,7 @@ def adapter_problems(columns: ColumnsOf) -> list[str]:
 #   ... | local}}        and the wall clock in the trace's zone AS event_time_local;
 #   ... | local Z}}      in the zone the expression Z names (a trace with a zone per cell).
 _UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
-_EACH = re.compile(r"\{\{\s*each trace:\s*(.*?)\s*\}\}", re.S)
+_EACH = re.compile(r"\{\{\s*each trace(?:\s+with\s+([\w\s|]+?))?:\s*(.*?)\s*\}\}", re.S)
 _COLUMNS = re.compile(r"\{\{\s*columns\s+(\w+)\s*\}\}")
 _EVENT_TIME = re.compile(r"\{\{\s*event_time\s+(.+?)(?:\s*\|\s*local(?:\s+(.+?))?)?\s*\}\}")
 _LOCAL = re.compile(r"\|\s*local(?:\s+(.+?))?\s*\}\}$")
@@ -807,6 +894,19 @@ _CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+
 def provides(spec: TraceSpec, view: str) -> bool:
     """Whether the trace's SQL folder creates ``<trace>.<view>`` (an adapter for a shared view)."""
     return view in _created(spec.sql_folder, spec.name)
+
+
+def providing(views: Iterable[str]) -> tuple[str, ...]:
+    """The traces whose SQL folder provides every adapter view of ``views`` (the traces a report
+    reading them covers: header ``traces: with X, Y``), in registry order; an unknown view is a
+    usage error (a misspelt name would cover no trace, silently)."""
+    wanted = list(views)
+    unknown = [v for v in wanted if v not in ADAPTERS]
+    if unknown or not wanted:
+        raise UsageError(
+            f"no adapter contract {', '.join(map(repr, unknown))} (known: {', '.join(ADAPTERS)})"
+        )
+    return tuple(n for n, s in registry().items() if all(provides(s, v) for v in wanted))
 
 
 @cache
@@ -854,7 +954,11 @@ def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
         return "(" + " UNION ALL ".join(selects) + ")"
 
     def each(m: re.Match[str]) -> str:
-        return ", ".join(m.group(1).replace("@trace", name) for name in registry())
+        names = list(registry())
+        if m.group(1):
+            views = [v.strip() for v in m.group(1).split("|")]
+            names = [n for n in names if any(n in providing([v]) for v in views)]
+        return ", ".join(m.group(2).replace("@trace", name) for name in names)
 
     def contract(m: re.Match[str]) -> str:
         if m.group(1) not in ADAPTERS:

@@ -236,6 +236,7 @@ PAPERS = (
 SPEC = TraceSpec(
     name=NAME,
     title="Alibaba cluster-trace-v2018",
+    place=3,
     tables=TABLES,
     layout=Layout(
         # one file per table: no parts, no gaps

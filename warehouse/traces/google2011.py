@@ -247,6 +247,7 @@ PAPERS = (
 SPEC = TraceSpec(
     name=NAME,
     title="Google clusterdata-2011-2",
+    place=1,
     tables=TABLES,
     layout=Layout(
         pattern=re.compile(r"^part-(?P<part>\d{5})-of-\d{5}\.csv(\.gz)?$"),

@@ -249,6 +249,7 @@ PAPERS = (
 SPEC = TraceSpec(
     name=NAME,
     title="Google clusterdata 2019 (v3)",
+    place=2,
     tables=TABLES,
     layout=Layout(
         # the shard number: shards of a table are consecutive slices of it
