@@ -81,6 +81,12 @@ OWN_SESSION_CONF = {
     "spark.ui.retainedJobs": "50",
     "spark.ui.retainedStages": "50",
     "spark.ui.retainedTasks": "2000",
+    # Sliding and shrinking window frames (lifecycle.task_episode_core's ``min(...) OVER (... ROWS
+    # BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)``, task-times-trend's moving sums) as segment
+    # trees: O(log n) per row instead of recomputing the frame, which is O(n^2) over a task's
+    # events. Same rows; off by default in Spark, which has it since 4.2 (an older Spark does not
+    # read the key).
+    "spark.sql.window.segmentTree.enabled": "true",
 }
 # Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
 LOCAL_SHUFFLE_PARTITIONS = 8
