@@ -104,6 +104,26 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.spark)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    """`--dist loadgroup` (make test) sends the tests of one `xdist_group` to one worker by a suffix
+    xdist appends to their node ids (`...::test_x@spark`). pytest 9.2 keeps the node id in a
+    structured field that xdist 3.8 does not write, so the suffix never appeared and every group
+    was spread over both workers (tests/test_spark.py started a JVM on each). Until xdist writes
+    it itself, the suffix is set here, before the worker sends its collection to the scheduler;
+    with an xdist that does, the ids already end in the group and nothing changes."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+            for m in item.iter_markers("xdist_group")
+        }
+        group = "_".join(sorted(names))
+        if group and not item.nodeid.endswith(f"@{group}"):
+            item._id = type(item._id).parse(f"{item.nodeid}@{group}")
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-goldens",

@@ -745,6 +745,13 @@ def test_engine_options_are_checked(sample_home, capsys):
     assert code == 2 and "--master goes with --engine spark" in err
 
 
+def test_the_spark_tests_share_one_worker(request):
+    """Under `make test` (`--dist loadgroup`) this group runs on one worker, so one JVM serves it:
+    the group is named at the end of the node id, which is what the scheduler groups by."""
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@spark"), request.node.nodeid
+
+
 def test_a_local_session_has_room_for_the_catalog(spark):
     """The local session's heap and status store are sized for the catalog (a 1 GB heap and 1,000
     retained executions ran out of memory after ~100 reports on the sample)."""
