@@ -47,7 +47,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, readers, signals
+from tracewh import __version__, catalog, fastpath, readers, signals
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
@@ -78,6 +78,7 @@ class FileResult:
     source: Path = Path()
     damage: str | None = None  # why the file's gzip stream is broken, found while hashing
     text: readers.LineCount | None = None  # its lines, counted while hashing (not for archives)
+    fast: bool = False  # converted by the strict fast path (tracewh.fastpath), not the exact one
 
     @property
     def rows_read(self) -> int:
@@ -110,13 +111,45 @@ class IngestResult:
 
 
 class Progress:
-    """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent."""
+    """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent.
+
+    A phase that reads the input (hashing, converting) opens with ``begin`` and reports the bytes
+    of input it consumes with ``advance`` as they are read, not only when a file ends; the
+    advances of one phase add up to its ``total_bytes``. Calls come from one thread at a time."""
 
     def begin(self, files: int, total_bytes: int) -> None: ...
 
     def phase(self, text: str) -> None: ...
 
+    def advance(self, nbytes: int) -> None: ...
+
     def file_done(self, result: FileResult) -> None: ...
+
+
+class _Meter:
+    """The bytes of one file reported to a Progress: a second read of the file (the exact path
+    after the fast path refused it) reports only what goes past the first, and ``finish`` the rest,
+    so a file adds exactly its size."""
+
+    def __init__(self, progress: Progress, lock: threading.Lock, size: int) -> None:
+        self.progress, self.lock, self.size = progress, lock, size
+        self.read = self.reported = 0
+
+    def add(self, nbytes: int) -> None:
+        self.read += nbytes
+        self._report(min(self.read, self.size))
+
+    def again(self) -> None:
+        self.read = 0
+
+    def finish(self) -> None:
+        self._report(self.size)
+
+    def _report(self, upto: int) -> None:
+        if upto > self.reported:
+            with self.lock:
+                self.progress.advance(upto - self.reported)
+            self.reported = upto
 
 
 def new_writer_id() -> str:
@@ -189,15 +222,16 @@ def ingest(
             FileResult(s.table, s.name, s.path, s.path.stat().st_size, s.cell, source=src)
             for src, s in sources
         ]
-        progress.phase("checking files")
         for r in results:
             _precheck(r)
+        progress.phase("hashing")
         if spark is not None:
             from tracewh import spark as spark_engine
 
             spark_engine.hash_files(spark, results)  # one task per file, where the file is read
         else:
-            _hash_all(results, workers)
+            progress.begin(len(results), sum(r.size for r in results))
+            _hash_all(results, workers, progress)
         _verify(trace, sources, results, verify)
         for r in results:
             if r.damage:
@@ -230,6 +264,7 @@ def ingest(
                                 trace.file_order(r.name)
                             )
             todo = [r for rs in work.values() for r in rs]
+            progress.phase("converting")
             progress.begin(len(todo), sum(r.size for r in todo))
             signals.pause_point("converting")
             stats = _convert(
@@ -368,12 +403,13 @@ def _precheck(r: FileResult) -> None:
                 raise InputError(f"{r.table}/{r.name}: not a gzip file (the name ends in .gz)")
 
 
-def _hash_all(results: list[FileResult], workers: int | None) -> None:
+def _hash_all(results: list[FileResult], workers: int | None, progress: Progress) -> None:
+    lock = threading.Lock()
     with ThreadPoolExecutor(_worker_count(workers, len(results))) as ex:
-        list(ex.map(_hash_and_check, results))
+        list(ex.map(lambda r: _hash_and_check(r, _Meter(progress, lock, r.size)), results))
 
 
-def _hash_and_check(r: FileResult) -> None:
+def _hash_and_check(r: FileResult, meter: _Meter | None = None) -> None:
     """sha256 of the file; for a gzip that is not a ``.csv.gz`` also the CRC-32 and length of
     every member, in the same read (DuckDB's gzip reader checks neither: a flipped bit would give
     wrong values silently). A ``.csv.gz`` is checked while it streams into DuckDB (one inflate,
@@ -385,6 +421,8 @@ def _hash_and_check(r: FileResult) -> None:
     text = None if name.endswith(".tar.gz") or streamed_gz else readers.LineCount()
     with open(r.path, "rb") as fh:
         while chunk := fh.read(READ_CHUNK):
+            if meter is not None:
+                meter.add(len(chunk))
             h.update(chunk)
             if gz is not None:
                 for out in gz.inflate(chunk):
@@ -523,10 +561,12 @@ def _convert(
             n = next(counter)
             cur = db.cursor()
             cursors.append(cur)
+        meter = _Meter(progress, lock, r.size)
         try:
-            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id)
+            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id, meter)
         finally:
             cur.close()
+        meter.finish()
         with lock:
             progress.file_done(r)
 
@@ -537,6 +577,7 @@ def _convert(
         converted = spark_engine.convert_files(spark, trace.name, todo, gens, tmp, memory_limit, ingest_id)
         for r, done in zip(todo, converted, strict=True):
             vars(r).update(vars(done))
+            _Meter(progress, lock, r.size).finish()
             progress.file_done(r)
         todo = []
     try:
@@ -559,6 +600,7 @@ def _convert(
         db.execute("SET enable_progress_bar = false")  # stdout carries data only
         from tracewh import compaction  # it builds on this module's name rule and linking
 
+        progress.phase("deriving")
         for name, gen in gens.items():
             compaction.drop_parts(db, gen, (dropped or {}).get(name, {}), ingest_id)
             if compact:
@@ -578,13 +620,22 @@ def _convert_file(
     n: int,
     tmp: Path,
     ingest_id: str,
+    meter: _Meter | None = None,
 ) -> None:
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
     stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see _OUTPUT_NAME)
     days = trace.units_per_day
-    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, days, n, tmp)
+    # The strict fast path first; a file it refuses is converted by the exact path, which records
+    # every reject with its line.
+    meter = meter or _Meter(Progress(), threading.Lock(), r.size)
+    r.fast = fastpath.takes(trace, table, r.name) and fastpath.convert(
+        table, r, out, stem, order, days, meter.add
+    )
+    if not r.fast:
+        meter.again()
+        _CONVERTERS[trace.reader](cur, table, r, out, stem, order, days, n, tmp, meter.add)
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
 
@@ -599,6 +650,7 @@ def _convert_ndjson(
     days: int,
     n: int,
     tmp: Path,
+    on_bytes: Callable[[int], None],
 ) -> None:
     """A JSON-lines file: one COPY through the fast reader; if it refuses the file, the bad lines
     are split off first and the good ones read alike."""
@@ -633,13 +685,14 @@ def _convert_csv(
     days: int,
     n: int,
     tmp: Path,
+    on_bytes: Callable[[int], None],
 ) -> None:
     """A CSV file: one COPY of its good rows; its rejects from DuckDB's reject table (malformed
     lines) and, only when the counts show some, from a second pass (rows the checks refuse)."""
     cr = r.text is not None and r.text.cr  # a plain file with CRs: through the LineFixer
     rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
     failed: InputError | None = None
-    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr) as feed:
+    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr, on_bytes=on_bytes) as feed:
         reader = readers.csv_reader(table, feed.path, rejects, scans)
         try:
             r.rows_written = _copy(cur, table, reader, out, stem, order, days, r, text_ints=True)

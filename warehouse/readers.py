@@ -20,7 +20,7 @@ import re
 import tarfile
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,9 +55,17 @@ def select_list(table: Table, order: int, units_per_day: int) -> str:
 LINE, PROBLEM, PROBLEM_COLUMN, PROBLEM_KIND = "__line", "__problem", "__column", "__kind"
 
 
-def _int_type(c: Column) -> str | None:
+def int_type(c: Column) -> str | None:
+    """The integer type a column is read as (None for other types)."""
     t = (c.read_type or c.type).upper()
     return t if t in _INT_RANGES else None
+
+
+def digits_pattern(c: Column) -> str:
+    """What an integer of a CSV column must look like: digits, and a minus sign where negative
+    values are allowed (never for a time)."""
+    unsigned = c.is_time or (int_type(c) or "").startswith("U")
+    return "[0-9]+" if unsigned else "-?[0-9]+"
 
 
 def checked(table: Table, reader: str, *, text_ints: bool) -> str:
@@ -74,13 +82,13 @@ def checked(table: Table, reader: str, *, text_ints: bool) -> str:
         q = quote_ident(c.name)
         names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
         raw = f"coalesce({names})" if c.aliases else q
-        it = _int_type(c)
+        it = int_type(c)
         value = raw
         if text_ints and it:
             unsigned = c.is_time or it.startswith("U")
             what = "a non-negative integer" if unsigned else "an integer"
             # a regular expression: 4x faster than ltrim() with a character set here
-            digits = quote_literal("[0-9]+" if unsigned else "-?[0-9]+")
+            digits = quote_literal(digits_pattern(c))
             only_digits = f"regexp_full_match({raw}, {digits})"
             bad = f"{raw} IS NOT NULL AND NOT ({only_digits} AND TRY_CAST({raw} AS {it}) IS NOT NULL)"
             says = quote_literal(f" is not {what} of type {it}")
@@ -123,7 +131,7 @@ def _clamped(column: str) -> str:
 
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
     columns = _struct_literal(
-        [(c.name, "VARCHAR" if _int_type(c) else c.read_type or c.type) for c in table.columns]
+        [(c.name, "VARCHAR" if int_type(c) else c.read_type or c.type) for c in table.columns]
     )
     return (
         f"read_csv({quote_literal(path)}, columns = {columns}, header = false, "
@@ -410,12 +418,15 @@ class Feed:
 
 
 @contextlib.contextmanager
-def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
+def streamed(
+    path: Path, fifo: Path, *, cr: bool = False, on_bytes: Callable[[int], None] | None = None
+) -> Iterator[Feed]:
     """What DuckDB reads a CSV from: the file itself when it needs nothing, else a named pipe fed
     by a thread that streams it: a ``.tar.gz`` archive's CSV member (nothing is extracted to disk),
     a ``.csv.gz`` inflated here, with every member's CRC-32 and length checked on the way (DuckDB's
     own gzip reader checks neither; this costs no second inflate), and a file with carriage
-    returns (``cr``) through a LineFixer. Lines are counted on the way (``Feed.count``).
+    returns (``cr``) through a LineFixer. Lines are counted on the way (``Feed.count``);
+    ``on_bytes`` is told the bytes of a (plain or gzip) file as they are read from it.
 
     The caller checks ``Feed.failure`` (a damaged gzip or archive) after the read, whether or not
     the read failed, so the ingest never commits a part of a damaged file.
@@ -442,10 +453,14 @@ def streamed(path: Path, fifo: Path, *, cr: bool = False) -> Iterator[Feed]:
         with open(path, "rb") as fh:
             if not path.name.endswith(".gz"):
                 while chunk := fh.read(1 << 20):
+                    if on_bytes is not None:
+                        on_bytes(len(chunk))
                     yield chunk
                 return
             check = GzipCheck()
             while chunk := fh.read(1 << 20):
+                if on_bytes is not None:
+                    on_bytes(len(chunk))
                 yield from check.inflate(chunk)
                 if check.damage:
                     raise ValueError(check.damage)
