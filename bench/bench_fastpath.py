@@ -59,7 +59,7 @@ def polars(files: list[Path], out: Path, table: str) -> None:
         "UBIGINT": pl.UInt64,
         "INTEGER": pl.Int32,
         "DOUBLE": pl.Float64,
-        "BOOLEAN": pl.Boolean,
+        "BOOLEAN": pl.Int8,  # polars reads no 0/1 booleans
         "VARCHAR": pl.String,
     }
     schema = {n: kinds[t] for n, t in _types(table)}
