@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from tracewh.traces import registry
 
@@ -21,6 +22,14 @@ PIPE_WIDTH = 400
 
 # stdout carries data only: every message, progress bar and error goes here.
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
+
+
+def literal(text: object, style: str = "") -> Text:
+    """Text from outside (a path, a name from a host's listing, an HTTP reason, a value, an error
+    message) as rich prints it: as written. A plain string is read as markup, and a stray
+    ``[/x]`` in it is a MarkupError; escaping instead shows a trailing backslash doubled.
+    ``style`` colours the whole text."""
+    return Text(str(text), style=style)
 
 
 class StdoutClosed(Exception):
@@ -115,5 +124,5 @@ def spark_session(engine: str, master: str | None) -> Any:
         raise UsageError(f"--engine {engine!r}: choose duckdb or spark")
     from tracewh import spark
 
-    err_console.print(f"starting Spark ({master or 'default master'})...")
+    err_console.print(literal(f"starting Spark ({master or 'default master'})..."))
     return spark.session(master)

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tracewh.cli.common import FormatOpt, err_console, examples
+from tracewh.cli.common import FormatOpt, err_console, examples, literal
+from tracewh.errors import Interrupted
 from tracewh.traces import download_options, downloadable
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
@@ -63,7 +64,7 @@ def download(
 
     selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
     if not quiet and err_console.is_terminal:  # listing thousands of files takes a while
-        err_console.print(f"[dim]listing {trace} files...[/dim]")
+        err_console.print(literal(f"listing {trace} files...", "dim"))
     plan = dl.plan(trace, dest, selection, mirror=mirror, jobs=jobs)
     if dry_run:
         _print_plan(plan, fmt)
@@ -72,15 +73,18 @@ def download(
     try:
         result = dl.download(plan, jobs=jobs, progress=make_progress(quiet))
     except KeyboardInterrupt:
-        err_console.print(
-            "Error: interrupted; partial files are kept as .part and the same command resumes them"
-        )
-        raise typer.Exit(130) from None
+        # The error boundary prints it: one line, exit 130.
+        raise Interrupted(
+            "interrupted; partial files are kept as .part and the same command resumes them"
+        ) from None
     if not quiet:
+        got = f"{dl.human_bytes(result.bytes_received)} in {result.seconds:.1f} s"
         err_console.print(
-            f"{trace}: {len(result.downloaded)} file(s) downloaded ({dl.human_bytes(result.bytes_received)} "
-            f"in {result.seconds:.1f} s), {len(result.present)} already present, all verified, in {dest}\n"
-            f"next: tracewh ingest {trace} {dest}"
+            literal(
+                f"{trace}: {len(result.downloaded)} file(s) downloaded ({got}), "
+                f"{len(result.present)} already present, all verified, in {dest}\n"
+                f"next: tracewh ingest {trace} {dest}"
+            )
         )
 
 
@@ -104,10 +108,12 @@ def _print_plan(plan: Plan, fmt: str | None) -> None:
     present = sum(1 for r in rows if r[3] == "present")
     unknown = sum(1 for r in rows if r[1] is None)
     err_console.print(
-        f"{len(rows)} file(s), {dl.human_bytes(plan.total_bytes)} in total"
-        + (f" ({unknown} of unknown size)" if unknown else "")
-        + f"; {present} already present; {dl.human_bytes(need)} to fetch; "
-        f"{dl.human_bytes(free)} free in {plan.dest}: " + ("fits" if need <= free else "DOES NOT FIT")
+        literal(
+            f"{len(rows)} file(s), {dl.human_bytes(plan.total_bytes)} in total"
+            + (f" ({unknown} of unknown size)" if unknown else "")
+            + f"; {present} already present; {dl.human_bytes(need)} to fetch; "
+            f"{dl.human_bytes(free)} free in {plan.dest}: " + ("fits" if need <= free else "DOES NOT FIT")
+        )
     )
 
 
@@ -121,12 +127,13 @@ def make_progress(quiet: bool) -> Any:
     class Lines(Progress):
         def retry(self, path: str, failures: int, reason: str, wait: float) -> None:
             err_console.print(
-                f"[yellow]{path}: {reason}; retry {failures} in {wait:.1f} s[/yellow]", highlight=False
+                literal(f"{path}: {reason}; retry {failures} in {wait:.1f} s", "yellow"),
+                highlight=False,
             )
 
         def file_done(self, path: str, outcome: str) -> None:
             if outcome != "present":
-                err_console.print(f"{path}: {outcome}", highlight=False)
+                err_console.print(literal(f"{path}: {outcome}"))
 
     if not err_console.is_terminal:
         return Lines()
@@ -170,7 +177,7 @@ def make_progress(quiet: bool) -> Any:
             self.done += 1
             self.bar.update(self.task, files=f"{self.done}/{self.files} files")
             if outcome == "failed":
-                self.bar.console.print(f"[red]{path}: failed[/red]", highlight=False)
+                self.bar.console.print(literal(f"{path}: failed", "red"))
 
         def end(self) -> None:
             self.bar.stop()

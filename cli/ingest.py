@@ -16,6 +16,7 @@ from tracewh.cli.common import (
     err_console,
     examples,
     home_of,
+    literal,
     spark_session,
 )
 
@@ -142,7 +143,7 @@ def make_progress(quiet: bool) -> Any:
     class Bar(Progress):
         def __init__(self) -> None:
             self.bar = RichProgress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 DownloadColumn(),
                 TransferSpeedColumn(),
@@ -170,7 +171,7 @@ def make_progress(quiet: bool) -> Any:
             # a bar belongs to one phase: the next one ends it
             self.close()
             self.text = text
-            err_console.print(f"[dim]{text}...[/dim]")
+            err_console.print(literal(f"{text}...", "dim"))
 
         def close(self) -> None:
             if self.task is not None:

@@ -32,6 +32,7 @@ from tracewh.cli.common import (
     err_console,
     examples,
     home_of,
+    literal,
     spark_session,
 )
 from tracewh.errors import Interrupted, TracewhError, UsageError
@@ -85,7 +86,7 @@ def demo(ctx: typer.Context, home: HomeOpt = None) -> None:
     from tracewh import demo as demo_lib
 
     h = home_of(ctx, home)
-    err_console.print(f"tracewh demo: ingesting the bundled sample into {h.root}")
+    err_console.print(literal(f"tracewh demo: ingesting the bundled sample into {h.root}"))
     results = demo_lib.run(h, progress=ingest_cmd.make_progress(quiet=False))
     for result in results:
         ingest_cmd.print_summary(result)
@@ -251,7 +252,7 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
     render(checks.summary(results), fmt, title="checks")
     failed = [r for r in results if r.failed]
     for r in failed:
-        err_console.print(f"check {r.name} failed: {r.count} offending row(s), e.g. {r.sample[:1]}")
+        err_console.print(literal(f"check {r.name} failed: {r.count} offending row(s), e.g. {r.sample[:1]}"))
     if failed:
         raise typer.Exit(1)
 
@@ -267,7 +268,7 @@ def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
 
     h = home_of(ctx, home)
     before = catalog.repair(h)
-    err_console.print(f"views rebuilt for {h.root}" + (f" (was {before})" if before else ""))
+    err_console.print(literal(f"views rebuilt for {h.root}" + (f" (was {before})" if before else "")))
 
 
 @app.command(
@@ -336,7 +337,8 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as e:  # the boundary: anything unexpected is still one line
         if debug:
             raise
-        err_console.print(f"Error: internal error: {type(e).__name__}: {e} (run with --debug)")
+        text = " ".join(str(e).split())  # one line, even for a message of several (mathtext's)
+        err_console.print(literal(f"Error: internal error: {type(e).__name__}: {text} (run with --debug)"))
         sys.exit(1)
 
 

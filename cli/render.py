@@ -33,7 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tracewh import display
-from tracewh.cli.common import PIPE_WIDTH, StdoutClosed, err_console
+from tracewh.cli.common import PIPE_WIDTH, StdoutClosed, err_console, literal
 from tracewh.errors import TracewhError, UsageError
 from tracewh.results import Rows
 
@@ -225,20 +225,22 @@ def _table(
         _records(console, columns, cells, title, width)
     else:
         keep = layout.keep
-        table = Table(title=title, title_justify="left", box=box.HEAVY_HEAD)
+        table = Table(
+            title=None if title is None else literal(title), title_justify="left", box=box.HEAVY_HEAD
+        )
         for i in keep:
             numeric = display.is_numeric(types[i])
             justify: Literal["left", "right"] = "right" if numeric else "left"
             wraps = i in layout.wrapping
             table.add_column(
-                columns[i],
+                literal(columns[i]),
                 justify=justify,
                 no_wrap=not wraps,
                 overflow="fold" if wraps else "ellipsis",
                 min_width=layout.widths[i],
             )
         for line in cells:
-            table.add_row(*[line[i].replace("[", r"\[") for i in keep])
+            table.add_row(*[literal(line[i]) for i in keep])
         console.print(table)
         dropped = [columns[i] for i in range(len(columns)) if i not in keep]
         if dropped:

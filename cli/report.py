@@ -104,6 +104,10 @@ def _make_command(report: reports.Report):
         from tracewh import api
         from tracewh.cli.render import render
 
+        if plot is not None:  # a chart it cannot write fails before the report runs
+            from tracewh import plots
+
+            plots.target(plot)
         spark = spark_session(engine, master)
         if spark is not None:
             from tracewh import spark as spark_engine

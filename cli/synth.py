@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from tracewh.cli.common import err_console, examples
+from tracewh.cli.common import err_console, examples, literal
 from tracewh.synth import synthetic_traces
 
 HELP = examples(
@@ -117,7 +117,9 @@ def _progress(quiet: bool) -> Any:
 
 def _summary(m: dict, out: Path) -> None:
     t = Table(
-        title=f"{m['trace']} at scale {m['scale']:g} (seed {m['seed']}) in {m['seconds']:.1f} s -> {out}",
+        title=literal(
+            f"{m['trace']} at scale {m['scale']:g} (seed {m['seed']}) in {m['seconds']:.1f} s -> {out}"
+        ),
         title_justify="left",
     )
     for col in ("table", "files", "rows", "MB", "MB on disk"):
@@ -132,4 +134,4 @@ def _summary(m: dict, out: Path) -> None:
             f"{sum(f['file_bytes'] for f in files) / 1e6:,.1f}",
         )
     err_console.print(t)
-    err_console.print(f"expected figures: {out / 'manifest.json'}")
+    err_console.print(literal(f"expected figures: {out / 'manifest.json'}"))

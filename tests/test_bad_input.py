@@ -153,6 +153,25 @@ def test_a_rejected_line_keeps_its_bytes(home, tmp_path):
     assert read(home, "SELECT line, raw FROM meta.rejects") == [(1, "5000000,,42,0,u\\xff\\xfe,1,n,l")]
 
 
+def test_a_rejected_json_line_keeps_its_bytes_and_bad_utf8_is_a_reject_not_a_failed_file(home, tmp_path):
+    # Old code: U+FFFD in raw instead of the bytes; and a JSON line whose string held a byte that
+    # is not UTF-8 failed the whole file in DuckDB's reader ("invalid UTF-8 encoding in string").
+    src = tmp_path / "clusterdata_2019_c"
+    src.mkdir()
+    (src / "collection_events-000000000000.json").write_bytes(
+        b'{"time": "7", "type": "0", "collection_id": "1"}\n'
+        b"not json \xff\xfe\n"
+        b'{"time": "7", "type": "0", "collection_id": "3", "user": "u\xff"}\n'
+    )
+    (f,) = ingest.ingest(home, "google2019", src).files
+    assert (f.rows_read, f.rows_written, f.rows_rejected) == (3, 1, 2)
+    assert read(home, "SELECT line, error_type, raw FROM meta.rejects ORDER BY line") == [
+        (2, "INVALID UNICODE", "not json \\xff\\xfe"),
+        (3, "INVALID UNICODE", '{"time": "7", "type": "0", "collection_id": "3", "user": "u\\xff"}'),
+    ]
+    assert read(home, "SELECT collection_id FROM google2019.collection_events") == [(1,)]
+
+
 def test_a_task_name_whose_numbers_overflow_is_unparsed_not_half_parsed(sample_home):
     q = (
         "SELECT p.form, p.task_id, alibaba2018.dag_class(n) "
@@ -216,6 +235,12 @@ def test_odd_sources_are_one_clear_line(home, tmp_path):
         (["sql", ""], 2, "the query is empty"),
         (["report", "queue", "--param", "bucket_s=0"], 2, "bucket_s must be a whole number > 0"),
         (["report", "queue", "--param", "bucket_s=-5"], 2, "bucket_s must be a whole number > 0"),
+        # nan passed "> 0" (it compares false with everything) and reached the report
+        (["report", "resubmissions", "--param", "peak_factor=nan"], 2, "peak_factor must be a finite"),
+        (["report", "resubmissions", "--param", "peak_factor=inf"], 2, "peak_factor must be a finite"),
+        # 2^63 is one past BIGINT: it reached DuckDB as an SQL error, exit 1
+        (["report", "queue", "--param", "bucket_s=9223372036854775808"], 2, "up to 9223372036854775807"),
+        (["report", "alloc-usage", "--param", "bucket_s=-99999999999999999999"], 2, "bucket_s must be"),
         (
             ["report", "queue", "--trace", "google2019", "--cell", "z"],
             2,

@@ -253,6 +253,53 @@ def test_plot_on_a_report_without_a_chart_is_a_usage_error(capsys, sample_home, 
     assert code == 2 and "no chart" in err
 
 
+def test_plot_to_a_format_matplotlib_cannot_write_is_a_usage_error_before_the_report_runs(
+    capsys, sample_home, tmp_path
+):
+    target = tmp_path / "x.txt"
+    args = (
+        "--home",
+        str(sample_home.root),
+        "report",
+        "queue",
+        "--trace",
+        "google2011",
+        "--plot",
+        str(target),
+    )
+    code, out, err = run(capsys, *args)
+    # Old code: the report printed, then "internal error: ValueError: Format 'txt' is not supported".
+    assert (code, out) == (2, "") and not target.exists()
+    assert (
+        err.startswith(f"Error: --plot {target}: cannot write a .txt chart (choose ") and err.count("\n") == 1
+    )
+
+
+def test_a_job_name_holding_mathtext_is_drawn_as_written(capsys, tmp_path):
+    from matplotlib.cbook import is_math_text
+
+    import tracewh
+
+    job = "j_$\\x$"  # matplotlib's mathtext: "Unknown symbol: \x" failed the whole drawing
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "batch_task.csv").write_text(
+        f"M1,2,{job},1,Terminated,100,200,100,0.39\nM2_1,1,{job},1,Terminated,210,260,50,0.2\n"
+    )
+    home = tmp_path / "home"
+    assert run(capsys, "--home", str(home), "ingest", "alibaba2018", str(src), "-q")[0] == 0
+    chart = tmp_path / "dag"  # no suffix: matplotlib writes dag.png, and that is the name to print
+    code, out, err = run(
+        capsys, "--home", str(home), "report", "ali-job", "-t", "alibaba2018", "-p", f"job={job}",
+        "--plot", str(chart), "-f", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"plot written to {chart}.png" in err and (tmp_path / "dag.png").read_bytes()[:4] == b"\x89PNG"
+    fig = tracewh.plot("ali-job", trace="alibaba2018", home=home, job=job)
+    title = fig.axes[0].get_title()
+    assert not is_math_text(title) and title.startswith("DAG of the job j_")
+
+
 def test_info_and_check_pass_on_the_sample(capsys, sample_home):
     code, out, _ = run(capsys, "--home", str(sample_home.root), "info", "--format", "csv")
     rows = [r for r in csv.DictReader(io.StringIO(out)) if r["trace"] == "google2011"]
@@ -308,10 +355,12 @@ def test_moving_the_home_is_detected_and_repaired_by_one_command(capsys, tmp_pat
 
 
 def test_demo_ingests_the_sample_into_a_fresh_home_and_prints_reports(capsys, tmp_path):
-    code, out, err = run(capsys, "--home", str(tmp_path / "demo"), "demo")
+    home = tmp_path / "demo[/x]"  # rich markup in the path: the old code crashed on the first line
+    code, out, err = run(capsys, "--home", str(home), "demo")
     assert code == 0, err
+    assert err.startswith(f"tracewh demo: ingesting the bundled sample into {home}\n")
     assert "lifecycle-counts" in out and "task_events" in out
-    code, out, err = run(capsys, "--home", str(tmp_path / "demo"), "demo")  # re-runnable
+    code, out, err = run(capsys, "--home", str(home), "demo")  # re-runnable
     assert code == 0, err
 
 
@@ -343,3 +392,41 @@ def test_global_options_do_not_leak_into_the_next_call_in_one_process(capsys, sa
     assert code != 0
     code, _, err = run(capsys, "sql", "SELECT 1")
     assert code == 1 and "Traceback" not in err and err.startswith("Error: ")
+
+
+# ---- text from outside holding rich markup prints as written (the old code: MarkupError tracebacks)
+
+
+def test_repair_prints_a_home_path_holding_markup_as_written(capsys, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "machine_meta.csv").write_text("m_1,0,219,17,96,100,USING\n")
+    first, moved = tmp_path / "h[/x]", tmp_path / "m[bold]"
+    code, _, err = run(capsys, "--home", str(first), "ingest", "alibaba2018", str(src), "-q")
+    assert code == 0, err
+    shutil.move(first, moved)
+    code, _, err = run(capsys, "--home", str(moved), "repair")
+    assert (code, err) == (0, f"views rebuilt for {moved} (was {first})\n")
+
+
+def test_sql_names_and_values_holding_markup_print_as_written(capsys, sample_home):
+    q = """SELECT 1 AS "[/x]", '\\[/x]' AS b, 'tail\\' AS c, '[bold]x' AS d"""
+    code, out, err = run(capsys, "--home", str(sample_home.root), "sql", q)
+    assert code == 0, err
+    head, row = [line for line in out.splitlines() if line.startswith(("┃", "│"))]
+    assert head.split() == ["┃", "[/x]", "┃", "b", "┃", "c", "┃", "d", "┃"]
+    assert row.split() == ["│", "1", "│", "\\[/x]", "│", "tail\\", "│", "[bold]x", "│"]
+
+
+def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(capsys, monkeypatch):
+    from tracewh import holdings
+
+    def broken(*args, **kwargs):  # an unexpected failure whose text carries markup and lines
+        raise RuntimeError("no [/x] here\n  ^\nsee above")
+
+    monkeypatch.setattr(holdings, "tables", broken)
+    code, out, err = run(capsys, "info")
+    assert (code, err) == (
+        1,
+        "Error: internal error: RuntimeError: no [/x] here ^ see above (run with --debug)\n",
+    )

@@ -13,6 +13,7 @@ import csv
 import gzip
 import hashlib
 import io
+import json
 import os
 import signal
 import subprocess
@@ -529,6 +530,159 @@ def test_mirror_keeps_the_path_after_its_own_prefix(server, tmp_path):
     )
 
 
+# ----------------------------------------------------------------------------- hostile hosts
+
+SMALL = "job_events/part-00000-of-00500.csv.gz"  # 3,216 bytes
+SMALL_URL = f"clusterdata-2011-2/{SMALL}"
+SMALL_SHA = hashlib.sha256((SAMPLE / SMALL).read_bytes()).hexdigest()
+ME_B = "machine_events-000000000000.json.gz"  # cell b's machine_events shard, 116 bytes
+ME_B_LISTING = "storage/v1/b/clusterdata_2019_b/o"
+
+
+def listing_of(*items: dict) -> bytes:
+    return json.dumps({"kind": "storage#objects", "items": list(items)}).encode()
+
+
+def listed_me_b(server) -> dict:
+    """The listing's own item for cell b's machine_events shard, to tamper with."""
+    return server.listing("clusterdata_2019_b", {"prefix": ["machine_events-"]})["items"][0]
+
+
+def one_error_line(err: str) -> str:
+    (line,) = err.splitlines()
+    assert line.startswith("Error: ") and "internal error" not in line, err
+    return line
+
+
+@pytest.mark.parametrize("where", ["../../", "absolute"])
+def test_a_checksum_file_naming_a_path_outside_the_folder_is_refused(server, tmp_path, capsys, where):
+    dest = tmp_path / "a" / "b" / "dest"
+    prefix = f"{tmp_path}/abs/" if where == "absolute" else where
+    named = f"{prefix}{SMALL}"
+    server.files["clusterdata-2011-2/SHA256SUM"] = f"{SMALL_SHA}  {named}\n".encode()
+    # Served where the address of that name leads, so a download that followed it would land it.
+    body = (SAMPLE / SMALL).read_bytes()
+    server.files[SMALL] = server.files[f"clusterdata-2011-2/{tmp_path.relative_to('/')}/abs/{SMALL}"] = body
+    code, out, err = run(capsys, "download", "google2011", str(dest), "--mirror", server.url, "-q")
+    assert code == 1 and out == ""
+    line = one_error_line(err)
+    assert f"names {named!r}, which is not a path inside {dest}" in line
+    assert files_under(tmp_path) == [] and not (tmp_path / "a").exists()  # not even a folder
+    assert [p for m, p, _ in server.requests] == ["clusterdata-2011-2/SHA256SUM"]
+
+
+def test_a_storage_listing_naming_a_path_outside_the_folder_is_refused(server, tmp_path, capsys):
+    dest = tmp_path / "a" / "dest"
+    server.faults[ME_B_LISTING] = [Fault(body=listing_of({**listed_me_b(server), "name": f"../../{ME_B}"}))]
+    server.files[ME_B] = server.files[f"clusterdata_2019_b/{ME_B}"]
+    code, out, err = run(
+        capsys, "download", "google2019", str(dest), "--cells", "b", "--tables", "machine_events",
+        "--mirror", server.url, "-q",
+    )  # fmt: skip
+    assert code == 1
+    assert f"names 'clusterdata_2019_b/../../{ME_B}', which is not a path inside {dest}" in one_error_line(
+        err
+    )
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "lying-length"])
+def test_a_host_streaming_past_the_listed_size_is_stopped_and_the_file_failed(server, tmp_path, chunked):
+    # 64 MiB past a 3,216-byte file: the old code took it all (then failed the size check).
+    server.faults[SMALL_URL] = [Fault(overrun=64 << 20, chunked=chunked)]
+    with pytest.raises(DownloadError, match=r"job_events/part-00000-of-00500\.csv\.gz: the host sent more "):
+        fetch(server, "google2011", tmp_path, tables=["job_events"], parts="0")
+    assert not (tmp_path / SMALL).exists() and not (tmp_path / f"{SMALL}.part").exists()
+    # What the server got out before the hang-up is at most the socket buffers, far below 64 MiB.
+    assert server.served[SMALL_URL] < 16 << 20
+    assert (tmp_path / "schema.csv").is_file()  # the other file of the run still completed
+
+
+def test_a_checksum_file_that_streams_on_is_refused_at_the_limit(server, tmp_path, monkeypatch):
+    monkeypatch.setattr(dl, "SMALL_LIMIT", 1 << 20)  # the real limit (64 MiB) works alike, slower
+    server.faults["clusterdata-2011-2/SHA256SUM"] = [Fault(overrun=256 << 20, chunked=True)]
+    with pytest.raises(
+        DownloadError, match=r"SHA256SUM: more than 1\.0 MiB, far more than a listing; refusing"
+    ):
+        fetch(server, "google2011", tmp_path, tables=["job_events"])
+    assert server.served["clusterdata-2011-2/SHA256SUM"] < 32 << 20  # not the 256 MiB on offer
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("faults", "message"),
+    [
+        (
+            lambda srv: {
+                "clusterdata-2011-2/SHA256SUM": [Fault(redirect="clusterdata-2011-2/SHA256SUM")] * 40
+            },
+            "SHA256SUM: the host redirects in a loop",
+        ),
+        (
+            lambda srv: {
+                ME_B_LISTING: [Fault(body=b"<html><body>Moved</body></html>", content_type="text/html")]
+            },
+            "not a storage listing (the host sent text/html)",
+        ),
+        (lambda srv: {ME_B_LISTING: [Fault(body=b'{"items": 7}')]}, "not a storage listing"),
+        (
+            lambda srv: {ME_B_LISTING: [Fault(body=listing_of({**listed_me_b(srv), "size": "lots"}))]},
+            'the listing holds an object without a usable name, size or digest: {"kind"',
+        ),
+        (
+            lambda srv: {ME_B_LISTING: [Fault(body=listing_of({**listed_me_b(srv), "md5Hash": "%%%"}))]},
+            "without a usable name, size or digest",
+        ),
+    ],
+    ids=["redirect-loop", "html-listing", "items-not-a-list", "size-lots", "md5-not-base64"],
+)
+def test_a_hostile_answer_is_one_named_error_line(server, tmp_path, capsys, faults, message):
+    server.faults.update(faults(server))
+    trace = ["google2011", "--tables", "job_events"]
+    if ME_B_LISTING in server.faults:
+        trace = ["google2019", "--cells", "b", "--tables", "machine_events"]
+    code, out, err = run(capsys, "download", trace[0], str(tmp_path), *trace[1:], "--mirror", server.url)
+    assert code == 1 and out == ""
+    assert message in one_error_line(err)
+
+
+def test_a_size_probe_without_content_length_leaves_the_size_unknown(
+    server, tmp_path, capsys, alibaba_digests
+):
+    # HEAD refused; the one-byte Range probe answered 200, chunked: no length anywhere.
+    path = "v2018Traces/machine_meta.tar.gz"
+    server.faults[path] = [Fault(method="HEAD", status=405), Fault(ignore_range=True, chunked=True)]
+    args = ("download", "alibaba2018", str(tmp_path), "--tables", "machine_meta", "--mirror", server.url)
+    code, out, err = run(capsys, *args, "--dry-run", "--format", "csv")
+    assert code == 0, err
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert row["bytes"] == ""
+    assert "(1 of unknown size)" in err
+    server.faults[path] = [Fault(method="HEAD", status=405), Fault(ignore_range=True, chunked=True)]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert (tmp_path / "machine_meta.tar.gz").read_bytes() == server.files[path]  # the sha256 decides
+
+
+def test_markup_in_a_folder_a_listed_name_or_an_http_reason_prints_as_written(server, tmp_path, capsys):
+    # Each of these is text from outside that rich read as markup: the old code died on "[/x]"
+    # (MarkupError, then again in the error boundary: a raw traceback).
+    dest = tmp_path / "d[/x]"
+    odd = f"x[/x]/{SMALL}"  # a name inside the folder, as the checksum file lists it
+    server.files["clusterdata-2011-2/SHA256SUM"] = f"{SMALL_SHA}  {odd}\n".encode()
+    server.files[f"clusterdata-2011-2/{odd}"] = (SAMPLE / SMALL).read_bytes()
+    server.faults[f"clusterdata-2011-2/{odd}"] = [Fault(status=503, reason="Slow [/x] Down")]
+    code, out, err = run(capsys, "download", "google2011", str(dest), "--mirror", server.url)
+    assert code == 0, err
+    first, done, summary, hint = err.splitlines()
+    assert first.startswith(f"{odd}: HTTP 503 Slow [/x] Down; retry 1 in ")
+    assert done == f"{odd}: downloaded"
+    assert summary.startswith("google2011: 1 file(s) downloaded (")
+    assert summary.endswith(f"0 already present, all verified, in {dest}")
+    assert hint == f"next: tracewh ingest google2011 {dest}"
+    assert (dest / odd).read_bytes() == (SAMPLE / SMALL).read_bytes()
+
+
 # ----------------------------------------------------------------------------- ingest, interrupt
 
 
@@ -586,7 +740,8 @@ def test_sigint_keeps_the_part_and_the_same_command_resumes(server, tmp_path, ca
     _, err = proc.communicate(timeout=120)
     server.released.set()
     assert proc.returncode == 130, err
-    assert "interrupted; partial files are kept as .part" in err
+    # One line for one Ctrl-C (the old code added the boundary's own "Error: interrupted").
+    assert err == "Error: interrupted; partial files are kept as .part and the same command resumes them\n"
     assert not (tmp_path / BIG).exists()
     kept = part.stat().st_size
     assert 100_000 <= kept <= 131_072

@@ -54,6 +54,27 @@ def test_typed_parameters_convert_and_refuse():
         mode.convert("r", "c")
 
 
+@pytest.mark.parametrize(
+    ("spec", "value", "message"),
+    [
+        ("f: float > 0 = 2", "nan", "f must be a finite number > 0"),
+        ("f: float > 0 = 2", "inf", "f must be a finite number > 0"),
+        ("f: float = 2", "-inf", "f must be a finite number"),
+        ("n: int > 0 = 1", str(2**63), "n must be a whole number > 0 up to 9223372036854775807"),
+        ("n: int = 1", str(-(2**63) - 1), "n must be a whole number from -9223372036854775808"),
+    ],
+)
+def test_numbers_must_be_finite_and_fit_a_bigint(spec, value, message):
+    (p,) = headers.parse("reports/r.sql", "report", {**GOOD, "params": spec}).params
+    with pytest.raises(UsageError, match=message):
+        p.convert("r", value)
+
+
+def test_the_bigint_bounds_are_accepted():
+    (p,) = headers.parse("reports/r.sql", "report", {**GOOD, "params": "n: int = 1"}).params
+    assert (p.convert("r", str(2**63 - 1)), p.convert("r", str(-(2**63)))) == (2**63 - 1, -(2**63))
+
+
 def test_the_header_reader_joins_continuation_lines():
     text = "-- name: v\n-- description: one\n-- two\nSELECT 1;\n-- note: not header\n"
     assert headers.read(text) == {"name": "v", "description": "one two"}

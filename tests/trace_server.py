@@ -4,7 +4,9 @@ It answers GET and HEAD with Range support (206 / 416), and the Cloud Storage JS
 listing (``/storage/v1/b/<bucket>/o?prefix=...``) with small pages and page tokens, giving each
 object's size, base64 md5Hash and base64 big-endian crc32c as Cloud Storage does. It counts the
 body bytes it serves per path, and misbehaves on demand: drop the connection after N bytes of a
-body, answer an HTTP status (503), serve wrong bytes, ignore Range, or trickle slowly.
+body, answer an HTTP status (503), serve wrong bytes, ignore Range, or trickle slowly; and it can be
+hostile: stream on past a file's end (chunked, or under a Content-Length larger than the file),
+redirect in a loop, answer any body (HTML for a listing, a listing of its own making) or reason.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import itertools
 import json
 import re
 import struct
@@ -34,6 +37,13 @@ class Fault:
     corrupt: bool = False  # serve the right length of wrong bytes
     ignore_range: bool = False  # answer 200 with the whole file even when asked for a range
     stall: float = 0.0  # with drop_after: go silent this long before hanging up
+    method: str = "GET"  # the request this fault answers (GET or HEAD)
+    overrun: int = 0  # after the body, send this many more bytes (until the client hangs up)
+    chunked: bool = False  # Transfer-Encoding: chunked, so no Content-Length at all
+    body: bytes | None = None  # answer 200 with this body (and content_type) instead
+    content_type: str = "application/json"
+    redirect: str | None = None  # answer 302 to this path (the same path: a redirect loop)
+    reason: str | None = None  # with status: this reason phrase instead of the standard one
 
 
 class TraceServer:
@@ -130,19 +140,20 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
             rng = self.headers.get("Range")
             with server.lock:
                 server.requests.append(("HEAD" if head else "GET", path, rng))
+            fault = self._take_fault(path, "HEAD" if head else "GET")
+            if fault and fault.redirect is not None:
+                return self._status(302, {"Location": f"/{fault.redirect}"})
+            if fault and fault.status:
+                return self._status(fault.status, reason=fault.reason)
+            if fault and fault.body is not None:
+                return self._send(200, fault.body, {"Content-Type": fault.content_type}, path)
             m = re.fullmatch(r"storage/v1/b/([^/]+)/o", path)
             if m and not head:
-                fault = self._take_fault(path)
-                if fault and fault.status:
-                    return self._status(fault.status)
                 body = json.dumps(server.listing(m.group(1), parse_qs(parts.query))).encode()
                 return self._send(200, body, {"Content-Type": "application/json"}, path)
             if path not in server.files:
                 return self._status(404)
             data = server.files[path]
-            fault = None if head else self._take_fault(path)
-            if fault and fault.status:
-                return self._status(fault.status)
             if fault and fault.corrupt:
                 data = bytes(b ^ 0x5A for b in data)
             headers = {"Content-Type": "application/octet-stream", "Accept-Ranges": "bytes"}
@@ -166,6 +177,11 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
             body = data[start : end + 1]
             if head:
                 return self._send(code, b"", {**headers, "Content-Length": str(len(body))}, path, head=True)
+            overrun = fault.overrun if fault else 0
+            if fault and fault.chunked:
+                headers["Transfer-Encoding"] = "chunked"
+            elif overrun:
+                headers["Content-Length"] = str(len(body) + overrun)  # the lie the body keeps
             self._send(
                 code,
                 body,
@@ -173,15 +189,19 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
                 path,
                 drop_after=fault.drop_after if fault else None,
                 stall=fault.stall if fault else 0.0,
+                overrun=overrun,
             )
 
-        def _take_fault(self, path: str) -> Fault | None:
+        def _take_fault(self, path: str, method: str) -> Fault | None:
             with server.lock:
-                queue = server.faults.get(path)
-                return queue.pop(0) if queue else None
+                queue = server.faults.get(path, [])
+                for i, fault in enumerate(queue):
+                    if fault.method == method:
+                        return queue.pop(i)
+                return None
 
-        def _status(self, code: int, headers: dict | None = None) -> None:
-            self._send(code, b"", headers or {}, None)
+        def _status(self, code: int, headers: dict | None = None, reason: str | None = None) -> None:
+            self._send(code, b"", headers or {}, None, reason=reason)
 
         def _send(
             self,
@@ -192,27 +212,37 @@ def _handler(server: TraceServer) -> type[BaseHTTPRequestHandler]:
             head: bool = False,
             drop_after: int | None = None,
             stall: float = 0.0,
+            overrun: int = 0,
+            reason: str | None = None,
         ) -> None:
-            self.send_response(code)
+            self.send_response(code, reason)
             for k, v in headers.items():
                 self.send_header(k, v)
-            if "Content-Length" not in headers:
+            chunked = headers.get("Transfer-Encoding") == "chunked"
+            if "Content-Length" not in headers and not chunked:
                 self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             if head:
                 return
             out = body if drop_after is None else body[:drop_after]
-            for i in range(0, len(out), 16384):
-                if server.hold_after is not None and i >= server.hold_after:
-                    server.released.wait(timeout=300)
-                piece = out[i : i + 16384]
-                self.wfile.write(piece)
-                self.wfile.flush()
-                if path:
-                    with server.lock:
-                        server.served[path] += len(piece)
-                if server.trickle:
-                    time.sleep(server.trickle)
+            pieces = [out[i : i + 16384] for i in range(0, len(out), 16384)]
+            junk = (b"\0" * min(16384, overrun - i) for i in range(0, overrun, 16384))
+            try:
+                for n, piece in enumerate(itertools.chain(pieces, junk)):
+                    if server.hold_after is not None and n * 16384 >= server.hold_after:
+                        server.released.wait(timeout=300)
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                    self.wfile.flush()
+                    if path:
+                        with server.lock:
+                            server.served[path] += len(piece)
+                    if server.trickle:
+                        time.sleep(server.trickle)
+                if chunked:
+                    self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading: fine
+                self.close_connection = True
+                return
             if drop_after is not None:
                 time.sleep(stall)
                 self.close_connection = True  # hang up mid-body: the client sees a short read

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracewh.plots import literal
+
 PATH = "#e8871e"
 CYCLE = "#d62728"
 GHOST = "#7f7f7f"
@@ -159,7 +161,7 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
     def node(k: str, text: str, fc: str, ec: str, dashed: bool = False) -> None:
         ax.text(
             *pos[k],
-            text,
+            literal(text),
             ha="center",
             va="center",
             fontsize=fs,
@@ -201,7 +203,9 @@ def draw(columns: list[str], rows: list[tuple], title: str) -> Any:
         sub = "no critical path: the DAG has a cycle"
     else:
         sub = "no critical path: some run times are unknown" if by_id else "no DAG: the tasks run in parallel"
-    ax.set_title(f"{title} {job or ''}\n{sub}; edge label = parent's run time s (interval s)", fontsize=10)
+    ax.set_title(
+        f"{title} {literal(job or '')}\n{sub}; edge label = parent's run time s (interval s)", fontsize=10
+    )
     ax.set_xlim(-0.5, right + 0.5)
     ax.set_ylim(-(height / 2) - 0.2, height / 2 + 0.4)
     ax.axis("off")

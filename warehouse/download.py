@@ -15,10 +15,12 @@ verification is deleted and named in the error. Progress goes to a ``Progress`` 
 from __future__ import annotations
 
 import base64
+import binascii
 import contextlib
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import random
 import re
@@ -29,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -43,6 +45,8 @@ DEFAULT_JOBS = 4
 CHUNK = 1 << 20
 PART_SUFFIX = ".part"
 LISTING_PAGE = 1000  # the storage JSON API's largest page
+# The most a listing page or checksum file may hold: the real ones are under 1 MiB.
+SMALL_LIMIT = 64 << 20
 # Timeouts per network operation (not per file): a stalled read is retried like a dropped one.
 TIMEOUT = httpx.Timeout(60.0, connect=15.0)
 # Ask for the bytes as stored: no server-side compression (a mirror's gzip-on-the-fly would
@@ -279,14 +283,26 @@ class _Http:
                 self.on_retry(what, failures, reason, pause)
                 if self.stop.wait(pause):
                     raise _Stopped from e
+            except httpx.TooManyRedirects as e:
+                raise DownloadError(f"{what}: the host redirects in a loop ({url})") from e
+            except (httpx.RequestError, httpx.InvalidURL) as e:  # not transient: another try fails alike
+                raise DownloadError(f"{what}: {_reason(e)} ({url})") from e
 
-    def get(self, url: str, **params: Any) -> httpx.Response:
-        """A small GET (a listing, a checksum file), read whole, with retries."""
+    def get(self, url: str, **params: Any) -> tuple[bytes, str]:
+        """A small GET (a listing, a checksum file), read whole, with retries: its body and
+        Content-Type. A body past SMALL_LIMIT is refused as it arrives (a host streaming on would
+        fill the memory)."""
 
-        def step() -> httpx.Response:
-            r = self.client().get(url, params=params or None)
-            _check_status(r, url)
-            return r
+        def step() -> tuple[bytes, str]:
+            with self.client().stream("GET", url, params=params or None) as r:
+                _check_status(r, url)
+                body = bytearray()
+                for chunk in r.iter_bytes():
+                    body += chunk
+                    if len(body) > SMALL_LIMIT:
+                        too_much = f"more than {human_bytes(SMALL_LIMIT)}, far more than a listing"
+                        raise DownloadError(f"{url}: {too_much}; refusing it")
+                return bytes(body), r.headers.get("content-type", "no content type")
 
         return self.attempts(urlsplit(url).path.rpartition("/")[2] or url, url, step)
 
@@ -297,14 +313,16 @@ class _Http:
             r = self.client().head(url)
             if r.status_code not in (403, 405, 501):  # some hosts refuse HEAD but serve GET
                 _check_status(r, url)
-                if "content-length" in r.headers:
-                    return int(r.headers["content-length"])
+                length = _length(r.headers.get("content-length"))
+                if length is not None:
+                    return length
             with self.client().stream("GET", url, headers={"Range": "bytes=0-0"}) as g:
                 _check_status(g, url)
                 m = re.fullmatch(r"bytes \d+-\d+/(\d+)", g.headers.get("content-range", ""))
                 if m:
                     return int(m.group(1))
-                return int(g.headers["content-length"]) if g.status_code == 200 else None
+                # A 200 is the whole file: its length, when the host says it (chunked: it does not).
+                return _length(g.headers.get("content-length")) if g.status_code == 200 else None
 
         return self.attempts(url.rpartition("/")[2], url, step)
 
@@ -313,6 +331,11 @@ class _Http:
 def _ssl_context() -> ssl.SSLContext:
     """httpx's default TLS settings, built once: loading the CA bundle takes ~0.1 s per client."""
     return httpx.create_ssl_context()
+
+
+def _length(header: str | None) -> int | None:
+    """A Content-Length header's value; None when absent or not a number."""
+    return int(header) if header is not None and re.fullmatch(r"[0-9]+", header.strip()) else None
 
 
 def _check_status(r: httpx.Response, url: str) -> None:
@@ -377,6 +400,7 @@ def plan(
         base = base_url(remote, mirror)
         planner = _PLANNERS[remote.listing]
         files, side = planner(http, mod, remote, base, _Wanted(sel.tables, parts, sel.cells, shards), jobs)
+        _refuse_outside(base, Path(dest), [f.path for f in files] + list(side))
         p = Plan(trace, Path(dest), files, side)
         _fill_sizes(http, p, jobs)
     except _Stopped:
@@ -386,6 +410,20 @@ def plan(
     if not p.files:
         raise DownloadError(f"no {trace} files match the selection at {base}")
     return p
+
+
+def _refuse_outside(base: str, dest: Path, paths: list[str]) -> None:
+    """Every path a host's listing names must land inside ``dest``: a ``../`` or an absolute
+    name (or one the file system cannot hold) would have the download write wherever the host
+    says. Checked on the names themselves, before anything is written, so a link the user put
+    inside ``dest`` still works."""
+    for rel in paths:
+        pure = PurePosixPath(rel)
+        if not rel or "\0" in rel or pure.is_absolute() or ".." in pure.parts:
+            raise DownloadError(
+                f"the listing at {base} names {rel!r}, which is not a path inside {dest}; "
+                f"refusing it (nothing was written)"
+            )
 
 
 def _check_selection(mod: TraceSpec, remote: Remote, sel: Selection) -> None:
@@ -431,7 +469,7 @@ def _plan_checksum_file(
     """The checksum file first: it names every file and gives its sha256; then select from it."""
     assert remote.checksum_file is not None
     root = f"{base}/{remote.root}"
-    body = http.get(f"{root}/{remote.checksum_file}").content
+    body, _ = http.get(f"{root}/{remote.checksum_file}")
     listed = parse_sha256sum(body.decode("utf-8", errors="replace"))
     if not listed:
         raise DownloadError(f"{root}/{remote.checksum_file}: lists no files")
@@ -458,16 +496,16 @@ def _plan_storage_listing(
         bucket = remote.root.format(cell=cell)
         folder = remote.local_root.format(cell=cell)
         out = []
-        for item in _list_objects(http, base, bucket, f"{table}-"):
-            hit = mod.part_of(item["name"])
+        for name, size, digests in _list_objects(http, base, bucket, f"{table}-"):
+            hit = mod.part_of(name)
             if not hit or hit[0] != table or not _in_ranges(hit[1], sel.shards):
                 continue
             out.append(
                 RemoteFile(
-                    f"{folder}/{item['name']}" if folder else item["name"],
-                    f"{base}/{bucket}/{quote(item['name'])}",
-                    int(item["size"]) if "size" in item else None,
-                    _listing_digests(item),
+                    f"{folder}/{name}" if folder else name,
+                    f"{base}/{bucket}/{quote(name)}",
+                    size,
+                    digests,
                     table,
                 )
             )
@@ -478,7 +516,11 @@ def _plan_storage_listing(
     return files, {}
 
 
-def _list_objects(http: _Http, base: str, bucket: str, prefix: str) -> Iterator[dict]:
+def _list_objects(
+    http: _Http, base: str, bucket: str, prefix: str
+) -> Iterator[tuple[str, int | None, dict[str, str]]]:
+    """Each listed object's name, size and digests; a page that is not a storage listing (an
+    HTML error page, a size that is not a number) is a DownloadError naming it."""
     url = f"{base}/storage/v1/b/{quote(bucket)}/o"
     params: dict[str, Any] = {
         "prefix": prefix,
@@ -486,25 +528,53 @@ def _list_objects(http: _Http, base: str, bucket: str, prefix: str) -> Iterator[
         "fields": "items(name,size,md5Hash,crc32c),nextPageToken",
     }
     seen: set[str] = set()
+    where = f"{url}?prefix={prefix}"
     while True:
-        page = http.get(url, **params).json()
-        yield from page.get("items", [])
+        body, kind = http.get(url, **params)
+        try:
+            page = json.loads(body)
+        except ValueError:  # not JSON, or not UTF-8
+            page = None
+        if not isinstance(page, dict) or not isinstance(page.get("items", []), list):
+            raise DownloadError(f"{where}: not a storage listing (the host sent {kind}); check --mirror")
+        for item in page.get("items", []):
+            yield _listed_object(where, item)
         token = page.get("nextPageToken")
         if not token:
             return
+        if not isinstance(token, str):
+            raise DownloadError(f"{where}: not a storage listing (page token {token!r})")
         if token in seen:  # a host that hands out the same page again would loop forever
-            raise DownloadError(f"{url}?prefix={prefix}: the listing repeats page token {token!r}")
+            raise DownloadError(f"{where}: the listing repeats page token {token!r}")
         seen.add(token)
         params["pageToken"] = token
 
 
+def _listed_object(where: str, item: Any) -> tuple[str, int | None, dict[str, str]]:
+    """One item of a listing page as name, size and digests, or a DownloadError showing it."""
+    try:
+        name, size = item["name"], item.get("size")
+        if not isinstance(name, str) or not (size is None or re.fullmatch(r"[0-9]+", str(size))):
+            raise ValueError(name)
+        return name, None if size is None else int(size), _listing_digests(item)
+    except (KeyError, TypeError, AttributeError, ValueError, binascii.Error):
+        shown = json.dumps(item, ensure_ascii=True)
+        raise DownloadError(
+            f"{where}: the listing holds an object without a usable name, size or digest: "
+            f"{shown[:200]}{'...' if len(shown) > 200 else ''}"
+        ) from None
+
+
 def _listing_digests(item: dict) -> dict[str, str]:
-    """The listing's base64 md5 and crc32c (big-endian) as hex; composite objects have no md5."""
+    """The listing's base64 md5 and crc32c (big-endian) as hex; composite objects have no md5.
+    A value that is not base64 of a digest's length raises ValueError."""
     out = {}
-    if item.get("md5Hash"):
-        out["md5"] = base64.b64decode(item["md5Hash"]).hex()
-    if item.get("crc32c"):
-        out["crc32c"] = base64.b64decode(item["crc32c"]).hex()
+    for key, algo, size in (("md5Hash", "md5", 16), ("crc32c", "crc32c", 4)):
+        if item.get(key):
+            raw = base64.b64decode(item[key], validate=True)
+            if len(raw) != size:
+                raise ValueError(f"{key} of {len(raw)} bytes")
+            out[algo] = raw.hex()
     return out
 
 
@@ -701,6 +771,14 @@ class _Transfer:
                 for chunk in r.iter_raw():
                     if self.http.stop.is_set():
                         raise _Stopped
+                    if f.size is not None and part.have + len(chunk) > f.size:
+                        # A host that streams on (chunked, or a length larger than it lists) would
+                        # fill the disk; bytes past the listed size cannot belong to the file.
+                        self._discard(part)
+                        raise DownloadError(
+                            f"{f.path}: the host sent more than the {f.size:,} bytes it lists; "
+                            f"the download was deleted"
+                        )
                     fh.write(chunk)
                     part.have += len(chunk)
                     part.digests.update(chunk)

@@ -12,6 +12,7 @@ float, str), may require ``> 0``, may have a default and a list of allowed value
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -59,6 +60,8 @@ RULES = {
 }
 BUILTIN_PARAMS = ("trace", "cell")
 TYPES = {"int": int, "float": float, "str": str}
+# An int parameter is bound as DuckDB BIGINT.
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 PLOT_KEYS = {
     "x", "y", "kind", "title", "xlabel", "ylabel", "where", "logx", "logy", "panels", "dashed",
     "panel_by", "xtime", "ref", "group",
@@ -85,11 +88,18 @@ class Param:
     def convert(self, report: str, value: str) -> object:
         """The value typed for DuckDB; a bad value is a usage error naming what is allowed."""
         kind = TYPES[self.type]
-        what = {"int": "a whole number", "float": "a number", "str": "text"}[self.type]
+        what = {"int": "a whole number", "float": "a finite number", "str": "text"}[self.type]
         what += " > 0" if self.positive else ""
         try:
             typed = kind(value)
         except ValueError:
+            typed = None
+        # nan compares false with everything, so "> 0" alone lets it (and inf) through.
+        if isinstance(typed, float) and not math.isfinite(typed):
+            typed = None
+        # An int is bound as a BIGINT: a larger one would fail inside DuckDB as an SQL error.
+        if isinstance(typed, int) and not BIGINT_MIN <= typed <= BIGINT_MAX:
+            what += f" up to {BIGINT_MAX}" if typed > 0 else f" from {BIGINT_MIN}"
             typed = None
         if typed is None or (self.positive and typed <= 0):
             default = f" (default {self.default})" if self.default is not None else ""

@@ -37,6 +37,30 @@ from tracewh.query import Rows
 from tracewh.reports import get
 
 _QUANTILE = re.compile(r"^p(\d+)(_s)?$")
+# What savefig writes without a suffix (matplotlib then adds it to the name).
+DEFAULT_FORMAT = "png"
+
+
+def literal(value: object) -> str:
+    """A value from the data (a job or task name, a group) as matplotlib draws it: as written.
+    matplotlib reads text between two ``$`` as mathtext, and a name like ``j_$\\x$`` then fails
+    the whole drawing (an unknown symbol)."""
+    return str(value).replace("$", r"\$")
+
+
+def target(path: Path) -> Path:
+    """The file ``write`` will write for ``path``; a usage error when matplotlib cannot write
+    that format (checked before the report runs)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    path = Path(path)
+    kind = path.suffix[1:].lower()
+    if not kind:
+        return path.with_name(f"{path.name}.{DEFAULT_FORMAT}")
+    known = FigureCanvasBase.get_supported_filetypes()
+    if kind not in known:
+        raise UsageError(f"--plot {path}: cannot write a .{kind} chart (choose {', '.join(sorted(known))})")
+    return path
 
 
 def spec(report_name: str) -> dict[str, str]:
@@ -59,7 +83,7 @@ def _selected(rows: Rows, where: str | None) -> list[int]:
 
 
 def _label(row: tuple, idx: list[int]) -> str:
-    return " / ".join(str(row[i]) for i in idx)
+    return " / ".join(literal(row[i]) for i in idx)
 
 
 def quantile_points(columns: list[str], row: tuple) -> list[tuple[float, float]]:
@@ -131,14 +155,14 @@ def figure(report_name: str, rows: Rows) -> Any:
                 width=width,
                 label=name,
             )
-        ax.set_xticks(range(len(data)), [str(r[x]) for r in data], rotation=20, ha="right")
+        ax.set_xticks(range(len(data)), [literal(r[x]) for r in data], rotation=20, ha="right")
     elif kind == "quantiles":
         chart = rows.context.get("chart")
         cdfs = chart.get("_cdf") if isinstance(chart, dict) else None
         for n, row in zip(picked, data, strict=True):
             if len(panel_values) > 1:
                 ax = axes[panel_values.index(row[panel_col])][0]
-                ax.set_title(str(row[panel_col]), fontsize="medium")
+                ax.set_title(literal(row[panel_col]), fontsize="medium")
             label = _label(row, group_idx) or None
             cdf = cdfs[n] if cdfs else None
             if cdf:
@@ -211,13 +235,15 @@ def figure(report_name: str, rows: Rows) -> Any:
 
 
 def write(report_name: str, rows: Rows, path: Path) -> Path:
-    """Draw the chart into a PNG; returns the path written."""
+    """Draw the chart into a PNG (or another format matplotlib writes, by the suffix); returns the
+    path written."""
+    path = target(path)
     fig = figure(report_name, rows)
     try:
         fig.savefig(path)
     except OSError as e:
         raise TracewhError(f"cannot write {path}: {e.strerror or e}") from e
-    return Path(path)
+    return path
 
 
 def with_gaps(points: list[tuple[Any, Any]]) -> tuple[list[Any], list[float]]:

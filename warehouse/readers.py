@@ -263,12 +263,19 @@ def split_json_file(table: Table, path: Path, clean: Path) -> list[tuple]:
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as src, open(clean, "wb") as out:
         for line_no, raw in enumerate(src, start=1):
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            if not text.strip():
-                continue
-            problem, column, kind = _line_problem(text, types)
+            problem: str | None
+            try:
+                text = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as e:
+                # DuckDB's JSON reader fails the whole file on one such line; CSV calls it this.
+                problem = f"not UTF-8: {e.reason} at byte {e.start + 1}"
+                column, kind = None, "INVALID UNICODE"
+            else:
+                if not text.strip():
+                    continue
+                problem, column, kind = _line_problem(text, types)
             if problem:
-                rejects.append((line_no, column, kind, problem, text[:RAW_TEXT_LIMIT]))
+                rejects.append((line_no, column, kind, problem, raw_text(raw)))
             else:
                 out.write(raw if raw.endswith(b"\n") else raw + b"\n")
     return rejects
