@@ -256,7 +256,7 @@ def task_lines(draw) -> list[str]:
     return lines
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(task_lines())
 def test_any_rows_in_the_fast_spellings_give_what_the_exact_path_gives(monkeypatch, lines):
     with tempfile.TemporaryDirectory() as tmp:
