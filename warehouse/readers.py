@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import io
 import itertools
 import json
 import os
@@ -399,16 +400,20 @@ def archive_csv(
         raise ArchiveRefused(f"the archive holds no {member or '.csv file'}")
 
 
-class _Counted:
+class _Counted(io.RawIOBase):
     """A file read through, telling ``on_bytes`` how many bytes each read returned."""
 
-    def __init__(self, fh: IO[bytes], on_bytes: Callable[[int], None]) -> None:
+    def __init__(self, fh: io.BufferedIOBase, on_bytes: Callable[[int], None]) -> None:
+        super().__init__()
         self.fh, self.on_bytes = fh, on_bytes
 
-    def read(self, size: int = -1) -> bytes:
-        data = self.fh.read(size)
-        self.on_bytes(len(data))
-        return data
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = self.fh.readinto(b)
+        self.on_bytes(n)
+        return n
 
 
 def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
