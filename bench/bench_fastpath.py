@@ -12,13 +12,16 @@ system of the process tree, A B A B pairs against a same-run baseline) beside ``
   process's peak RSS; so the convert phase is measured alone and the derived build apart;
 - ``gzip -dc FILES > /dev/null`` is the floor (not in this script).
 
+Each run prints one JSON line; the baselines time their conversion alone too (imports aside).
+
     python bench/bench_fastpath.py copy SRC OUT
     python bench/bench_fastpath.py polars SRC OUT
     python bench/bench_fastpath.py ingest SRC OUT >> phases.jsonl   # OUT: the home, emptied first
     TRACEWH_INGEST_PATH=exact python bench/bench_fastpath.py ingest SRC OUT  # the exact path
     python bench/bench_fastpath.py summary phases.jsonl              # medians per phase
 
-``--parts 0-9`` takes only those part numbers (the same files for every command). The figures
+``--parts 0-9`` and ``--tables a,b`` take only those parts and tables (the same files for every
+command). The figures
 and the exact commands are in bench/RESULTS.md, "Ingest: the strict fast path".
 """
 
@@ -30,6 +33,7 @@ import resource
 import shutil
 import statistics
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -44,11 +48,11 @@ def _types(table_name: str) -> list[tuple[str, str]]:
     return [(c.name, (c.read_type or c.type).upper()) for c in table.columns]
 
 
-def _files(src: Path, parts: set[int] | None) -> list[tuple[str, Path]]:
+def _files(src: Path, parts: set[int] | None, tables: list[str] | None) -> list[tuple[str, Path]]:
     """(table, file) of every ``.csv.gz`` part under ``src``, in order."""
     spec = get_trace(TRACE)
     out = []
-    for folder in sorted(p for p in src.iterdir() if p.is_dir() and p.name in spec.tables):
+    for folder in sorted(p for p in src.iterdir() if p.is_dir() and p.name in (tables or spec.tables)):
         for f in sorted(folder.glob("*.csv.gz")):
             if parts is None or spec.file_order(f.name) in parts:
                 out.append((folder.name, f))
@@ -92,11 +96,11 @@ def polars(files: list[tuple[str, Path]], out: Path) -> None:
         frame.write_parquet(out / f"{table}.{f.name}.parquet", compression="zstd")
 
 
-def ingest(src: Path, home: Path, parts: str | None) -> None:
+def ingest(src: Path, home: Path, parts: str | None, tables: list[str] | None) -> None:
     import tracewh
     from tracewh import fastpath
 
-    result = tracewh.ingest(TRACE, src, home=home, parts=parts, workers=2)
+    result = tracewh.ingest(TRACE, src, home=home, parts=parts, tables=tables, workers=2)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     line = {
         "path": fastpath.mode(),
@@ -112,9 +116,18 @@ def ingest(src: Path, home: Path, parts: str | None) -> None:
 
 
 def summary(path: Path) -> None:
-    """Medians of each phase's wall and CPU over the runs in a file of ``ingest`` lines."""
+    """Medians of each phase's wall and CPU over the runs in a file of ``ingest`` lines (or of a
+    baseline's lines: its conversion alone)."""
     runs = [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
     runs = runs[1:] if len(runs) > 1 else runs  # the first is the warm-up
+    if "baseline" in runs[0]:
+        wall = statistics.median(r["seconds"] for r in runs)
+        cpu = statistics.median(r["cpu_seconds"] for r in runs)
+        print(
+            f"{len(runs)} runs of {runs[0]['baseline']}, {runs[0]['files']} files: "
+            f"conversion wall {wall:.2f} cpu {cpu:.2f}"
+        )
+        return
     names = list(dict.fromkeys(n for r in runs for n in r["phases"]))
     print(
         f"{len(runs)} runs, {runs[0]['files']} files, {runs[0]['fast_files']} fast, {runs[0]['rows']:,} rows"
@@ -134,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("src", type=Path, help="a google2011 source folder (<table>/*.csv.gz), or phases.jsonl")
     p.add_argument("out", type=Path, nargs="?", help="a folder to write (emptied first)")
     p.add_argument("--parts", help="only these part numbers, e.g. 0-9")
+    p.add_argument("--tables", help="only these tables, e.g. task_events,task_usage")
     a = p.parse_args(argv)
     if a.what == "summary":
         summary(a.src)
@@ -141,14 +155,31 @@ def main(argv: list[str] | None = None) -> int:
     if a.out is None:
         p.error("OUT is needed")
     shutil.rmtree(a.out, ignore_errors=True)
+    tables = a.tables.split(",") if a.tables else None
     if a.what == "ingest":
-        ingest(a.src, a.out, a.parts)
+        ingest(a.src, a.out, a.parts, tables)
         return 0
     from tracewh.ingestion import parse_parts
 
-    files = _files(a.src, parse_parts(a.parts) if a.parts else None)
+    files = _files(a.src, parse_parts(a.parts) if a.parts else None, tables)
     a.out.mkdir(parents=True)
+    # the conversion alone (imports and start-up aside), as the ingest's converting phase
+    wall, cpu = time.monotonic(), time.process_time()
     {"copy": copy, "polars": polars}[a.what](files, a.out)
+    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {
+                "baseline": a.what,
+                "files": len(files),
+                "seconds": round(wall, 3),
+                "cpu_seconds": round(cpu, 3),
+                "peak_rss_mb": round(peak_mb, 1),
+            }
+        ),
+        flush=True,
+    )
     shutil.rmtree(a.out, ignore_errors=True)
     return 0
 

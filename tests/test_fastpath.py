@@ -10,6 +10,8 @@ import gzip
 import io
 import os
 import re
+import subprocess
+import sys
 import tarfile
 import tempfile
 from pathlib import Path
@@ -391,3 +393,16 @@ def test_a_forced_exact_path_is_named_and_an_unknown_one_is_a_usage_error(monkey
     monkeypatch.setenv(fastpath.MODE_VARIABLE, "fastest")
     with pytest.raises(ingest.UsageError, match=fastpath.MODE_VARIABLE):
         ingest.ingest(Home.resolve(tmp_path / "home"), "google2011", SAMPLE)
+
+
+def test_the_fast_path_does_not_import_pandas(tmp_path):
+    # pyarrow imports pandas for pa.array(), pa.scalar() and Python numbers in its compute
+    # functions: ~0.5 CPU s of every ingest, which the exact path does not pay
+    code = (
+        "import sys, tracewh\n"
+        f"r = tracewh.ingest('google2011', {str(SAMPLE)!r}, home={str(tmp_path / 'home')!r})\n"
+        "assert r.files and all(f.fast for f in r.files), r.files\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "False"

@@ -69,8 +69,9 @@ _ARROW = {
     "VARCHAR": pa.string(),
 }
 _FLOAT = r"^-?[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$"
-_BOOLEANS = pa.array(["0", "1", "true", "false"])
-_TRUE = pa.array(["1", "true"])
+_BOOLEAN = "^(0|1|true|false)$"
+_TRUE = "^(1|true)$"
+_NUMPY = {pa.int64(): np.int64, pa.uint64(): np.uint64, pa.int32(): np.int32, pa.int16(): np.int16}
 
 
 class Refused(Exception):
@@ -178,7 +179,7 @@ def _rows(trace: TraceSpec, table: Table, reader: pacsv.CSVStreamingReader, sink
         if not n:
             continue
         arrays = [_typed(trace, c, batch.column(i)) for i, c in enumerate(table.columns)]
-        arrays.append(pa.array(np.arange(base + line + 1, base + line + n + 1, dtype=np.int64)))
+        arrays.append(_ints(np.arange(base + line + 1, base + line + n + 1, dtype=np.int64), pa.int64()))
         line += n
         typed = pa.RecordBatch.from_arrays(arrays, schema=schema)
         if table.partition_time is None:
@@ -192,7 +193,7 @@ def _rows(trace: TraceSpec, table: Table, reader: pacsv.CSVStreamingReader, sink
             sink.add(lo.as_py(), typed)
         else:  # the part crosses midnight: its rows go to each day's file, still in source order
             for day in pc.unique(days).to_pylist():
-                sink.add(day, typed.filter(pc.equal(days, day)))
+                sink.add(day, typed.filter(pc.equal(days, _constant(day, days.type))))
     sink.flush()
     return line
 
@@ -200,7 +201,19 @@ def _rows(trace: TraceSpec, table: Table, reader: pacsv.CSVStreamingReader, sink
 def _days(times: pa.Array, units_per_day: int) -> pa.Array:
     """The day of each time as DuckDB's integer ``//`` gives it (readers.select_list): both round
     towards zero, also for a negative time (TraceSpec.negative_times: -1 is day 0)."""
-    return pc.divide(times, units_per_day)
+    return pc.divide(times, _constant(units_per_day, times.type))
+
+
+def _ints(values: np.ndarray, type_: pa.DataType) -> pa.Array:
+    """An Arrow array of a NumPy array's integers, made from its buffer: pa.array() and pa.scalar()
+    (also a Python number given to a pyarrow.compute function) import pandas to check for its
+    types, ~0.5 CPU s that the exact path does not pay (bench/RESULTS.md)."""
+    return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(values)])
+
+
+def _constant(value: int, type_: pa.DataType) -> pa.Scalar:
+    """An integer scalar of ``type_``, made as _ints makes arrays (no pandas)."""
+    return _ints(np.array([value], dtype=_NUMPY[type_]), type_)[0]
 
 
 def _typed(trace: TraceSpec, c: Column, raw: pa.Array) -> pa.Array:
@@ -215,7 +228,7 @@ def _typed(trace: TraceSpec, c: Column, raw: pa.Array) -> pa.Array:
         value = pc.cast(raw, _ARROW[read])  # safe: an overflow raises
         if c.is_time and trace.max_time is not None:
             # as readers.select_list: a time past the trace's largest is the largest
-            top = pa.scalar(trace.max_time, value.type)
+            top = _constant(trace.max_time, value.type)
             value = pc.if_else(pc.greater_equal(value, top), top, value)
         return pc.cast(value, _ARROW[c.type.upper()])
     if read in ("DOUBLE", "FLOAT", "REAL"):
@@ -226,9 +239,9 @@ def _typed(trace: TraceSpec, c: Column, raw: pa.Array) -> pa.Array:
             raise Refused(f"{c.name}: not finite")
         return value
     if read == "BOOLEAN":
-        if not _all(pc.or_(pc.is_null(raw), pc.is_in(raw, _BOOLEANS))):
+        if not _all(pc.match_substring_regex(raw, _BOOLEAN)):
             raise Refused(f"{c.name}: not a boolean")
-        return pc.if_else(pc.is_null(raw), pa.scalar(None, pa.bool_()), pc.is_in(raw, _TRUE))
+        return pc.match_substring_regex(raw, _TRUE)  # an empty field stays NULL
     return raw
 
 
