@@ -37,6 +37,16 @@ def _isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACEWH_HOME", str(tmp_path / "default-home"))
 
 
+@pytest.fixture(params=["auto", "exact"])
+def ingest_path(request, monkeypatch) -> str:
+    """The test runs twice: with the strict fast path first (falling back per file), and with the
+    exact path only; a bad input must give the same rows, rejects and errors both ways."""
+    from tracewh import fastpath
+
+    monkeypatch.setenv(fastpath.MODE_VARIABLE, request.param)
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def sample_home(tmp_path_factory) -> Home:
     """The bundled samples, ingested once per test worker; tests must not modify it."""
