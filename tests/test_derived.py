@@ -86,6 +86,20 @@ def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(
     assert comment and comment.startswith("Scheduling delay")
 
 
+def test_the_build_puts_back_the_lifecycle_views_it_pointed_at_its_files(tmp_path):
+    # while the tables are built, the view of each one written reads its file (the window and the
+    # missing spans come from the stored segments); the catalog keeps the views the files make
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), tables=["task_events"])
+    rows = read(home, "SELECT view_name, sql, comment FROM duckdb_views() WHERE schema_name = 'lifecycle'")
+    views = {name: (sql, comment) for name, sql, comment in rows}
+    for name in STORED:
+        sql, comment = views[name]
+        assert "read_parquet" not in sql and "derived_events" not in sql, name
+        assert comment, name
+    assert "FROM lifecycle.observed_segments" in views["observed_window"][0]
+
+
 def same_as_the_views(home: Home) -> None:
     """Every derived table holds what the life-cycle views compute from all the events now."""
     con = duckdb.connect(str(home.catalog), read_only=True)

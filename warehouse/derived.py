@@ -42,6 +42,7 @@ TASK_KEY = ("cell", "job_id", "task_index")
 _TRACE_PARAM = re.compile(r"\$trace\b")
 _TOUCHED = "temp.main.derived_touched"
 _EVENTS = "temp.main.derived_events"
+_TASKS = "temp.main.derived_tasks"
 
 
 def files() -> list[sqlfiles.SqlFile]:
@@ -197,39 +198,76 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     }
     gen = home.generations(trace) / f"{PREFIX}{writer_id}"
     gen.mkdir(parents=True)
-    tasks: int | None = None
     later = [f for f in stored_files() if full or not per_task(f)]
-    if not full:
-        con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS SELECT e.* FROM {EVENTS_VIEW} AS e "
-            f"SEMI JOIN (SELECT DISTINCT * FROM {_TOUCHED}) AS k ON {_on_key('k', 'e')} "
-            f"WHERE e.trace = {quote_literal(trace)}"
-        )
-        row = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT * FROM {_TOUCHED})").fetchone()
-        tasks = int(row[0]) if row else 0
-        # The life-cycle views read the touched tasks' events only while the per-task tables are
-        # built (views bind at query time); the view is put back before anything else reads it.
-        events_file = next(f for f in sqlfiles.folder("lifecycle") if f.name == EVENTS_VIEW)
-        con.execute(f"CREATE OR REPLACE VIEW {EVENTS_VIEW} AS SELECT * FROM {_EVENTS}")
-        try:
+    # The life-cycle views replaced while the tables are built (views bind at query time), put
+    # back before anything else reads them: the events view pointed at the touched tasks' events,
+    # and the view of each table written, pointed at its file, so a table computed from another
+    # (the observed window and missing spans from the segments) reads the few stored rows
+    # instead of the events again.
+    swapped: set[str] = set()
+    try:
+        if not full:
+            con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
+            # the touched tasks once: the plan's replaced parts and the parts written share tasks
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT DISTINCT * FROM {_TOUCHED}"
+            )
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS "
+                f"SELECT e.* FROM {EVENTS_VIEW} AS e "
+                f"SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'e')} "
+                f"WHERE e.trace = {quote_literal(trace)}"
+            )
+            row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
+            tasks = int(row[0]) if row else 0
+            _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
             for f in stored_files():
                 if per_task(f):
                     kept = (
                         f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
-                        f"ANTI JOIN {_TOUCHED} AS k ON {_on_key('k', 'o')}"
+                        f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
                     )
-                    _write(
-                        con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME {query(f, trace)}", tasks
-                    )
-        finally:
-            con.execute(expand_sql(events_file.body))
-    for f in later:
-        _write(con, home, p, f, gen, writer_id, query(f, trace), None)
-    for name in ("derived_touched", "derived_events"):
-        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+                    sql = f"{kept} UNION ALL BY NAME {query(f, trace)}"
+                    _write(con, home, p, f, gen, writer_id, sql, tasks)
+            # the tables of every event (the segments) read all of them again
+            _restore(con, swapped, {EVENTS_VIEW})
+        for f in later:
+            _write(con, home, p, f, gen, writer_id, query(f, trace), None)
+            _swap(
+                con,
+                swapped,
+                f"lifecycle.{short(f)}",
+                f"SELECT * FROM read_parquet({quote_literal(gen / f'{short(f)}.parquet')})",
+            )
+    finally:
+        _restore(con, swapped, set(swapped))
+    for name in (_TOUCHED, _TASKS, _EVENTS):
+        con.execute(f"DROP TABLE IF EXISTS {name}")
     create_views(con, home)
     return [gen]
+
+
+def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str) -> None:
+    """Point a life-cycle view at ``sql`` for the rest of the build (the build's queries read one
+    trace, the only one whose rows ``sql`` must have)."""
+    if any(_makes(f, view) for f in sqlfiles.folder("lifecycle")):
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {sql}")
+        swapped.add(view)
+
+
+def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str]) -> None:
+    """The life-cycle views as their files make them (with their comments), each file run once."""
+    for f in sqlfiles.folder("lifecycle"):
+        if any(_makes(f, v) for v in views & swapped):
+            con.execute(expand_sql(f.body))
+    swapped -= views
+
+
+def _makes(f: sqlfiles.SqlFile, view: str) -> bool:
+    return (
+        re.search(rf"CREATE\s+OR\s+REPLACE\s+VIEW\s+{re.escape(view)}\s+AS\b", f.body, re.IGNORECASE)
+        is not None
+    )
 
 
 def _write(
