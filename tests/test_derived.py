@@ -223,9 +223,8 @@ def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_
     path = home.root / data_dir / "task_transitions.parquet"
     # as a tracewh from before the attempt number wrote it
     with duckdb.connect() as con:
-        con.execute(
-            f"COPY (SELECT * EXCLUDE (episode_no) FROM read_parquet('{path}')) TO '{path}.old' (FORMAT parquet)"
-        )
+        old = f"SELECT * EXCLUDE (episode_no) FROM read_parquet('{path}')"
+        con.execute(f"COPY ({old}) TO '{path}.old' (FORMAT parquet)")
     os.replace(f"{path}.old", path)
     catalog.repair(home)
     assert read(home, sql) == []
@@ -237,5 +236,6 @@ def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_
     # (part 0 before part 1 opens no gap: with the old table kept it would recompute its tasks only)
     ingest.ingest(home, "google2011", source(tmp_path / "t", {0: SLICES[0]}), tables=["task_events"])
     assert len(read(home, sql)) == 1
-    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_transitions'") == [(None,)]
+    recomputed = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_transitions'"
+    assert read(home, recomputed) == [(None,)]
     assert read(home, "SELECT count(*) FROM derived.task_transitions WHERE episode_no IS NULL") == [(0,)]
