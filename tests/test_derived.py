@@ -227,3 +227,29 @@ def test_the_stored_tables_read_in_polars_with_decoded_columns_and_integer_keys(
         df.height
         == read(sample_home, "SELECT count(*) FROM lifecycle.task_episodes WHERE trace = 'google2011'")[0][0]
     )
+
+
+def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_next_ingest(tmp_path):
+    home = Home.resolve(tmp_path / "h")
+    ingest.ingest(home, "google2011", source(tmp_path / "s", {1: SLICES[1]}), tables=["task_events"])
+    sql = "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'task_transitions'"
+    ((data_dir,),) = read(home, sql)
+    path = home.root / data_dir / "task_transitions.parquet"
+    # as a tracewh from before the attempt number wrote it
+    with duckdb.connect() as con:
+        old = f"SELECT * EXCLUDE (episode_no) FROM read_parquet('{path}')"
+        con.execute(f"COPY ({old}) TO '{path}.old' (FORMAT parquet)")
+    os.replace(f"{path}.old", path)
+    catalog.repair(home)
+    assert read(home, sql) == []
+    # the view answers from the events: one first SUBMIT per task with a SUBMIT (event type 0), by hand
+    with_submit = {tuple(r[2:4]) for r in (line.split(",") for line in SLICES[1]) if r[5] == "0"}
+    first = "SELECT count(*) FROM derived.task_transitions WHERE to_event = 'SUBMIT' AND episode_no = 1"
+    assert read(home, first) == [(len(with_submit),)]
+    # the next ingest stores it again, whole (not the old rows of the tasks it does not touch)
+    # (part 0 before part 1 opens no gap: with the old table kept it would recompute its tasks only)
+    ingest.ingest(home, "google2011", source(tmp_path / "t", {0: SLICES[0]}), tables=["task_events"])
+    assert len(read(home, sql)) == 1
+    recomputed = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_transitions'"
+    assert read(home, recomputed) == [(None,)]
+    assert read(home, "SELECT count(*) FROM derived.task_transitions WHERE episode_no IS NULL") == [(0,)]

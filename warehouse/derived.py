@@ -311,6 +311,7 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     query over the life-cycle views for a trace whose task events are ingested without it; a file
     with ``reads:``, the life-cycle view of its name over the stored tables. Inside the caller's
     transaction, after the life-cycle views."""
+    _forget_outdated(con, home)
     stored = {
         (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
     }
@@ -339,6 +340,26 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
             con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
         con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
         _copy_column_comments(con, name)
+
+
+def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
+    """A stored table written before its file gained a column (a home ingested by an older
+    tracewh) is not the table its readers expect: it leaves meta.derived, so its view answers from
+    the life-cycle views (as for a trace without the layer) and the next ingest rebuilds it whole.
+    Only the Parquet footers are read."""
+    by_name = {short(f): f for f in stored_files()}
+    for trace, name, data_dir in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall():
+        f = by_name.get(name)
+        path = home.root / data_dir / f"{name}.parquet"
+        if f is None or not path.is_file():
+            continue
+        have = {
+            r[0]
+            for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({quote_literal(path)})").fetchall()
+        }
+        want = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM ({query(f, trace)})").fetchall()}
+        if not want <= have:
+            con.execute("DELETE FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name})
 
 
 def _over_stored(con: duckdb.DuckDBPyConnection, name: str, inputs: list[str]) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -308,8 +309,9 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
     raise UsageError(f"report {report.name}: choose --trace ({', '.join(candidates)})")
 
 
-# The reports that time or integrate run attempts: their footer says the observed window.
-_TIMES_ATTEMPTS = "derived.task_episodes"
+# The reports that time or integrate run attempts (the stored attempts, clipped to the observed
+# segments or not): their footer says the observed window.
+_TIMES_ATTEMPTS = re.compile(r"\bderived\.task_episode(s|_core)\b")
 
 
 def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
@@ -343,7 +345,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
         # the stored window (tracewh.derived): no scan of the task events
         windows = (
             dict(con.execute("SELECT trace, window_s FROM derived.observed_window").fetchall())
-            if _TIMES_ATTEMPTS in report.sql
+            if _TIMES_ATTEMPTS.search(report.sql)
             else {}
         )
         left_out = (

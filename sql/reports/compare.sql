@@ -43,8 +43,9 @@ outcomes AS (
            count(*) FILTER (end_reason = 'FAIL') / count(*) AS fail,
            count(*) FILTER (end_reason = 'EVICT') / count(*) AS evict,
            count(*) FILTER (end_reason = 'LOST') / count(*) AS lost
-    -- run attempts only: an attempt killed while pending never ran and has no run outcome
-    FROM derived.task_episodes WHERE end_reason IS NOT NULL AND ran GROUP BY trace
+    -- run attempts only: an attempt killed while pending never ran and has no run outcome (the
+    -- stored attempts before the clipping: no clipped column is read here)
+    FROM derived.task_episode_core WHERE end_reason IS NOT NULL AND ran GROUP BY trace
 ),
 usage AS (
     -- the observed usage time: the 5-minute slots that hold a usage window (a missing usage part
