@@ -1068,7 +1068,7 @@ class _Snapshot:
     live: dict[tuple[str, str], str]
     meta: dict[str, tuple[list, list]]
     stored: dict[tuple[str, str], str]  # (trace, name) -> data_dir
-    ingested: set[str]  # traces whose derived source table is ingested
+    ingested: dict[str, set[str]]  # per derived table: the traces whose table behind its input is ingested
     derived_columns: dict[str, list[tuple[str, str]]]  # name -> [(column, DuckDB type)]
     derived_sql: dict[str, str]  # name -> the DuckDB view of a ``reads:`` file
 
@@ -1143,7 +1143,7 @@ def _units(snap: _Snapshot) -> dict[str, _Unit]:
         if derived.reads(f):
             text = snap.derived_sql.get(name) or derived.recomputed(f)
         else:
-            unstored = [t for t in sorted(snap.ingested) if (t, name) not in snap.stored]
+            unstored = [t for t in sorted(snap.ingested[name]) if (t, name) not in snap.stored]
             text = " ".join(derived.query(f, t) for t in unstored)
         units[f"derived:{name}"] = _Unit(
             functools.partial(_register_derived, f), text, frozenset({f"{derived.SCHEMA}.{name}"})
@@ -1261,7 +1261,7 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     ]
     branches += [
         f"SELECT {names} FROM ({derived.query(f, t)})"
-        for t in sorted(ctx.snap.ingested)
+        for t in sorted(ctx.snap.ingested[name])
         if (t, name) not in ctx.snap.stored
     ]
     if not branches:
@@ -1342,7 +1342,7 @@ def _catalog_snapshot(home: Home) -> _Snapshot:
                 {"s": derived.SCHEMA},
             ).fetchall()
         )
-    ingested = {t for t, table in live if t in registry() and derived.source_table(t) == table}
+    ingested = {derived.short(f): derived.ingested_traces(f, list(live)) for f in derived.files()}
     reads = {derived.short(f) for f in derived.files() if derived.reads(f)}
     return _Snapshot(live, meta, stored, ingested, columns, {n: views[n] for n in reads if n in views})
 
