@@ -168,6 +168,16 @@ def rewrite_len(text: str) -> str:
     return "".join(out)
 
 
+def _fsum(node: exp.Expression) -> exp.Expression:
+    """fsum(x), DuckDB's compensated sum (the same value whatever order the rows come in), is
+    Spark's sum: the same up to the last bits, which the reports round away."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() == "fsum" and len(node.expressions) == 1:
+        return exp.Sum(this=node.expressions[0])
+    return node
+
+
 def _quantile(node: exp.Expression) -> exp.Expression:
     """quantile_cont(x, p) (sqlglot: PERCENTILE_CONT(x, p), not Spark syntax) is Spark's exact,
     interpolating ``percentile(x, p)``; p may be a list, as in DuckDB."""
@@ -553,6 +563,7 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _unordered_row_number,
     _regex_named_groups,
     _quantile,
+    _fsum,
     _regexp_full_match,
     _timezone,
     _intervals,
