@@ -306,7 +306,8 @@ def test_overrides_translate_duckdb_forms(spark):
         (SELECT list(x ORDER BY x DESC) FROM (VALUES (1), (3), (2)) t(x)) AS l,  -- [3, 2, 1]
         (SELECT list(y ORDER BY x) FROM (VALUES (2, 'b'), (1, 'a'), (3, 'c')) t(x, y)) AS l2,
         (SELECT count(*) FROM range(2, 5) AS r(i)) AS r,                           -- 2, 3, 4
-        (SELECT max(x::HUGEINT * 9223372036854775808 + 1) FROM (VALUES (3)) t(x)) AS huge
+        (SELECT max(x::HUGEINT * 9223372036854775808 + 1) FROM (VALUES (3)) t(x)) AS huge,
+        (SELECT fsum(x) FROM (VALUES (0.5), (0.25), (2.0)) t(x)) AS fs             -- 2.75
     """
     (row,) = ws.fetch(spark, sql).rows
     assert row[0] is False and row[1] is True
@@ -319,6 +320,7 @@ def test_overrides_translate_duckdb_forms(spark):
     assert row[8] == ["a", "b", "c"]
     assert row[9] == 3
     assert row[10] == 3 * 2**63 + 1  # exact: 27670116110564327425
+    assert row[11] == pytest.approx(2.75)
 
 
 def test_unpivot_and_parallel_unnest(spark):

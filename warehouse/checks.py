@@ -32,7 +32,8 @@ def all_checks() -> list[tuple[str, str, str]]:
         out.append(
             (
                 f"{f.name}.recomputed",
-                f"{f.name} holds what the life-cycle views compute from the events"
+                f"{f.name} holds what the life-cycle views compute from the "
+                + ("events" if derived.input_of(f) == derived.SOURCE_INPUT else "usage windows")
                 + (f" (a sample of tasks: one in {derived.SAMPLE_EVERY})" if derived.sampled(f) else ""),
                 derived.check_sql(f),
             )

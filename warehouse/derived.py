@@ -49,8 +49,14 @@ def files() -> list[sqlfiles.SqlFile]:
     return sqlfiles.folder(SCHEMA)
 
 
-def stored_files() -> list[sqlfiles.SqlFile]:
-    return [f for f in files() if not reads(f)]
+def stored_files(source: str = SOURCE_INPUT) -> list[sqlfiles.SqlFile]:
+    """The stored tables computed from one life-cycle input (default: the task events)."""
+    return [f for f in files() if not reads(f) and input_of(f) == source]
+
+
+def input_of(f: sqlfiles.SqlFile) -> str:
+    """The life-cycle input a derived table is computed from (``input:``; default the task events)."""
+    return f.header.get("input", SOURCE_INPUT).strip()
 
 
 def short(f: sqlfiles.SqlFile) -> str:
@@ -71,17 +77,23 @@ def per_task(f: sqlfiles.SqlFile) -> bool:
     return tuple(sort_key(f)[: len(TASK_KEY)]) == TASK_KEY
 
 
-def source_table(trace: str) -> str | None:
-    """The trace's table whose change rebuilds its derived tables; None: the trace has none."""
+def source_table(trace: str, source: str = SOURCE_INPUT) -> str | None:
+    """The trace's table whose change rebuilds its derived tables of the input ``source``; None:
+    the trace has none (no adapter view ``<trace>.lifecycle_<source>``)."""
     spec = get_trace(trace)
-    if not provides(spec, "lifecycle_task_events"):
+    if not provides(spec, f"lifecycle_{source}"):
         return None
-    return spec.inputs.get(SOURCE_INPUT)
+    return spec.inputs.get(source)
 
 
-def source_traces() -> list[str]:
-    """The traces that have derived tables."""
-    return [t for t in registry() if source_table(t)]
+def source_traces(source: str = SOURCE_INPUT) -> list[str]:
+    """The traces that have derived tables of the input ``source``."""
+    return [t for t in registry() if source_table(t, source)]
+
+
+def ingested_traces(f: sqlfiles.SqlFile, live: list[tuple[str, str]]) -> set[str]:
+    """The traces whose table behind the file's input is among the ``live`` (trace, table) pairs."""
+    return {t for t, table in live if t in registry() and source_table(t, input_of(f)) == table}
 
 
 def query(f: sqlfiles.SqlFile, trace: str | None) -> str:
@@ -93,7 +105,7 @@ def query(f: sqlfiles.SqlFile, trace: str | None) -> str:
 def recomputed(f: sqlfiles.SqlFile) -> str:
     """The file's query for every trace at once, from the life-cycle views (what the stored
     table must equal): for an engine that reads no stored table, and for `tracewh check`."""
-    return " UNION ALL ".join(f"SELECT * FROM ({query(f, t)})" for t in source_traces())
+    return " UNION ALL ".join(f"SELECT * FROM ({query(f, t)})" for t in source_traces(input_of(f)))
 
 
 # `tracewh check` compares a sample of tasks (all of a task's rows or none): one task in SAMPLE_EVERY.
@@ -101,8 +113,11 @@ SAMPLE_EVERY = 16
 
 
 def sampled(f: sqlfiles.SqlFile) -> bool:
-    """Whether `tracewh check` compares a sample of tasks (else the whole table)."""
-    return per_task(f) or any(per_task(g) for g in stored_files() if short(g) in reads(f))
+    """Whether `tracewh check` compares a sample of tasks (else the whole table): a table whose
+    rows each belong to one task (its sort key holds the task key), or one read from such tables."""
+    return set(TASK_KEY) <= set(sort_key(f)) or any(
+        per_task(g) for g in stored_files() if short(g) in reads(f)
+    )
 
 
 def check_sql(f: sqlfiles.SqlFile) -> str:
@@ -315,11 +330,7 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     stored = {
         (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
     }
-    ingested = {
-        t
-        for t, table in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
-        if t in registry() and source_table(t) == table
-    }
+    live = con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     for f in files():
         name = short(f)
@@ -333,7 +344,9 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                 listed = ", ".join(quote_literal(p) for p in paths)
                 branches.append(f"SELECT * FROM read_parquet([{listed}])")
             branches += [
-                f"SELECT * FROM ({query(f, t)})" for t in sorted(ingested) if (t, name) not in stored
+                f"SELECT * FROM ({query(f, t)})"
+                for t in sorted(ingested_traces(f, live))
+                if (t, name) not in stored
             ]
             if not branches:
                 branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
@@ -387,3 +400,126 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
     for column, comment in rows:
         target = f"{SCHEMA}.{quote_ident(name)}.{quote_ident(column)}"
         con.execute(f"COMMENT ON COLUMN {target} IS {quote_literal(comment)}")
+
+
+# The derived tables of the task usage: stored per hour of usage-window start, so an ingest of
+# usage parts (each a stretch of time) recomputes the hours its parts hold and keeps the others.
+USAGE_INPUT = "task_usage"
+USAGE_VIEW = "lifecycle.task_usage"
+# The hour of a usage row, the unit an incremental build recomputes (a column of every usage table).
+USAGE_HOUR = "clock_hour"
+_USAGE_TOUCHED = "temp.main.derived_usage_touched"
+_USAGE_ROWS = "temp.main.derived_usage_rows"
+
+
+@dataclass
+class UsagePlan:
+    """What an ingest of usage parts recomputes: every hour (per cell) with a window of a part it
+    writes, before (a replaced part's old rows, read in ``plan_usage``) or after the ingest."""
+
+    trace: str
+    full: bool
+    parts: list[tuple[str | None, int]] = field(default_factory=list)
+
+
+def plan_usage(
+    con: duckdb.DuckDBPyConnection, trace: str, parts: list[tuple[str | None, int]], replace: bool
+) -> UsagePlan:
+    """Before the ingest's rows are recorded: the hours of the old rows of the parts it writes
+    (a part replaced: its hours must be recomputed even where the new file has no row)."""
+    have = (
+        {n for (n,) in con.execute("SELECT name FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()}
+        if recorded(con)
+        else set()
+    )
+    if replace or any(short(f) not in have for f in stored_files(USAGE_INPUT)):
+        return UsagePlan(trace, True)
+    out = UsagePlan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_TOUCHED.split('.')[-1]} AS {_usage_hours_in(out)}")
+    return out
+
+
+def _usage_hours_in(p: UsagePlan) -> str:
+    """The (cell, hour) of every usage window of the plan's parts (of the generation the views read now)."""
+    listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
+    t = quote_literal(p.trace)
+    return (
+        f"SELECT DISTINCT u.cell, u.start_time // meta.time_units({t}, 3600) AS {USAGE_HOUR} "
+        f"FROM {USAGE_VIEW} AS u SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        "ON w.cell IS NOT DISTINCT FROM u.cell AND w.part = u.part "
+        f"WHERE u.trace = {t} AND u.window_s IS NOT NULL"
+    )
+
+
+def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str) -> str:
+    """The touched hours as ranges of start_time per cell (consecutive hours merged): a filter the
+    Parquet reader prunes row groups with, so only the touched stretches of the usage are read."""
+    rows = con.execute(
+        f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {_USAGE_TOUCHED} ORDER BY cell NULLS FIRST, 2"
+    ).fetchall()
+    runs: list[list] = []
+    for cell, hour in rows:
+        if runs and runs[-1][0] == cell and runs[-1][2] == hour - 1:
+            runs[-1][2] = hour
+        else:
+            runs.append([cell, hour, hour])
+    if not runs:
+        return "false"
+    t = quote_literal(trace)
+    return " OR ".join(
+        f"(u.cell IS NOT DISTINCT FROM {quote_literal(c) if c is not None else 'NULL'} "
+        f"AND u.start_time >= {int(a)} * meta.time_units({t}, 3600) "
+        f"AND u.start_time < {int(b) + 1} * meta.time_units({t}, 3600))"
+        for c, a, b in runs
+    )
+
+
+def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer_id: str) -> list[Path]:
+    """Write the stored usage tables of the plan's trace into the ingest's derived generation (the
+    one ``build`` writes when the same ingest changes the task events), from the views of the
+    staged catalog, record them in meta.derived and point the derived views at them. Incremental:
+    the rows of the touched hours are recomputed from the usage windows starting in them (all of
+    them, whichever part holds them), the other rows kept from the live table. Returns the
+    generation folder."""
+    trace = p.trace
+    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
+    gen.mkdir(parents=True, exist_ok=True)
+    if p.full:
+        for f in stored_files(USAGE_INPUT):
+            _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
+    else:
+        old = {
+            n: home.root / d / f"{n}.parquet"
+            for n, d in con.execute(
+                "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
+            ).fetchall()
+        }
+        con.execute(f"INSERT INTO {_USAGE_TOUCHED} {_usage_hours_in(p)}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_USAGE_ROWS.split('.')[-1]} AS SELECT u.* FROM {USAGE_VIEW} AS u "
+            f"WHERE u.trace = {quote_literal(trace)} AND ({_hour_ranges(con, trace)})"
+        )
+        touched = f"(SELECT DISTINCT * FROM {_USAGE_TOUCHED})"
+        # The usage view reads the touched hours' windows only while the tables are built (views
+        # bind at query time); it is put back before anything else reads it.
+        usage_file = next(f for f in sqlfiles.folder("lifecycle") if f.name == USAGE_VIEW)
+        con.execute(f"CREATE OR REPLACE VIEW {USAGE_VIEW} AS SELECT * FROM {_USAGE_ROWS}")
+        try:
+            for f in stored_files(USAGE_INPUT):
+                again = query(f, trace)
+                row = con.execute(
+                    f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM ({again}))"
+                ).fetchone()
+                kept = (
+                    f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
+                    f"ANTI JOIN {touched} AS k "
+                    f"ON k.cell IS NOT DISTINCT FROM o.cell AND k.{USAGE_HOUR} = o.{USAGE_HOUR}"
+                )
+                sql = f"{kept} UNION ALL BY NAME {again}"
+                _write(con, home, Plan(trace, False), f, gen, writer_id, sql, int(row[0]) if row else 0)
+        finally:
+            con.execute(expand_sql(usage_file.body))
+    for name in ("derived_usage_touched", "derived_usage_rows"):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+    create_views(con, home)
+    return [gen]

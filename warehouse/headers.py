@@ -45,6 +45,7 @@ KEYS = {
     "source": "the documents the semantics come from",
     "sort": "the columns a stored derived table is sorted by (its readers look up tasks)",
     "reads": "a derived table not stored: the life-cycle view of its name over these stored tables",
+    "input": "the life-cycle input a stored derived table is computed from (default task_events)",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {
@@ -70,7 +71,7 @@ RULES = {
     # a table of the derived layer (sql/derived): its query, run per trace at ingest
     "derived": (
         {"name", "description", "grain"},
-        {"name", "description", "grain", "params", "note", "sort", "reads"},
+        {"name", "description", "grain", "params", "note", "sort", "reads", "input"},
     ),
 }
 BUILTIN_PARAMS = ("trace", "cell")

@@ -375,18 +375,28 @@ def ingest(
                     with catalog.staged(home, ingest_id) as stage:
                         assert stage.con is not None
                         events = derived.source_table(trace_name)
-                        plan = None
-                        if events in work:
-                            # the derived layer from the new events, in the same commit
+                        usage = derived.source_table(trace_name, derived.USAGE_INPUT)
+                        plan = usage_plan = None
+                        if events in work or usage in work:
                             tmp.mkdir(parents=True, exist_ok=True)
                             stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
                             stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
+                        if events in work:
+                            # the derived layer from the new events, in the same commit
                             written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
                             plan = derived.plan(stage.con, trace_name, written, replace)
+                        if usage in work:
+                            # the usage rollups from the new windows, in the same commit
+                            written = [(r.cell, trace.file_order(r.name)) for r in work[usage]]
+                            usage_plan = derived.plan_usage(stage.con, trace_name, written, replace)
                         _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
                         if plan is not None:
                             progress.phase("deriving")
                             derived_gens += derived.build(stage.con, home, plan, ingest_id)
+                        if usage_plan is not None:
+                            progress.phase("building the usage rollups")
+                            derived_gens += derived.build_usage(stage.con, home, usage_plan, ingest_id)
+                        if plan is not None or usage_plan is not None:
                             signals.pause_point("derived tables built")
                             progress.phase("committing")
                     with signals.deferred():
