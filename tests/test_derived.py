@@ -60,8 +60,10 @@ def stored(home: Home, name: str) -> list[tuple]:
 
 
 def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(sample_con):
-    # both Google traces stored at ingest; the views read their Parquet, not the view stack
+    # both Google traces stored at ingest (and Alibaba's DAG walk: tests/test_dag_paths_stored.py);
+    # the views read their Parquet, not the view stack
     assert sample_con.execute("SELECT DISTINCT trace FROM meta.derived ORDER BY 1").fetchall() == [
+        ("alibaba2018",),
         ("google2011",),
         ("google2019",),
     ]

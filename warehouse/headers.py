@@ -31,7 +31,7 @@ STEP_MARKER = "-- then:"
 KEYS = {
     "name": "the view, report or check name",
     "description": "what it shows or checks, one sentence",
-    "traces": "the traces a report covers: a comma list or 'any'",
+    "traces": "the traces a report covers (a comma list or 'any'), or a walked derived table is stored for",
     "grain": "what one row is",
     "params": "parameters (reports: typed, see module doc; macros: free text)",
     "reproduces": "the published figure or number a report reproduces",
@@ -40,7 +40,7 @@ KEYS = {
     "caveat": "what to keep in mind when comparing with the paper",
     "example": "parameter values that fit the bundled sample (job=j_1)",
     "plot": "the report's chart (warehouse/plots.py)",
-    "python": "the Python step between the report's two statements (tracewh.dag.STEPS)",
+    "python": "the Python step between a report's two statements, or whose rows a derived table stores",
     "needs": "the life-cycle inputs a report reads, each with the columns computed from it",
     "source": "the documents the semantics come from",
     "sort": "the columns a stored derived table is sorted by (its readers look up tasks)",
@@ -70,7 +70,7 @@ RULES = {
     # a table of the derived layer (sql/derived): its query, run per trace at ingest
     "derived": (
         {"name", "description", "grain"},
-        {"name", "description", "grain", "params", "note", "sort", "reads"},
+        {"name", "description", "grain", "params", "note", "sort", "reads", "python", "traces"},
     ),
 }
 BUILTIN_PARAMS = ("trace", "cell")

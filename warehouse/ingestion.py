@@ -284,17 +284,25 @@ def ingest(
                         assert stage.con is not None
                         events = derived.source_table(trace_name)
                         plan = None
-                        if events in work:
+                        walks = derived.walks(trace_name, set(work))
+                        if events in work or walks:
                             # the derived layer from the new events, in the same commit
                             tmp.mkdir(parents=True, exist_ok=True)
                             stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
                             stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
+                        if events in work:
                             written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
                             plan = derived.plan(stage.con, trace_name, written, replace)
                         _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
                         if plan is not None:
                             progress.phase("building the derived tables")
                             derived_gens += derived.build(stage.con, home, plan, ingest_id)
+                            signals.pause_point("derived tables built")
+                        if walks:
+                            progress.phase("walking the job DAGs")
+                            derived_gens += derived.build_walks(
+                                stage.con, home, trace_name, set(work), ingest_id
+                            )
                             signals.pause_point("derived tables built")
                     with signals.deferred():
                         catalog.publish(home, stage)

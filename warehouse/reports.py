@@ -23,6 +23,7 @@ from tracewh import headers, sqlfiles
 from tracewh.errors import UsageError
 from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
+from tracewh.quoting import quote_literal
 from tracewh.traces import MODULES_ENV, expand_sql, registry, trace_names
 
 if TYPE_CHECKING:
@@ -185,12 +186,20 @@ def run(
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
-            from tracewh import dag
+            from tracewh import dag, derived
 
             first, _, second = report.sql.partition(STEP_MARKER)
-            # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
-            with query.stream_arrow(con, first, _used(first, params)) as batches:
-                dag.STEPS[report.python](con, batches)
+            stored = derived.stored_walk(con, report.python, str(chosen)) if chosen else None
+            if stored is not None:
+                # the step's rows as the ingest stored them (tracewh.derived): no job is walked
+                con.execute(
+                    f"CREATE OR REPLACE TEMP VIEW {report.python} AS SELECT * EXCLUDE (trace, input_hash) "
+                    f"FROM {stored} WHERE trace = {quote_literal(str(chosen))}"
+                )
+            else:
+                # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
+                with query.stream_arrow(con, first, _used(first, params)) as batches:
+                    dag.STEPS[report.python](con, batches)
             rows = query.fetch(con, second, _used(second, params))
         absent = absent_inputs(con, report, str(chosen)) if chosen else []
     _blank_absent(rows, report, absent)
