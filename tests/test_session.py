@@ -64,6 +64,8 @@ def test_a_session_keeps_its_state_until_it_moves_on(tmp_path):
     with tracewh.open(home, read_only=False) as wh:
         wh.ingest("google2011", SAMPLE, IngestOptions(tables=["job_events"]))
         assert wh.sql(tables).rows == [("job_events", JOB_EVENT_LINES)]  # it reads what it committed
+        gaps = wh.gaps()  # remembered by the session's connection (query.fact) until it moves on
+        assert [g.split(":")[0] for g in gaps] == ["google2011.job_events"]
         # another process commits meanwhile: the session keeps the state it read, until refresh()
         subprocess.run(
             [sys.executable, "-c", "import sys, tracewh; tracewh.ingest('google2011', sys.argv[1], "
@@ -72,8 +74,10 @@ def test_a_session_keeps_its_state_until_it_moves_on(tmp_path):
             capture_output=True,
         )  # fmt: skip
         assert wh.sql(tables).rows == [("job_events", JOB_EVENT_LINES)]
+        assert wh.gaps() == gaps
         wh.refresh()
         assert wh.sql(tables).rows == [("job_events", JOB_EVENT_LINES), ("task_events", TASK_EVENT_LINES)]
+        assert [g.split(":")[0] for g in wh.gaps()] == ["google2011.job_events", "google2011.task_events"]
     with pytest.raises(UsageError, match="read-only"), tracewh.open(home) as reader:
         reader.ingest("google2011", SAMPLE)
 

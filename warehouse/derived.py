@@ -372,11 +372,11 @@ def stored_walk(con: duckdb.DuckDBPyConnection, step: str, trace: str) -> str | 
     them; None: the caller walks (a catalog from before the table, a trace it is not stored for)."""
     for f in walk_files():
         if f.header["python"] == step and trace in walk_traces(f) and recorded(con):
-            row = con.execute(
-                "SELECT count(*) FROM meta.derived WHERE trace = $t AND name = $n",
-                {"t": trace, "n": short(f)},
-            ).fetchone()
-            if row and row[0]:
+            from tracewh import query
+
+            if query.fact(
+                con, "SELECT name FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": short(f)}
+            ):
                 return f"{SCHEMA}.{quote_ident(short(f))}"
     return None
 

@@ -222,10 +222,12 @@ def synthetic(con) -> dict[str, str]:
     report, plot and page on it carries."""
     import duckdb
 
+    from tracewh import query
+
     try:
-        found = con.execute(
-            "SELECT trace, seed, max_seed, scale, max_scale FROM meta.synthetic_traces ORDER BY trace"
-        ).fetchall()
+        found = query.fact(
+            con, "SELECT trace, seed, max_seed, scale, max_scale FROM meta.synthetic_traces ORDER BY trace"
+        )
     except duckdb.Error:  # a catalog from before meta.synthetic (tracewh repair adds it)
         return {}
     out = {}
@@ -243,15 +245,12 @@ def synthetic(con) -> dict[str, str]:
 def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:
     """(input, table) for each input the report needs that the trace maps to a table it has not
     ingested: what the report computes from it is unknown, not zero."""
+    from tracewh import query
+
     spec = registry().get(trace)
     if spec is None or not report.needs:
         return []
-    have = {
-        t
-        for (t,) in con.execute(
-            "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace}
-        ).fetchall()
-    }
+    have = {t for (t,) in query.fact(con, "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace})}
     return [(i, spec.inputs[i]) for i in report.needs if i in spec.inputs and spec.inputs[i] not in have]
 
 
@@ -308,7 +307,9 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
         if trace not in report.traces:
             raise UsageError(f"report {report.name} covers {', '.join(report.traces)}, not {trace!r}")
         return trace
-    ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
+    from tracewh import query
+
+    ingested = {t for (t,) in query.fact(con, "SELECT DISTINCT trace FROM meta.tables")}
     candidates = [t for t in report.traces if t in ingested]
     if len(candidates) == 1:
         return candidates[0]
@@ -332,7 +333,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
     if report.caveat:
         lines.append(f"caveat: {report.caveat}")
     with query.read_only(home) as con:
-        ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
+        ingested = {t for (t,) in query.fact(con, "SELECT DISTINCT trace FROM meta.tables")}
         if report.needs_trace:
             try:
                 traces = [_choose_trace(con, report, trace)]
@@ -343,23 +344,25 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
         sample = str(sqlfiles.data_root() / "sample")
         on_sample = {
             t
-            for (t,) in con.execute(
+            for (t,) in query.fact(
+                con,
                 "SELECT DISTINCT trace FROM meta.ingests WHERE is_current AND starts_with(source_path, $p)",
                 {"p": sample},
-            ).fetchall()
+            )
         }
         labels = synthetic(con)
         # the stored window (tracewh.derived): no scan of the task events
         windows = (
-            dict(con.execute("SELECT trace, window_s FROM derived.observed_window").fetchall())
+            dict(query.fact(con, "SELECT trace, window_s FROM derived.observed_window"))
             if _TIMES_ATTEMPTS in report.sql
             else {}
         )
         left_out = (
-            con.execute(
+            query.fact(
+                con,
                 "SELECT trace, what, sum(left_out), sum(total) FROM lifecycle.left_out "
-                "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL"
-            ).fetchall()
+                "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL",
+            )
             if "lifecycle." in report.sql or "derived." in report.sql
             else []
         )
