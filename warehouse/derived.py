@@ -375,7 +375,9 @@ def stored_walk(con: duckdb.DuckDBPyConnection, step: str, trace: str) -> str | 
             from tracewh import query
 
             if query.fact(
-                con, "SELECT name FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": short(f)}
+                con,
+                "SELECT name FROM meta.derived WHERE trace = $t AND name = $n",
+                {"t": trace, "n": short(f)},
             ):
                 return f"{SCHEMA}.{quote_ident(short(f))}"
     return None

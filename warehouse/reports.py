@@ -250,7 +250,9 @@ def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:
     spec = registry().get(trace)
     if spec is None or not report.needs:
         return []
-    have = {t for (t,) in query.fact(con, "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace})}
+    have = {
+        t for (t,) in query.fact(con, "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace})
+    }
     return [(i, spec.inputs[i]) for i in report.needs if i in spec.inputs and spec.inputs[i] not in have]
 
 
