@@ -4,13 +4,14 @@ to a full rebuild), and read by the DAG reports instead of walking every job."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
 from conftest import SAMPLE_ALIBABA
 
 import tracewh
-from tracewh import dag, derived, reports
+from tracewh import checks, dag, derived, reports
 from tracewh import ingestion as ingest
 from tracewh.home import Home
 
@@ -116,3 +117,20 @@ def test_the_view_is_typed_and_empty_before_batch_task_and_an_ingest_of_another_
     assert [n for n, _, _ in before] == ["dag_paths"]
     ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, tables=["batch_instance"])
     assert read(home, "SELECT name, data_dir, writer_id FROM meta.derived") == before
+
+
+def test_check_finds_a_stored_walk_not_made_from_the_input_now(tmp_path):
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "alibaba2018", batch_task(tmp_path / "a", LINES))
+    assert not [c.name for c in checks.run_all(home) if c.failed]
+    # j_1's stored row as if made from other rows (a stale incremental build)
+    ((data_dir,),) = read(home, "SELECT data_dir FROM meta.derived WHERE name = 'dag_paths'")
+    path = home.root / data_dir / "dag_paths.parquet"
+    with duckdb.connect() as con:
+        con.execute(
+            f"COPY (SELECT * REPLACE (CASE WHEN job_name = 'j_1' THEN tasks + 1 ELSE tasks END AS tasks) "
+            f"FROM read_parquet('{path}')) TO '{path}.new' (FORMAT parquet)"
+        )
+    os.replace(f"{path}.new", path)
+    failed = [c for c in checks.run_all(home) if c.failed]
+    assert [(c.name, c.count) for c in failed] == [("derived.dag_paths.inputs", 2)]

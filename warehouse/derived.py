@@ -342,6 +342,8 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
 # input rows only, so the other rows are kept as they are and the table equals a full rebuild.
 
 _WALK_INPUT = "derived_walk_input"
+# A job's fingerprint over its input rows ``i``: what an ingest and `tracewh check` compare.
+_FINGERPRINT = "count(*) AS tasks, bit_xor(hash(i)) AS input_hash"
 _WALK_JOBS = "derived_walk_jobs"
 # Jobs fetched into Python at a time (whole jobs; ~3 DAG tasks each on average in Alibaba 2018).
 WALK_JOBS_PER_FETCH = 30_000
@@ -383,6 +385,23 @@ def stored_walk(con: duckdb.DuckDBPyConnection, step: str, trace: str) -> str | 
     return None
 
 
+def walk_check_sql(f: sqlfiles.SqlFile) -> str:
+    """The jobs whose stored row was not made from their input rows as they are now (by the count
+    and hash an ingest compares), for the traces the table is stored for: rows = a stale table."""
+    job, name = sort_key(f)[0], short(f)
+    mine = f"(SELECT trace FROM meta.derived WHERE name = {quote_literal(name)})"
+    again = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {quote_literal(t)} AS trace, {job}, {_FINGERPRINT} "
+        f"FROM ({query(f, t)}) AS i GROUP BY {job}) WHERE trace IN {mine}"
+        for t in walk_traces(f)
+    )
+    stored = f"SELECT trace, {job}, tasks, input_hash FROM {SCHEMA}.{quote_ident(name)}"
+    return (
+        f"SELECT 'stored, not the input now' AS side, * FROM ({stored} EXCEPT ALL {again}) "
+        f"UNION ALL SELECT 'input now, not stored' AS side, * FROM ({again} EXCEPT ALL {stored})"
+    )
+
+
 def build_walks(
     con: duckdb.DuckDBPyConnection, home: Home, trace: str, tables: set[str], writer_id: str
 ) -> list[Path]:
@@ -422,8 +441,8 @@ def _build_walk(
     # Every job's fingerprint, numbered in job order (the walk fetches whole jobs by number).
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_WALK_INPUT} AS {query(f, trace)}")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {_WALK_JOBS} AS SELECT {job}, count(*) AS tasks, "
-        f"bit_xor(hash(i)) AS input_hash FROM {_WALK_INPUT} AS i GROUP BY {job}"
+        f"CREATE OR REPLACE TEMP TABLE {_WALK_JOBS} AS SELECT {job}, {_FINGERPRINT} "
+        f"FROM {_WALK_INPUT} AS i GROUP BY {job}"
     )
     kept = ""
     changed = f"SELECT {job} FROM {_WALK_JOBS}"
