@@ -358,8 +358,18 @@ def walk_files() -> list[sqlfiles.SqlFile]:
     return [f for f in sqlfiles.folder(SCHEMA) if walked(f)]
 
 
+_TRACE_SCHEMA = "{{trace}}"
+
+
 def walk_traces(f: sqlfiles.SqlFile) -> list[str]:
-    return [t.strip() for t in f.header.get("traces", "").split(",") if t.strip()]
+    """The traces whose SQL creates every ``{{trace}}.<view>`` the file's input reads."""
+    views = set(re.findall(rf"{re.escape(_TRACE_SCHEMA)}\.(\w+)", f.body))
+    return [t for t in registry() if views and all(provides(get_trace(t), v) for v in views)]
+
+
+def walk_query(f: sqlfiles.SqlFile, trace: str) -> str:
+    """The walk's input statement for one trace (its views in the trace's schema)."""
+    return query(f, trace).replace(_TRACE_SCHEMA, quote_ident(trace))
 
 
 def walks(trace: str, tables: set[str] | list[str]) -> list[sqlfiles.SqlFile]:
@@ -369,19 +379,13 @@ def walks(trace: str, tables: set[str] | list[str]) -> list[sqlfiles.SqlFile]:
     return [f for f in walk_files() if trace in walk_traces(f) and source in tables]
 
 
-def stored_walk(con: duckdb.DuckDBPyConnection, step: str, trace: str) -> str | None:
+def stored_walk(step: str, trace: str, stored: set[tuple[str, str]]) -> str | None:
     """The view ``derived.<name>`` holding the rows of ``step`` for ``trace`` when an ingest stored
-    them; None: the caller walks (a catalog from before the table, a trace it is not stored for)."""
+    them (``stored``: the (trace, name) rows of meta.derived); None: the caller walks (a catalog
+    from before the table, a trace it is not stored for)."""
     for f in walk_files():
-        if f.header["python"] == step and trace in walk_traces(f) and recorded(con):
-            from tracewh import query
-
-            if query.fact(
-                con,
-                "SELECT name FROM meta.derived WHERE trace = $t AND name = $n",
-                {"t": trace, "n": short(f)},
-            ):
-                return f"{SCHEMA}.{quote_ident(short(f))}"
+        if f.header["python"] == step and (trace, short(f)) in stored:
+            return f"{SCHEMA}.{quote_ident(short(f))}"
     return None
 
 
@@ -392,7 +396,7 @@ def walk_check_sql(f: sqlfiles.SqlFile) -> str:
     mine = f"(SELECT trace FROM meta.derived WHERE name = {quote_literal(name)})"
     again = " UNION ALL ".join(
         f"SELECT * FROM (SELECT {quote_literal(t)} AS trace, {job}, {_FINGERPRINT} "
-        f"FROM ({query(f, t)}) AS i GROUP BY {job}) WHERE trace IN {mine}"
+        f"FROM ({walk_query(f, t)}) AS i GROUP BY {job}) WHERE trace IN {mine}"
         for t in walk_traces(f)
     )
     stored = f"SELECT trace, {job}, tasks, input_hash FROM {SCHEMA}.{quote_ident(name)}"
@@ -439,7 +443,7 @@ def _build_walk(
         else []
     )
     # Every job's fingerprint, numbered in job order (the walk fetches whole jobs by number).
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_WALK_INPUT} AS {query(f, trace)}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_WALK_INPUT} AS {walk_query(f, trace)}")
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {_WALK_JOBS} AS SELECT {job}, {_FINGERPRINT} "
         f"FROM {_WALK_INPUT} AS i GROUP BY {job}"

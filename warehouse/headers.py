@@ -31,7 +31,7 @@ STEP_MARKER = "-- then:"
 KEYS = {
     "name": "the view, report or check name",
     "description": "what it shows or checks, one sentence",
-    "traces": "the traces a report covers (a comma list or 'any'), or a walked derived table is stored for",
+    "traces": "the traces a report covers: a comma list or 'any'",
     "grain": "what one row is",
     "params": "parameters (reports: typed, see module doc; macros: free text)",
     "reproduces": "the published figure or number a report reproduces",
@@ -70,7 +70,7 @@ RULES = {
     # a table of the derived layer (sql/derived): its query, run per trace at ingest
     "derived": (
         {"name", "description", "grain"},
-        {"name", "description", "grain", "params", "note", "sort", "reads", "python", "traces"},
+        {"name", "description", "grain", "params", "note", "sort", "reads", "python"},
     ),
 }
 BUILTIN_PARAMS = ("trace", "cell")

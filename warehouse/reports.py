@@ -189,7 +189,12 @@ def run(
             from tracewh import dag, derived
 
             first, _, second = report.sql.partition(STEP_MARKER)
-            stored = derived.stored_walk(con, report.python, str(chosen)) if chosen else None
+            done = (
+                set(query.fact(con, "SELECT trace, name FROM meta.derived"))
+                if derived.recorded(con)
+                else set()
+            )
+            stored = derived.stored_walk(report.python, str(chosen), done) if chosen else None
             if stored is not None:
                 # the step's rows as the ingest stored them (tracewh.derived): no job is walked
                 con.execute(
