@@ -60,8 +60,10 @@ def stored(home: Home, name: str) -> list[tuple]:
 
 
 def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(sample_con):
-    # both Google traces stored at ingest; the views read their Parquet, not the view stack
+    # both Google traces stored at ingest (and Alibaba's DAG walk: tests/test_dag_paths_stored.py);
+    # the views read their Parquet, not the view stack
     assert sample_con.execute("SELECT DISTINCT trace FROM meta.derived ORDER BY 1").fetchall() == [
+        ("alibaba2018",),
         ("google2011",),
         ("google2019",),
     ]
@@ -257,6 +259,8 @@ def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_
     recomputed = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_transitions'"
     assert read(home, recomputed) == [(None,)]
     assert read(home, "SELECT count(*) FROM derived.task_transitions WHERE episode_no IS NULL") == [(0,)]
+
+
 # Real usage windows of the sample (both its parts, by start time), cut into slices that stand for
 # usage parts: an hour's windows lie in two slices, so recomputing an hour reads another part's rows.
 _USAGE = sorted(

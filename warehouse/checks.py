@@ -38,6 +38,14 @@ def all_checks() -> list[tuple[str, str, str]]:
                 derived.check_sql(f),
             )
         )
+    for f in derived.walk_files():
+        out.append(
+            (
+                f"{f.name}.inputs",
+                f"{f.name} holds each job's walk of its input rows as they are now (their count and hash)",
+                derived.walk_check_sql(f),
+            )
+        )
     for trace_name, trace in registry().items():
         for table in trace.tables.values():
             mandatory = [c.name for c in table.columns if c.mandatory]

@@ -20,6 +20,7 @@ the trace's tables from all its events. The small tables (segments, window) are 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,8 @@ _TASKS = "temp.main.derived_tasks"
 
 
 def files() -> list[sqlfiles.SqlFile]:
-    return sqlfiles.folder(SCHEMA)
+    """The tables computed in SQL from the life-cycle views (the walked ones: walk_files)."""
+    return [f for f in sqlfiles.folder(SCHEMA) if not walked(f)]
 
 
 def stored_files(source: str = SOURCE_INPUT) -> list[sqlfiles.SqlFile]:
@@ -353,6 +355,7 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
             con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
         con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
         _copy_column_comments(con, name)
+    _create_walk_views(con, home, stored)
 
 
 def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
@@ -523,3 +526,193 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
         con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
     create_views(con, home)
     return [gen]
+
+
+# -- Walked tables: what a Python step computes per job (tracewh.dag.STEPS), stored at ingest ----
+#
+# A file with ``python:`` is the input statement of that step for the traces it names
+# (``traces:``); the stored table is the step's rows per job, trace first, and ``input_hash`` last:
+# the bit_xor of the hashes of the job's input rows, which with their count (the step's ``tasks``)
+# tells which jobs an ingest changed. Only those jobs are walked again; a job's walk reads its own
+# input rows only, so the other rows are kept as they are and the table equals a full rebuild.
+
+_WALK_INPUT = "derived_walk_input"
+# A job's fingerprint over its input rows ``i``: what an ingest and `tracewh check` compare.
+_FINGERPRINT = "count(*) AS tasks, bit_xor(hash(i)) AS input_hash"
+_WALK_JOBS = "derived_walk_jobs"
+# Jobs fetched into Python at a time (whole jobs; ~3 DAG tasks each on average in Alibaba 2018).
+WALK_JOBS_PER_FETCH = 30_000
+
+
+def walked(f: sqlfiles.SqlFile) -> bool:
+    """A table a Python step computes (``python:``), not a query over the life-cycle views."""
+    return bool(f.header.get("python"))
+
+
+def walk_files() -> list[sqlfiles.SqlFile]:
+    return [f for f in sqlfiles.folder(SCHEMA) if walked(f)]
+
+
+_TRACE_SCHEMA = "{{trace}}"
+
+
+def walk_traces(f: sqlfiles.SqlFile) -> list[str]:
+    """The traces whose SQL creates every ``{{trace}}.<view>`` the file's input reads."""
+    views = set(re.findall(rf"{re.escape(_TRACE_SCHEMA)}\.(\w+)", f.body))
+    return [t for t in registry() if views and all(provides(get_trace(t), v) for v in views)]
+
+
+def walk_query(f: sqlfiles.SqlFile, trace: str) -> str:
+    """The walk's input statement for one trace (its views in the trace's schema)."""
+    return query(f, trace).replace(_TRACE_SCHEMA, quote_ident(trace))
+
+
+def walks(trace: str, tables: set[str] | list[str]) -> list[sqlfiles.SqlFile]:
+    """The walked tables of ``trace`` an ingest writing ``tables`` changes: their input is the
+    trace's task table (the trace spec's task_events input: Alibaba's batch_task)."""
+    source = get_trace(trace).inputs.get(SOURCE_INPUT)
+    return [f for f in walk_files() if trace in walk_traces(f) and source in tables]
+
+
+def stored_walk(step: str, trace: str, stored: set[tuple[str, str]]) -> str | None:
+    """The view ``derived.<name>`` holding the rows of ``step`` for ``trace`` when an ingest stored
+    them (``stored``: the (trace, name) rows of meta.derived); None: the caller walks (a catalog
+    from before the table, a trace it is not stored for)."""
+    for f in walk_files():
+        if f.header["python"] == step and (trace, short(f)) in stored:
+            return f"{SCHEMA}.{quote_ident(short(f))}"
+    return None
+
+
+def walk_check_sql(f: sqlfiles.SqlFile) -> str:
+    """The jobs whose stored row was not made from their input rows as they are now (by the count
+    and hash an ingest compares), for the traces the table is stored for: rows = a stale table."""
+    job, name = sort_key(f)[0], short(f)
+    mine = f"(SELECT trace FROM meta.derived WHERE name = {quote_literal(name)})"
+    again = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {quote_literal(t)} AS trace, {job}, {_FINGERPRINT} "
+        f"FROM ({walk_query(f, t)}) AS i GROUP BY {job}) WHERE trace IN {mine}"
+        for t in walk_traces(f)
+    )
+    stored = f"SELECT trace, {job}, tasks, input_hash FROM {SCHEMA}.{quote_ident(name)}"
+    return (
+        f"SELECT 'stored, not the input now' AS side, * FROM ({stored} EXCEPT ALL {again}) "
+        f"UNION ALL SELECT 'input now, not stored' AS side, * FROM ({again} EXCEPT ALL {stored})"
+    )
+
+
+def build_walks(
+    con: duckdb.DuckDBPyConnection, home: Home, trace: str, tables: set[str], writer_id: str
+) -> list[Path]:
+    """Write the walked tables of ``trace`` that an ingest writing ``tables`` changes into the
+    derived generation of ``writer_id`` (inside the ingest's staged catalog, after its rows are
+    recorded: the views read the new generations), record them in meta.derived and recreate the
+    derived views. Returns the generation folder (the caller removes it when no commit happens)."""
+    todo = walks(trace, tables)
+    if not todo:
+        return []
+    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
+    gen.mkdir(parents=True, exist_ok=True)
+    for f in todo:
+        _build_walk(con, home, trace, f, gen, writer_id)
+    for name in (_WALK_INPUT, _WALK_JOBS):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+    create_views(con, home)
+    return [gen]
+
+
+def _build_walk(
+    con: duckdb.DuckDBPyConnection, home: Home, trace: str, f: sqlfiles.SqlFile, gen: Path, writer_id: str
+) -> None:
+    import pyarrow as pa
+
+    from tracewh import dag
+
+    name, step = short(f), f.header["python"]
+    job = sort_key(f)[0]  # the job key: the step's rows are one per job
+    old = (
+        con.execute(
+            "SELECT data_dir FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name}
+        ).fetchall()
+        if recorded(con)
+        else []
+    )
+    # Every job's fingerprint, numbered in job order (the walk fetches whole jobs by number).
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_WALK_INPUT} AS {walk_query(f, trace)}")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_WALK_JOBS} AS SELECT {job}, {_FINGERPRINT} "
+        f"FROM {_WALK_INPUT} AS i GROUP BY {job}"
+    )
+    kept = ""
+    changed = f"SELECT {job} FROM {_WALK_JOBS}"
+    if old:
+        stored = f"read_parquet({quote_literal(home.root / old[0][0] / f'{name}.parquet')})"
+        same = f"j.{job} = o.{job} AND j.tasks = o.tasks AND j.input_hash = o.input_hash"
+        kept = f" UNION ALL BY NAME SELECT o.* FROM {stored} AS o SEMI JOIN {_WALK_JOBS} AS j ON {same}"
+        changed = f"SELECT j.{job} FROM {_WALK_JOBS} AS j ANTI JOIN {stored} AS o ON {same}"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE walk_todo AS "
+        f"SELECT {job}, row_number() OVER (ORDER BY {job}) AS job_no FROM ({changed})"
+    )
+    (walked_jobs,) = con.execute("SELECT count(*) FROM walk_todo").fetchone() or (0,)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE walk_rows AS SELECT t.job_no, i.* FROM {_WALK_INPUT} AS i "
+        f"JOIN walk_todo AS t USING ({job}) ORDER BY t.job_no"
+    )
+    # the step's input columns (job_no only numbers the fetches); a job's rows in any order
+    rows = "SELECT * EXCLUDE (job_no) FROM walk_rows"
+    schema = con.sql(f"{rows} LIMIT 0").to_arrow_table().schema
+
+    def chunks() -> Iterator[pa.RecordBatch]:
+        # Each piece is fetched whole before the step runs statements of its own on the
+        # connection (a cursor would not see the staged transaction's views and tables).
+        for lo in range(1, int(walked_jobs) + 1, WALK_JOBS_PER_FETCH):
+            yield from (
+                con.sql(
+                    f"{rows} WHERE job_no >= $lo AND job_no < $hi ORDER BY job_no",
+                    params={"lo": lo, "hi": lo + WALK_JOBS_PER_FETCH},
+                )
+                .to_arrow_table()
+                .to_batches()
+            )
+
+    dag.STEPS[step](con, pa.RecordBatchReader.from_batches(schema, chunks()))
+    walked_rows = (
+        f"SELECT {quote_literal(trace)} AS trace, w.*, j.input_hash FROM temp.{quote_ident(step)} AS w "
+        f"JOIN {_WALK_JOBS} AS j USING ({job})"
+    )
+    _write(
+        con,
+        home,
+        Plan(trace, True),
+        f,
+        gen,
+        writer_id,
+        f"{walked_rows}{kept}",
+        int(walked_jobs) if old else None,
+    )
+    for t in ("walk_todo", "walk_rows", step):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{quote_ident(t)}")
+
+
+def _create_walk_views(
+    con: duckdb.DuckDBPyConnection, home: Home, stored: dict[tuple[str, str], str]
+) -> None:
+    """``derived.<name>`` of each walked table: the stored Parquet of the traces that have it;
+    empty (typed as the step's rows) where none is stored."""
+    from tracewh import dag
+
+    for f in walk_files():
+        name = short(f)
+        view = f"{SCHEMA}.{quote_ident(name)}"
+        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
+        if paths:
+            body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
+        else:
+            rel = con.from_arrow(dag.SCHEMAS[f.header["python"]].empty_table())
+            cols = ", ".join(
+                f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
+            )
+            body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")

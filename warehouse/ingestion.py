@@ -377,7 +377,8 @@ def ingest(
                         events = derived.source_table(trace_name)
                         usage = derived.source_table(trace_name, derived.USAGE_INPUT)
                         plan = usage_plan = None
-                        if events in work or usage in work:
+                        walks = derived.walks(trace_name, set(work))
+                        if events in work or usage in work or walks:
                             tmp.mkdir(parents=True, exist_ok=True)
                             stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
                             stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
@@ -390,13 +391,17 @@ def ingest(
                             written = [(r.cell, trace.file_order(r.name)) for r in work[usage]]
                             usage_plan = derived.plan_usage(stage.con, trace_name, written, replace)
                         _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
-                        if plan is not None:
+                        if plan is not None or usage_plan is not None or walks:
                             progress.phase("deriving")
+                        if plan is not None:
                             derived_gens += derived.build(stage.con, home, plan, ingest_id)
                         if usage_plan is not None:
-                            progress.phase("building the usage rollups")
                             derived_gens += derived.build_usage(stage.con, home, usage_plan, ingest_id)
-                        if plan is not None or usage_plan is not None:
+                        if walks:
+                            derived_gens += derived.build_walks(
+                                stage.con, home, trace_name, set(work), ingest_id
+                            )
+                        if plan is not None or usage_plan is not None or walks:
                             signals.pause_point("derived tables built")
                             progress.phase("committing")
                     with signals.deferred():
