@@ -24,7 +24,7 @@ from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 from test_cli import run
 from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
-from tracewh import catalog, query, reports, sqlfiles
+from tracewh import catalog, fastpath, query, reports, sqlfiles
 from tracewh import ingestion as ingest
 from tracewh import spark as ws
 from tracewh.home import Home
@@ -679,17 +679,23 @@ def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch)
         "20260101T000000-abcdef",
         ingest._convert_file,
     )
-    real = ingest._copy
+    real_copy, real_fast = ingest._copy, fastpath.convert
 
-    def broken(*args, **kwargs):
-        real(*args, **kwargs)  # the file is written in the attempt folder, then the task dies
-        raise RuntimeError("executor lost")
+    def dying(real):
+        def broken(*args, **kwargs):
+            real(*args, **kwargs)  # the file is written in the attempt folder, then the task dies
+            raise RuntimeError("executor lost")
 
-    monkeypatch.setattr(ingest, "_copy", broken)
+        return broken
+
+    # both converters: the fast path's and the exact path's COPY (the fast path takes this file)
+    monkeypatch.setattr(ingest, "_copy", dying(real_copy))
+    monkeypatch.setattr(fastpath, "convert", dying(real_fast))
     with pytest.raises(RuntimeError):
         task((0, r))
     assert not list(gen.rglob("*.parquet"))
-    monkeypatch.setattr(ingest, "_copy", real)
+    monkeypatch.setattr(ingest, "_copy", real_copy)
+    monkeypatch.setattr(fastpath, "convert", real_fast)
     _, done = task((0, r))
     assert [p.name for p in gen.rglob("*.parquet")] == ["part-00000-of-00001.20260101T000000-abcdef.parquet"]
     assert done.rows_written == 1 and done.rows_rejected == 0

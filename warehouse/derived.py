@@ -700,6 +700,8 @@ def _create_walk_views(
 ) -> None:
     """``derived.<name>`` of each walked table: the stored Parquet of the traces that have it;
     empty (typed as the step's rows) where none is stored."""
+    import pyarrow as pa
+
     from tracewh import dag
 
     for f in walk_files():
@@ -709,7 +711,9 @@ def _create_walk_views(
         if paths:
             body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
         else:
-            rel = con.from_arrow(dag.SCHEMAS[f.header["python"]].empty_table())
+            # a reader of no batches: Schema.empty_table() imports pandas (~0.5 CPU s an ingest)
+            schema = dag.SCHEMAS[f.header["python"]]
+            rel = con.from_arrow(pa.RecordBatchReader.from_batches(schema, []))
             cols = ", ".join(
                 f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
             )
