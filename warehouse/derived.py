@@ -198,11 +198,19 @@ def _on_key(a: str, b: str) -> str:
     return " AND ".join(f"{a}.{c} IS NOT DISTINCT FROM {b}.{c}" for c in TASK_KEY)
 
 
+def generation(home: Home, trace: str, writer_id: str) -> Path:
+    """The ingest's derived generation of ``trace``: one folder for every table its builders write
+    (the task-event tables, the usage rollups, the walked tables), made by the first of them."""
+    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
+    gen.mkdir(parents=True, exist_ok=True)
+    return gen
+
+
 def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -> list[Path]:
     """Write every stored derived table of the plan's trace into one new generation from the
     views of ``con`` (a staged catalog whose views now read the new raw generations), record them
-    in meta.derived and point the derived views at them. Returns the generation folder (the
-    caller removes it when the commit does not happen)."""
+    in meta.derived (the caller then points the derived views at them: create_views). Returns the
+    generation folder (the caller removes it when the commit does not happen)."""
     trace = p.trace
     full = p.full or any(
         _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
@@ -213,8 +221,7 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
         ).fetchall()
     }
-    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
-    gen.mkdir(parents=True)
+    gen = generation(home, trace, writer_id)
     later = [f for f in stored_files() if full or not per_task(f)]
     # The life-cycle views replaced while the tables are built (views bind at query time), put
     # back before anything else reads them: the events view pointed at the touched tasks' events,
@@ -260,7 +267,6 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         _restore(con, swapped, set(swapped))
     for name in (_TOUCHED, _TASKS, _EVENTS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
-    create_views(con, home)
     return [gen]
 
 
@@ -480,13 +486,12 @@ def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str) -> str:
 def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer_id: str) -> list[Path]:
     """Write the stored usage tables of the plan's trace into the ingest's derived generation (the
     one ``build`` writes when the same ingest changes the task events), from the views of the
-    staged catalog, record them in meta.derived and point the derived views at them. Incremental:
+    staged catalog and record them in meta.derived (the caller then runs create_views). Incremental:
     the rows of the touched hours are recomputed from the usage windows starting in them (all of
     them, whichever part holds them), the other rows kept from the live table. Returns the
     generation folder."""
     trace = p.trace
-    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
-    gen.mkdir(parents=True, exist_ok=True)
+    gen = generation(home, trace, writer_id)
     if p.full:
         for f in stored_files(USAGE_INPUT):
             _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
@@ -524,7 +529,6 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
             con.execute(expand_sql(usage_file.body))
     for name in ("derived_usage_touched", "derived_usage_rows"):
         con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
-    create_views(con, home)
     return [gen]
 
 
@@ -606,18 +610,16 @@ def build_walks(
 ) -> list[Path]:
     """Write the walked tables of ``trace`` that an ingest writing ``tables`` changes into the
     derived generation of ``writer_id`` (inside the ingest's staged catalog, after its rows are
-    recorded: the views read the new generations), record them in meta.derived and recreate the
-    derived views. Returns the generation folder (the caller removes it when no commit happens)."""
+    recorded: the views read the new generations), record them in meta.derived (the caller then
+    runs create_views). Returns the generation folder (the caller removes it when no commit happens)."""
     todo = walks(trace, tables)
     if not todo:
         return []
-    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
-    gen.mkdir(parents=True, exist_ok=True)
+    gen = generation(home, trace, writer_id)
     for f in todo:
         _build_walk(con, home, trace, f, gen, writer_id)
     for name in (_WALK_INPUT, _WALK_JOBS):
         con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
-    create_views(con, home)
     return [gen]
 
 

@@ -402,6 +402,8 @@ def ingest(
                                 stage.con, home, trace_name, set(work), ingest_id
                             )
                         if plan is not None or usage_plan is not None or walks:
+                            # the derived views point at the new files once, after every builder
+                            derived.create_views(stage.con, home)
                             signals.pause_point("derived tables built")
                             progress.phase("committing")
                     with signals.deferred():
