@@ -57,7 +57,7 @@ test: install lint
 	TRACEWH_LOCK=$(LOCK) $(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark" --durations=10
 
 test-spark: install
-	$(BIN)/pytest -q tests/test_spark.py $(ARGS)
+	$(BIN)/pytest -q tests/test_spark.py tests/test_spark_cluster.py $(ARGS)
 
 # After a change of the ranges in pyproject.toml: re-resolve the lock, keeping every pin the new
 # ranges still allow (then `make test`, and commit both files together).

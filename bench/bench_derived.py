@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
             con.execute("BEGIN")
             out = Home.resolve(root / "out")
             (gen,) = derived.build(con, out, derived.Plan(TRACE, True), "bench")
+            derived.create_views(con, out)  # as the ingest does after its builders
             con.execute("ROLLBACK")
             rows = con.execute(
                 f"SELECT count(*) FROM read_parquet({quote_literal(gen / 'task_episode_core.parquet')})"

@@ -102,8 +102,12 @@ def ingest(
     )
     # --engine spark: one Spark task per file (executors share the source and home paths)
     spark = spark_session(engine, master, home_of(ctx, home))
-    with Warehouse(home_of(ctx, home), memory_limit=memory_limit, read_only=False) as wh:
-        result = wh.ingest(trace, sources, options, progress=make_progress(quiet), spark=spark)
+    progress = make_progress(quiet)
+    try:
+        with Warehouse(home_of(ctx, home), memory_limit=memory_limit, read_only=False) as wh:
+            result = wh.ingest(trace, sources, options, progress=progress, spark=spark)
+    finally:
+        progress.close()  # a bar still drawn (an ingest that ended early) is taken down
     if not quiet:
         print_summary(result)
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
@@ -117,8 +121,12 @@ def make_progress(quiet: bool) -> Any:
     """A tracewh.ingestion.Progress drawing a rich bar on stderr, or a silent one."""
     from tracewh.ingestion import Progress
 
+    class Silent(Progress):
+        def close(self) -> None:
+            """Nothing drawn, nothing to take down."""
+
     if quiet or not err_console.is_terminal:
-        return Progress()
+        return Silent()
 
     from rich.progress import (
         BarColumn,
@@ -143,33 +151,45 @@ def make_progress(quiet: bool) -> Any:
                 transient=True,
             )
             self.task: Any = None
+            self.text = "ingesting"
             self.rows = 0
             self.done = 0
             self.files = 0
 
         def begin(self, files: int, total_bytes: int) -> None:
-            self.files = files
+            # each phase that reads the input (hashing, converting) has a bar of its own: its rate
+            # and ETA come from the bytes of that phase
+            self.files, self.done, self.rows = files, 0, 0
+            self.close()
             self.bar.start()
-            self.task = self.bar.add_task("ingesting", total=total_bytes, files=f"0/{files} files", rows="")
+            self.task = self.bar.add_task(self.text, total=total_bytes, files=f"0/{files} files", rows="")
 
         def phase(self, text: str) -> None:
-            if self.task is None:
-                err_console.print(literal(f"{text}...", "dim"))
-            else:
-                self.bar.update(self.task, description=text)
+            # a bar belongs to one phase: the next one ends it
+            self.close()
+            self.text = text
+            err_console.print(literal(f"{text}...", "dim"))
+
+        def close(self) -> None:
+            if self.task is not None:
+                self.bar.stop()
+                self.bar.remove_task(self.task)
+                self.task = None
+
+        def advance(self, nbytes: int) -> None:
+            self.bar.update(self.task, advance=nbytes)
 
         def file_done(self, result: FileResult) -> None:
             self.done += 1
             self.rows += result.rows_read
-            elapsed = self.bar.tasks[0].elapsed or 1e-9
+            elapsed = self.bar.tasks[-1].elapsed or 1e-9
             self.bar.update(
                 self.task,
-                advance=result.size,
                 files=f"{self.done}/{self.files} files",
                 rows=f"{self.rows / elapsed:,.0f} rows/s",
             )
             if self.done == self.files:
-                self.bar.stop()
+                self.close()
 
     return Bar()
 

@@ -40,6 +40,16 @@ def _isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACEWH_HOME", str(tmp_path / "default-home"))
 
 
+@pytest.fixture(params=["auto", "exact"])
+def ingest_path(request, monkeypatch) -> str:
+    """The test runs twice: with the strict fast path first (falling back per file), and with the
+    exact path only; a bad input must give the same rows, rejects and errors both ways."""
+    from tracewh import fastpath
+
+    monkeypatch.setenv(fastpath.MODE_VARIABLE, request.param)
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def sample_home(tmp_path_factory) -> Home:
     """The bundled samples, ingested once per test worker; tests must not modify it."""
@@ -98,11 +108,32 @@ def pytest_collection_modifyitems(items):
     """The Spark tests that need the whole catalog registered and every view computed in Spark
     (the `spark_sample` and `spark_synth` fixtures: about 500 CPU s of Spark planning per home) are
     marked `spark`:
-    `make test-spark` runs them, `make test` leaves them out. The other Spark tests (the override
-    layer, the fanned-out ingest) run in `make test`."""
+    `make test-spark` runs them, `make test` leaves them out (as the standalone-cluster test, which
+    tests/test_spark_cluster.py marks itself). The other Spark tests (the override layer, the
+    fanned-out ingest) run in `make test`."""
     for item in items:
         if {"spark_sample", "spark_synth"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.spark)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    """`--dist loadgroup` (make test) sends the tests of one `xdist_group` to one worker by a suffix
+    xdist appends to their node ids (`...::test_x@spark`). pytest 9.2 keeps the node id in a
+    structured field that xdist 3.8 does not write, so the suffix never appeared and every group
+    was spread over both workers (tests/test_spark.py started a JVM on each). Until xdist writes
+    it itself, the suffix is set here, before the worker sends its collection to the scheduler;
+    with an xdist that does, the ids already end in the group and nothing changes."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+            for m in item.iter_markers("xdist_group")
+        }
+        group = "_".join(sorted(names))
+        if group and not item.nodeid.endswith(f"@{group}"):
+            item._id = type(item._id).parse(f"{item.nodeid}@{group}")
 
 
 def pytest_addoption(parser):

@@ -50,6 +50,7 @@ def _job_file(tmp_path: Path, body: bytes) -> Path:
     return src
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_crlf_lines_are_lines_and_a_lone_cr_is_a_reject_with_its_line(home, tmp_path):
     # Old code: one CR byte failed the whole file ("CSV Parser state machine reached an invalid state").
     body = (
@@ -70,6 +71,7 @@ def test_crlf_lines_are_lines_and_a_lone_cr_is_a_reject_with_its_line(home, tmp_
     ]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_empty_mandatory_fields_decimals_and_other_non_integers_are_rejects_with_their_line(home, tmp_path):
     # Old code: empty ids were accepted (check failed later) and 1.5 was rounded to 2 with exit 0.
     lines = [
@@ -105,6 +107,7 @@ def test_empty_mandatory_fields_decimals_and_other_non_integers_are_rejects_with
     assert not [c.name for c in checks.run_all(home) if c.failed]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_negative_alibaba_times_are_rejected_as_for_google(home, tmp_path):
     src = tmp_path / "ali"
     src.mkdir()
@@ -114,6 +117,7 @@ def test_negative_alibaba_times_are_rejected_as_for_google(home, tmp_path):
     assert read(home, "SELECT line, column_name, error_type FROM meta.rejects") == [(2, "time_stamp", "CAST")]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_nan_and_infinity_in_a_source_float_are_rejected(home, tmp_path):
     # Decided (README): refused at ingest; old code stored them and `tracewh sql` crashed on them.
     src = tmp_path / "ali"
@@ -141,6 +145,7 @@ def test_every_format_prints_nan_and_infinity(sample_home, fmt, expected):
     assert (done.returncode, done.stdout) == (0, expected), done.stderr
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_a_rejected_line_keeps_its_bytes(home, tmp_path):
     # Old code: DuckDB's raw text showed '?' for bytes that are not UTF-8.
     body = b"5000000,,42,0,u\xff\xfe,1,n,l\n5000001,,43,0,u,1,n,l\n"
@@ -180,6 +185,7 @@ def test_a_task_name_whose_numbers_overflow_is_unparsed_not_half_parsed(sample_h
     ]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_a_truncated_archive_fails_fast_naming_it(home, tmp_path):
     import io
     import tarfile

@@ -60,8 +60,10 @@ def stored(home: Home, name: str) -> list[tuple]:
 
 
 def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(sample_con):
-    # both Google traces stored at ingest; the views read their Parquet, not the view stack
+    # both Google traces stored at ingest (and Alibaba's DAG walk: tests/test_dag_paths_stored.py);
+    # the views read their Parquet, not the view stack
     assert sample_con.execute("SELECT DISTINCT trace FROM meta.derived ORDER BY 1").fetchall() == [
+        ("alibaba2018",),
         ("google2011",),
         ("google2019",),
     ]
@@ -84,6 +86,20 @@ def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(
         "AND column_name = 'wait_s'"
     ).fetchone()
     assert comment and comment.startswith("Scheduling delay")
+
+
+def test_the_build_puts_back_the_lifecycle_views_it_pointed_at_its_files(tmp_path):
+    # while the tables are built, the view of each one written reads its file (the window and the
+    # missing spans come from the stored segments); the catalog keeps the views the files make
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), tables=["task_events"])
+    rows = read(home, "SELECT view_name, sql, comment FROM duckdb_views() WHERE schema_name = 'lifecycle'")
+    views = {name: (sql, comment) for name, sql, comment in rows}
+    for name in STORED:
+        sql, comment = views[name]
+        assert "read_parquet" not in sql and "derived_events" not in sql, name
+        assert comment, name
+    assert "FROM lifecycle.observed_segments" in views["observed_window"][0]
 
 
 def same_as_the_views(home: Home) -> None:
@@ -184,18 +200,22 @@ def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
     ingest.ingest(
         home, "google2011", source(tmp_path / "a", {0: SLICES[0], 1: SLICES[1]}), tables=["task_events"]
     )
-    assert not [c.name for c in checks.run_all(home) if c.failed]
     # a stored table overwritten with another's rows: every task of the sample differs
-    ((data_dir,),) = read(home, "SELECT data_dir FROM meta.derived WHERE name = 'tasks'")
-    path = home.root / data_dir / "tasks.parquet"
+    assert failed_after_changing(home, "tasks", "events") == ["derived.tasks.recomputed"]
+
+
+def failed_after_changing(home: Home, name: str, column: str) -> list[str]:
+    """The checks that fail once every row of the stored table has ``column`` + 1 (none before)."""
+    assert not [c.name for c in checks.run_all(home) if c.failed]
+    ((data_dir,),) = read(home, f"SELECT data_dir FROM meta.derived WHERE name = '{name}'")
+    path = home.root / data_dir / f"{name}.parquet"
     with duckdb.connect() as con:
         con.execute(
-            f"COPY (SELECT * REPLACE (events + 1 AS events) FROM read_parquet('{path}')) "
+            f"COPY (SELECT * REPLACE ({column} + 1 AS {column}) FROM read_parquet('{path}')) "
             f"TO '{path}.new' (FORMAT parquet)"
         )
     os.replace(f"{path}.new", path)
-    failed = [c.name for c in checks.run_all(home) if c.failed]
-    assert failed == ["derived.tasks.recomputed"]
+    return [c.name for c in checks.run_all(home) if c.failed]
 
 
 def test_the_stored_tables_read_in_polars_with_decoded_columns_and_integer_keys(sample_home):
@@ -213,3 +233,146 @@ def test_the_stored_tables_read_in_polars_with_decoded_columns_and_integer_keys(
         df.height
         == read(sample_home, "SELECT count(*) FROM lifecycle.task_episodes WHERE trace = 'google2011'")[0][0]
     )
+
+
+def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_next_ingest(tmp_path):
+    home = Home.resolve(tmp_path / "h")
+    ingest.ingest(home, "google2011", source(tmp_path / "s", {1: SLICES[1]}), tables=["task_events"])
+    sql = "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'task_transitions'"
+    ((data_dir,),) = read(home, sql)
+    path = home.root / data_dir / "task_transitions.parquet"
+    # as a tracewh from before the attempt number wrote it
+    with duckdb.connect() as con:
+        old = f"SELECT * EXCLUDE (episode_no) FROM read_parquet('{path}')"
+        con.execute(f"COPY ({old}) TO '{path}.old' (FORMAT parquet)")
+    os.replace(f"{path}.old", path)
+    catalog.repair(home)
+    assert read(home, sql) == []
+    # the view answers from the events: one first SUBMIT per task with a SUBMIT (event type 0), by hand
+    with_submit = {tuple(r[2:4]) for r in (line.split(",") for line in SLICES[1]) if r[5] == "0"}
+    first = "SELECT count(*) FROM derived.task_transitions WHERE to_event = 'SUBMIT' AND episode_no = 1"
+    assert read(home, first) == [(len(with_submit),)]
+    # the next ingest stores it again, whole (not the old rows of the tasks it does not touch)
+    # (part 0 before part 1 opens no gap: with the old table kept it would recompute its tasks only)
+    ingest.ingest(home, "google2011", source(tmp_path / "t", {0: SLICES[0]}), tables=["task_events"])
+    assert len(read(home, sql)) == 1
+    recomputed = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_transitions'"
+    assert read(home, recomputed) == [(None,)]
+    assert read(home, "SELECT count(*) FROM derived.task_transitions WHERE episode_no IS NULL") == [(0,)]
+
+
+# Real usage windows of the sample (both its parts, by start time), cut into slices that stand for
+# usage parts: an hour's windows lie in two slices, so recomputing an hour reads another part's rows.
+_USAGE = sorted(
+    (
+        line
+        for p in sorted((SAMPLE / "task_usage").iterdir())
+        for line in gzip.decompress(p.read_bytes()).decode().splitlines()
+    ),
+    key=lambda line: int(line.split(",")[0]),
+)
+USAGE_SLICES = {0: _USAGE[0:50], 1: _USAGE[50:100], 3: _USAGE[140:190], 5: _USAGE[190:]}
+USAGE_1_AGAIN = _USAGE[50:85]  # part 1 replaced by a shorter file, without its windows of hour 1
+HOUR_US = 3_600_000_000
+START_US = 600_000_000  # the 2011 trace start in raw time
+
+
+def usage_source(folder: Path, parts: dict[int, list[str]]) -> Path:
+    for n, lines in parts.items():
+        write_gz(folder / "task_usage" / f"part-{n:05d}-of-00500.csv.gz", lines)
+    return folder
+
+
+def hourly_by_hand(lines: list[str]) -> dict[tuple, tuple]:
+    """task_usage_hourly from the CSV lines in plain Python: per (job, task, clock hour, trace hour),
+    windows, seconds, core-seconds, memory-seconds and the 5-minute slots (windows of unknown length,
+    with a special start or end time, left out)."""
+    out: dict[tuple, list] = {}
+    for line in lines:
+        f = line.split(",")
+        start, end = int(f[0]), int(f[1])
+        if start == 0 or end == 0 or end == 2**63 - 1 or start == 2**63 - 1:
+            continue
+        s = (end - start) / 1e6
+        since = (
+            start - START_US
+        )  # SQL's integer division truncates: a window just before the start is in hour 0
+        key = (int(f[2]), int(f[3]), start // HOUR_US, abs(since) // HOUR_US * (1 if since >= 0 else -1))
+        acc = out.setdefault(key, [0, 0.0, 0.0, 0.0, 0])
+        acc[0] += 1
+        acc[1] += s
+        acc[2] += float(f[5]) * s if f[5] else 0.0
+        acc[3] += float(f[6]) * s if f[6] else 0.0
+        acc[4] |= 1 << ((start % HOUR_US) // 300_000_000)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def stored_hourly(home: Home) -> dict[tuple, tuple]:
+    rows = stored(home, "task_usage_hourly")
+    cols = [
+        c
+        for (c,) in read(
+            home,
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'derived' "
+            "AND table_name = 'task_usage_hourly' ORDER BY column_index",
+        )
+    ]
+    out = {}
+    for r in rows:
+        d = dict(zip(cols, r, strict=True))
+        key = (d["job_id"], d["task_index"], d["clock_hour"], d["hour"])
+        out[key] = (d["windows"], d["window_s"], d["cpu_s"], d["memory_s"], d["slots"])
+    return out
+
+
+# usage parts ingested one after the other: (parts, --replace)
+USAGE_STEPS = [
+    ({1: USAGE_SLICES[1]}, False),
+    ({0: USAGE_SLICES[0]}, False),  # before part 1: its hour 0 also holds part 1's windows
+    ({3: USAGE_SLICES[3]}, False),
+    ({1: USAGE_1_AGAIN}, False),  # part 1 replaced by a shorter file: its old last hour too
+    ({5: USAGE_SLICES[5]}, False),
+    ({0: USAGE_SLICES[0], 1: USAGE_1_AGAIN, 3: USAGE_SLICES[3]}, True),  # part 5 removed
+]
+
+
+def test_the_usage_rollup_after_parts_out_of_order_a_replaced_and_a_removed_part_equals_a_full_rebuild(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    step, only, steps = Home.resolve(tmp_path / "step"), ["task_usage"], USAGE_STEPS
+    recomputed = []
+    for i, (parts, replace) in enumerate(steps):
+        ingest.ingest(
+            step, "google2011", usage_source(tmp_path / f"s{i}", parts), tables=only, replace=replace
+        )
+        same_as_the_views(step)
+        (n,) = read(step, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_usage_hourly'")[0]
+        recomputed.append(n)
+    # by hand: the first build and --replace rebuild whole; the other ingests recompute their hours
+    assert [n is not None for n in recomputed] == [False, True, True, True, True, False]
+    # the tasks of the hours part 0 touches (hour 0 and the hours of its windows), from the files
+    now = USAGE_SLICES[0] + USAGE_SLICES[1]
+    hours_0 = {int(line.split(",")[0]) // HOUR_US for line in USAGE_SLICES[0]}
+    assert recomputed[1] == len(
+        {tuple(line.split(",")[2:4]) for line in now if int(line.split(",")[0]) // HOUR_US in hours_0}
+    )
+    final = steps[-1][0]
+    fresh = Home.resolve(tmp_path / "fresh")
+    ingest.ingest(fresh, "google2011", usage_source(tmp_path / "g", final), tables=only)
+    assert stored(step, "task_usage_hourly") == stored(fresh, "task_usage_hourly")
+    # and both hold what a plain reading of the files gives
+    want = hourly_by_hand([line for ls in final.values() for line in ls])
+    got = stored_hourly(step)
+    assert set(got) == set(want)
+    for key, (windows, secs, cpu_s, mem_s, slots) in want.items():
+        assert got[key][0] == windows and got[key][4] == slots, key
+        assert got[key][1:4] == pytest.approx((secs, cpu_s, mem_s), rel=1e-12), key
+
+
+def test_check_finds_a_usage_rollup_that_differs_from_the_windows(tmp_path):
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", usage_source(tmp_path / "a", USAGE_SLICES), tables=["task_usage"])
+    assert failed_after_changing(home, "task_usage_hourly", "windows") == [
+        "derived.task_usage_hourly.recomputed"
+    ]

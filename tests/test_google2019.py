@@ -18,6 +18,10 @@ from tracewh import reports
 from tracewh.errors import UsageError
 from tracewh.home import Home
 
+# One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
+# each worker that gets one of its tests.
+pytestmark = [pytest.mark.xdist_group("google2019")]
+
 MAX = 2**63 - 1
 
 

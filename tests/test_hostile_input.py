@@ -46,6 +46,7 @@ def home(tmp_path) -> Home:
 # ---- every path handed to a reader is literal -------------------------------------------------
 
 
+@pytest.mark.usefixtures("ingest_path")
 @pytest.mark.parametrize("odd,sibling", [("a?", "ab"), ("c[1]", "c1"), ("x*", "xy")])
 def test_glob_characters_in_a_source_folder_read_only_that_folder(home, tmp_path, odd, sibling):
     # Old code: DuckDB expanded the path as a glob and read the sibling's rows as well (5 rows, or
@@ -80,6 +81,7 @@ def _tar(path, members: dict[str, bytes], tmp) -> None:
             tf.add(f, arcname=name)
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_a_table_ingested_as_csv_then_as_its_tar_gz_is_one_part(home, tmp_path):
     # Old code: the part key did not strip .tar.gz, so both stayed current (35,184 rows for 17,592).
     data = gzip.decompress((SAMPLE_ALIBABA / "machine_meta.csv.gz").read_bytes())
@@ -312,6 +314,7 @@ def test_an_api_snapshot_reads_one_state_while_an_ingest_commits(home, tmp_path)
 # ---- duplicate lines: kept, counted ---------------------------------------------------------
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_duplicate_lines_are_kept_and_counted_per_file_in_meta_and_info(home, tmp_path, capsys):
     # Old code: identical lines were written with no count anywhere.
     a, b, c = (JOB.format(t=1_000_000 + j, job=j) for j in (1, 2, 3))

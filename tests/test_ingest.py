@@ -65,6 +65,7 @@ def test_sample_checksums_are_verified_and_recorded(sample_home):
         assert (sha, verified) == (expected, True)
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_malformed_lines_are_rejected_with_line_number_and_reason(home, tmp_path):
     src = tmp_path / "src"
     lines = [
@@ -101,6 +102,7 @@ def test_malformed_lines_are_rejected_with_line_number_and_reason(home, tmp_path
     assert read(home, "SELECT rows, rows_rejected FROM meta.tables") == [(2, 6)]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_truncated_gzip_fails_naming_the_file_and_leaves_the_warehouse_as_it_was(home, tmp_path):
     ingest.ingest(home, "google2011", SAMPLE, tables=["task_events", "job_events"])
     before = snapshot(home)
@@ -211,6 +213,7 @@ def test_single_part_file_with_table(home, tmp_path):
     ]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_plain_csv_parts_are_accepted(home, tmp_path):
     src = tmp_path / "src"
     (src / "job_events").mkdir(parents=True)
@@ -219,6 +222,7 @@ def test_plain_csv_parts_are_accepted(home, tmp_path):
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(1,)]
 
 
+@pytest.mark.usefixtures("ingest_path")
 @pytest.mark.parametrize(
     "content,message",
     [
@@ -234,6 +238,7 @@ def test_empty_and_non_gzip_files_fail_with_a_clear_error(home, tmp_path, conten
         ingest.ingest(home, "google2011", src)
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_a_gzip_of_nothing_is_an_error_unless_an_empty_part_is_expected(home, tmp_path):
     ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
     before = snapshot(home)
@@ -248,6 +253,7 @@ def test_a_gzip_of_nothing_is_an_error_unless_an_empty_part_is_expected(home, tm
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(0,)]
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_a_file_whose_rows_are_all_rejected_is_an_error_even_when_empty_parts_are_allowed(home, tmp_path):
     ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
     before = snapshot(home)
@@ -264,6 +270,7 @@ def test_a_file_whose_rows_are_all_rejected_is_an_error_even_when_empty_parts_ar
     assert snapshot(home) == before
 
 
+@pytest.mark.usefixtures("ingest_path")
 def test_duplicate_rows_are_kept_as_in_the_source(home, tmp_path):
     src = tmp_path / "src"
     write_gz(src / "job_events" / "part-00000-of-00001.csv.gz", [JOB_ROW, JOB_ROW])

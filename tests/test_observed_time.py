@@ -21,6 +21,10 @@ from tracewh import reports
 from tracewh.home import Home
 from tracewh.synth import synth
 
+# One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
+# each worker that gets one of its tests.
+pytestmark = [pytest.mark.xdist_group("observed_time")]
+
 US = 1_000_000
 HOUR = 3600 * US
 START = 600 * US  # the 2011 trace starts 600 s after time 0

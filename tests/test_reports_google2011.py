@@ -22,6 +22,10 @@ from tracewh import ingestion as ingest
 from tracewh import reports
 from tracewh.home import Home
 
+# One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
+# each worker that gets one of its tests.
+pytestmark = [pytest.mark.xdist_group("reports_google2011")]
+
 US = 1_000_000
 
 

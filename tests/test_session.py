@@ -35,11 +35,37 @@ def _count_opens(monkeypatch) -> dict[str, int]:
 
 def test_a_report_opens_the_catalog_once(sample_home, monkeypatch):
     # its rows, footer (gaps, sample, window), provenance: all from one connection
+    (sample_home.root / catalog.TIDIED_FILE).unlink(missing_ok=True)  # so the home is tidied here
     calls = _count_opens(monkeypatch)
     r = tracewh.report("queue", trace="google2011", home=sample_home.root)
     assert any(line.startswith("gap: google2011.") for line in r.footer)  # the footer read the gaps
     assert r.provenance["sources"]  # and the provenance its sources
     assert calls == {"connect": 1, "open_file": 1}
+
+
+def test_a_tidy_that_would_change_nothing_is_skipped_and_one_that_would_runs(tmp_path, monkeypatch):
+    home = tmp_path / "h"
+    tracewh.ingest("google2011", SAMPLE, home=home, tables=["job_events"])
+    calls = _count_opens(monkeypatch)
+    tables = "SELECT count(*) FROM meta.tables"
+    for _ in range(2):
+        with tracewh.open(home) as wh:
+            assert wh.sql(tables).rows == [(1,)]
+    assert calls == {"connect": 2, "open_file": 1}  # the second found what the first left: nothing to do
+    # what a writer killed before its commit leaves (a generation no catalog names), and a stale link
+    gens = tmp_path / "h" / "parquet" / "google2011" / ".gen"
+    (gens / "task_events.20000101T000000-dead00").mkdir()
+    link = tmp_path / "h" / "parquet" / "google2011" / "job_events"
+    target = link.readlink()
+    link.unlink()
+    link.symlink_to(".gen/task_events.20000101T000000-dead00")
+    with tracewh.open(home) as wh:
+        assert wh.sql(tables).rows == [(1,)]
+    assert calls == {"connect": 3, "open_file": 2}
+    assert not (gens / "task_events.20000101T000000-dead00").exists() and link.readlink() == target
+    with tracewh.open(home) as wh:
+        assert wh.sql(tables).rows == [(1,)]
+    assert calls == {"connect": 4, "open_file": 2}
 
 
 def test_a_session_runs_reports_and_sql_on_one_connection(sample_home, monkeypatch):
@@ -64,6 +90,8 @@ def test_a_session_keeps_its_state_until_it_moves_on(tmp_path):
     with tracewh.open(home, read_only=False) as wh:
         wh.ingest("google2011", SAMPLE, IngestOptions(tables=["job_events"]))
         assert wh.sql(tables).rows == [("job_events", JOB_EVENT_LINES)]  # it reads what it committed
+        gaps = wh.gaps()  # remembered by the session's connection (query.fact) until it moves on
+        assert [g.split(":")[0] for g in gaps] == ["google2011.job_events"]
         # another process commits meanwhile: the session keeps the state it read, until refresh()
         subprocess.run(
             [sys.executable, "-c", "import sys, tracewh; tracewh.ingest('google2011', sys.argv[1], "
@@ -72,8 +100,10 @@ def test_a_session_keeps_its_state_until_it_moves_on(tmp_path):
             capture_output=True,
         )  # fmt: skip
         assert wh.sql(tables).rows == [("job_events", JOB_EVENT_LINES)]
+        assert wh.gaps() == gaps
         wh.refresh()
         assert wh.sql(tables).rows == [("job_events", JOB_EVENT_LINES), ("task_events", TASK_EVENT_LINES)]
+        assert [g.split(":")[0] for g in wh.gaps()] == ["google2011.job_events", "google2011.task_events"]
     with pytest.raises(UsageError, match="read-only"), tracewh.open(home) as reader:
         reader.ingest("google2011", SAMPLE)
 

@@ -24,7 +24,7 @@ from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, SAMPLES, write_gz
 from test_cli import run
 from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
-from tracewh import catalog, query, reports, sqlfiles
+from tracewh import catalog, fastpath, query, reports, sqlfiles
 from tracewh import ingestion as ingest
 from tracewh import spark as ws
 from tracewh.home import Home
@@ -306,7 +306,8 @@ def test_overrides_translate_duckdb_forms(spark):
         (SELECT list(x ORDER BY x DESC) FROM (VALUES (1), (3), (2)) t(x)) AS l,  -- [3, 2, 1]
         (SELECT list(y ORDER BY x) FROM (VALUES (2, 'b'), (1, 'a'), (3, 'c')) t(x, y)) AS l2,
         (SELECT count(*) FROM range(2, 5) AS r(i)) AS r,                           -- 2, 3, 4
-        (SELECT max(x::HUGEINT * 9223372036854775808 + 1) FROM (VALUES (3)) t(x)) AS huge
+        (SELECT max(x::HUGEINT * 9223372036854775808 + 1) FROM (VALUES (3)) t(x)) AS huge,
+        (SELECT fsum(x) FROM (VALUES (0.5), (0.25), (2.0)) t(x)) AS fs             -- 2.75
     """
     (row,) = ws.fetch(spark, sql).rows
     assert row[0] is False and row[1] is True
@@ -319,6 +320,7 @@ def test_overrides_translate_duckdb_forms(spark):
     assert row[8] == ["a", "b", "c"]
     assert row[9] == 3
     assert row[10] == 3 * 2**63 + 1  # exact: 27670116110564327425
+    assert row[11] == pytest.approx(2.75)
 
 
 def test_unpivot_and_parallel_unnest(spark):
@@ -356,6 +358,54 @@ def test_generate_subscripts_beside_unnest(spark):
     CROSS JOIN LATERAL (SELECT unnest(t.ps) AS parent, generate_subscripts(t.ps, 1) AS k) AS p
     """
     assert all(sorted(rows) == [("a", 5, 2), ("a", 7, 1)] for rows in _both(spark, lateral))
+
+
+def test_a_lateral_range_and_a_list_in_from(spark):
+    """range(a, b) AS r(x) after a comma reads the rows before it (a lateral series: g=1 gives
+    1, 2; g=2 gives 2); unnest(l) AS u(p) in FROM is a table of the list's elements (4+5+6)."""
+    lateral = "SELECT g, x FROM (VALUES (1), (2)) AS t(g), range(g, 3) AS r(x)"
+    assert all(sorted(rows) == [(1, 1), (1, 2), (2, 2)] for rows in _both(spark, lateral))
+    listed = "SELECT sum(p) AS s, count(*) AS n FROM unnest([4, 5, 6]) AS u(p)"
+    assert all(rows == [(15, 3)] for rows in _both(spark, listed))
+
+
+def test_a_materialized_cte_is_a_plain_one(spark):
+    """AS MATERIALIZED (a DuckDB planning hint) is left out; the CTE's rows are the same (1 + 2)."""
+    sql = "WITH t AS MATERIALIZED (SELECT 1 AS x UNION ALL SELECT 2) SELECT sum(x) AS s FROM t"
+    assert "MATERIALIZED" not in ws.transpile(sql)[0].upper()
+    assert all(rows == [(3,)] for rows in _both(spark, sql))
+
+
+def test_quantiles_discrete_and_over_computed_levels(spark):
+    """Over 1, 2, 3, 5: quantile_disc(x, 0.5) is 2 (the smallest value with cume_dist >= 0.5), at
+    0.6 it is 3; quantile_cont at levels computed by a constant expression (0, 0.5, 1) is 1,
+    2 + 0.5 * (3 - 2), 5; meta.cdf (an aggregating macro, expanded in place) over 0..100 is each
+    level's value itself."""
+    sql = (
+        "SELECT quantile_disc(x, 0.5) AS d5, quantile_disc(x, 0.6) AS d6, "
+        "quantile_cont(x, list_transform(range(3), lambda i: i / 2)) AS c "
+        "FROM (VALUES (1), (2), (3), (5)) AS t(x)"
+    )
+    assert all(rows == [(2, 3, [1.0, 2.5, 5.0])] for rows in _both(spark, sql))
+    (row,) = ws.fetch(spark, "SELECT meta.cdf(x) AS c FROM range(101) AS r(x)").rows
+    assert row[0] == pytest.approx([float(k) for k in range(101)], rel=REL_TOL)
+
+
+def test_regex_named_groups_and_a_computed_full_match(spark):
+    """RE2's (?P<name>...) works in Spark's Java regexes ('job-42' -> 42; 'ab12' matches); a full
+    match against a pattern from a column is anchored around the whole alternation: 'xab' does not
+    fully match a|ab (an anchor on each side alone, ^a|ab$, would find ab at its end)."""
+    named = (
+        "SELECT regexp_extract('job-42', '(?P<n>[0-9]+)', 1) AS n, "
+        "regexp_matches('ab12', '^ab(?P<d>[0-9]+)$') AS m"
+    )
+    assert all(rows == [("42", True)] for rows in _both(spark, named))
+    full = (
+        "SELECT s, regexp_full_match(s, p) AS f "
+        "FROM (VALUES ('xab', 'a|ab'), ('ab', 'a|ab'), ('a', 'a|ab'), ('b', 'a|ab')) AS t(s, p)"
+    )
+    expected = [("a", True), ("ab", True), ("b", False), ("xab", False)]
+    assert all(sorted(rows) == expected for rows in _both(spark, full))
 
 
 def test_a_computed_list_index_counts_from_one(spark):
@@ -629,17 +679,23 @@ def test_a_task_attempt_renames_its_files_only_on_success(tmp_path, monkeypatch)
         "20260101T000000-abcdef",
         ingest._convert_file,
     )
-    real = ingest._copy
+    real_copy, real_fast = ingest._copy, fastpath.convert
 
-    def broken(*args, **kwargs):
-        real(*args, **kwargs)  # the file is written in the attempt folder, then the task dies
-        raise RuntimeError("executor lost")
+    def dying(real):
+        def broken(*args, **kwargs):
+            real(*args, **kwargs)  # the file is written in the attempt folder, then the task dies
+            raise RuntimeError("executor lost")
 
-    monkeypatch.setattr(ingest, "_copy", broken)
+        return broken
+
+    # both converters: the fast path's and the exact path's COPY (the fast path takes this file)
+    monkeypatch.setattr(ingest, "_copy", dying(real_copy))
+    monkeypatch.setattr(fastpath, "convert", dying(real_fast))
     with pytest.raises(RuntimeError):
         task((0, r))
     assert not list(gen.rglob("*.parquet"))
-    monkeypatch.setattr(ingest, "_copy", real)
+    monkeypatch.setattr(ingest, "_copy", real_copy)
+    monkeypatch.setattr(fastpath, "convert", real_fast)
     _, done = task((0, r))
     assert [p.name for p in gen.rglob("*.parquet")] == ["part-00000-of-00001.20260101T000000-abcdef.parquet"]
     assert done.rows_written == 1 and done.rows_rejected == 0
@@ -697,12 +753,56 @@ def test_engine_options_are_checked(sample_home, capsys):
     assert code == 2 and "--master goes with --engine spark" in err
 
 
+def test_the_spark_tests_share_one_worker(request):
+    """Under `make test` (`--dist loadgroup`) this group runs on one worker, so one JVM serves it:
+    the group is named at the end of the node id, which is what the scheduler groups by."""
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@spark"), request.node.nodeid
+
+
 def test_a_local_session_has_room_for_the_catalog(spark):
     """The local session's heap and status store are sized for the catalog (a 1 GB heap and 1,000
     retained executions ran out of memory after ~100 reports on the sample)."""
     conf = spark.sparkContext.getConf()
     assert conf.get("spark.driver.memory") == os.environ.get("SPARK_DRIVER_MEMORY", ws.LOCAL_DRIVER_MEMORY)
     assert int(conf.get("spark.sql.ui.retainedExecutions")) <= 50
+
+
+def _window_nodes(plan) -> list:
+    """The Window operators of an executed Spark plan (a Java object, walked through Py4J)."""
+    found = [plan] if plan.nodeName() == "Window" else []
+    children = plan.children()
+    for i in range(children.size()):
+        found += _window_nodes(children.apply(i))
+    return found
+
+
+def test_window_frames_are_segment_trees(spark):
+    """The session computes sliding and shrinking frames with Spark's segment tree (the Window
+    operator's own metric counts the frames it built as trees), with the rows worked out here: over
+    x = 0..2999 in one partition, min(x) over the rows after x is x + 1 (NULL for the last), the sum
+    over x and the two rows before it is 3x - 3 (x, x-1, x-2), 0 and 1 for the first two."""
+    key = "spark.sql.window.segmentTree.enabled"
+    assert spark.conf.get(key) == "true"
+    assert any(r.key == key for r in spark.sql("SET -v").collect()), "a setting this Spark knows"
+    n = 3000
+    df = spark.sql(
+        "SELECT x, "
+        "min(x) OVER (PARTITION BY k ORDER BY x ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS m, "
+        "sum(x) OVER (PARTITION BY k ORDER BY x ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s "
+        f"FROM range(0, {n}) AS t(x) CROSS JOIN (SELECT 1 AS k)"
+    )
+    adaptive = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # the plan as run, without query stages
+    try:
+        rows = sorted(tuple(r) for r in df.collect())
+        windows = _window_nodes(df._jdf.queryExecution().executedPlan())
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", adaptive)
+    assert rows == [
+        (x, x + 1 if x < n - 1 else None, 3 * x - 3 if x >= 2 else x * (x + 1) // 2) for x in range(n)
+    ]
+    assert windows and sum(w.metrics().apply("numSegmentTreeFrames").value() for w in windows) >= 2
 
 
 # --- the parity on a synthetic home (last: it registers another catalog in the session) --------

@@ -30,6 +30,10 @@ from tracewh.errors import InputError, UsageError
 from tracewh.home import Home
 from tracewh.synth import crc32_combine, synth
 
+# One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
+# each worker that gets one of its tests.
+pytestmark = [pytest.mark.xdist_group("synth")]
+
 SCALE_2011 = 0.0001  # ~5k task events, 2 machines (the minimum), ~0.16 M usage windows
 SCALE_2019 = 0.000006  # ~10-20k instance events per cell
 SCALE_ALI = 0.0002  # ~840 jobs, ~3k task rows

@@ -689,11 +689,58 @@ def tidy(home: Home) -> None:
     `check` reports its links."""
     if not home.catalog.exists():
         return
+    state = _tidy_state(home)
+    if state is not None and _read_text(home.root / TIDIED_FILE) == state:
+        return  # the very state the last tidy left: it would change nothing (and attach the catalog)
     with home.tidy_lock() as got:
         if got:
             named = kept_dirs(home.catalog)  # read once for both (each read opens the catalog)
             sync_links(home, table_dirs(named))
             collect_garbage(home, named)
+            after = _tidy_state(home)
+            if after is not None:
+                tmp = home.root / f"{TIDIED_FILE}.{os.getpid()}"
+                with contextlib.suppress(OSError):
+                    tmp.write_text(after, encoding="utf-8")
+                    os.replace(tmp, home.root / TIDIED_FILE)
+
+
+# What the last tidy left (home/.tidied): the next command whose look at the home finds the same
+# skips the tidy, which would change nothing.
+TIDIED_FILE = ".tidied"
+
+
+def _tidy_state(home: Home) -> str | None:
+    """Everything a tidy reads, as text: the catalog file (a commit replaces it: a new inode), the
+    table links and the generation folders. None (a tidy runs) while anything time- or
+    process-dependent is there: a retired catalog (its grace, its readers), a staged catalog, a
+    folder under tmp/."""
+    try:
+        if any(home.retired.glob("*")) or any(home.root.glob(f".{home.catalog.name}.*.staged")):
+            return None
+        if home.tmp.is_dir() and any(home.tmp.iterdir()):
+            return None
+        st = home.catalog.stat()
+        lines = [f"catalog {st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns}"]
+        for trace in trace_names():
+            folder = home.parquet / trace
+            if folder.is_dir():
+                for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                    if entry.is_symlink():
+                        lines.append(f"link {trace}/{entry.name} -> {os.readlink(entry.path)}")
+                gens = home.generations(trace)
+                if gens.is_dir():
+                    lines += [f"generation {trace}/{n}" for n in sorted(os.listdir(gens))]
+        return "\n".join(lines) + "\n"
+    except OSError:
+        return None
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def collect_garbage(home: Home, named: dict[tuple[str, str], str] | None = None) -> None:

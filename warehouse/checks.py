@@ -32,9 +32,18 @@ def all_checks() -> list[tuple[str, str, str]]:
         out.append(
             (
                 f"{f.name}.recomputed",
-                f"{f.name} holds what the life-cycle views compute from the events"
+                f"{f.name} holds what the life-cycle views compute from the "
+                + ("events" if derived.input_of(f) == derived.SOURCE_INPUT else "usage windows")
                 + (f" (a sample of tasks: one in {derived.SAMPLE_EVERY})" if derived.sampled(f) else ""),
                 derived.check_sql(f),
+            )
+        )
+    for f in derived.walk_files():
+        out.append(
+            (
+                f"{f.name}.inputs",
+                f"{f.name} holds each job's walk of its input rows as they are now (their count and hash)",
+                derived.walk_check_sql(f),
             )
         )
     for trace_name, trace in registry().items():

@@ -20,6 +20,7 @@ the trace's tables from all its events. The small tables (segments, window) are 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,14 +43,22 @@ TASK_KEY = ("cell", "job_id", "task_index")
 _TRACE_PARAM = re.compile(r"\$trace\b")
 _TOUCHED = "temp.main.derived_touched"
 _EVENTS = "temp.main.derived_events"
+_TASKS = "temp.main.derived_tasks"
 
 
 def files() -> list[sqlfiles.SqlFile]:
-    return sqlfiles.folder(SCHEMA)
+    """The tables computed in SQL from the life-cycle views (the walked ones: walk_files)."""
+    return [f for f in sqlfiles.folder(SCHEMA) if not walked(f)]
 
 
-def stored_files() -> list[sqlfiles.SqlFile]:
-    return [f for f in files() if not reads(f)]
+def stored_files(source: str = SOURCE_INPUT) -> list[sqlfiles.SqlFile]:
+    """The stored tables computed from one life-cycle input (default: the task events)."""
+    return [f for f in files() if not reads(f) and input_of(f) == source]
+
+
+def input_of(f: sqlfiles.SqlFile) -> str:
+    """The life-cycle input a derived table is computed from (``input:``; default the task events)."""
+    return f.header.get("input", SOURCE_INPUT).strip()
 
 
 def short(f: sqlfiles.SqlFile) -> str:
@@ -70,17 +79,23 @@ def per_task(f: sqlfiles.SqlFile) -> bool:
     return tuple(sort_key(f)[: len(TASK_KEY)]) == TASK_KEY
 
 
-def source_table(trace: str) -> str | None:
-    """The trace's table whose change rebuilds its derived tables; None: the trace has none."""
+def source_table(trace: str, source: str = SOURCE_INPUT) -> str | None:
+    """The trace's table whose change rebuilds its derived tables of the input ``source``; None:
+    the trace has none (no adapter view ``<trace>.lifecycle_<source>``)."""
     spec = get_trace(trace)
-    if not provides(spec, "lifecycle_task_events"):
+    if not provides(spec, f"lifecycle_{source}"):
         return None
-    return spec.inputs.get(SOURCE_INPUT)
+    return spec.inputs.get(source)
 
 
-def source_traces() -> list[str]:
-    """The traces that have derived tables."""
-    return [t for t in registry() if source_table(t)]
+def source_traces(source: str = SOURCE_INPUT) -> list[str]:
+    """The traces that have derived tables of the input ``source``."""
+    return [t for t in registry() if source_table(t, source)]
+
+
+def ingested_traces(f: sqlfiles.SqlFile, live: list[tuple[str, str]]) -> set[str]:
+    """The traces whose table behind the file's input is among the ``live`` (trace, table) pairs."""
+    return {t for t, table in live if t in registry() and source_table(t, input_of(f)) == table}
 
 
 def query(f: sqlfiles.SqlFile, trace: str | None) -> str:
@@ -92,7 +107,7 @@ def query(f: sqlfiles.SqlFile, trace: str | None) -> str:
 def recomputed(f: sqlfiles.SqlFile) -> str:
     """The file's query for every trace at once, from the life-cycle views (what the stored
     table must equal): for an engine that reads no stored table, and for `tracewh check`."""
-    return " UNION ALL ".join(f"SELECT * FROM ({query(f, t)})" for t in source_traces())
+    return " UNION ALL ".join(f"SELECT * FROM ({query(f, t)})" for t in source_traces(input_of(f)))
 
 
 # `tracewh check` compares a sample of tasks (all of a task's rows or none): one task in SAMPLE_EVERY.
@@ -100,8 +115,11 @@ SAMPLE_EVERY = 16
 
 
 def sampled(f: sqlfiles.SqlFile) -> bool:
-    """Whether `tracewh check` compares a sample of tasks (else the whole table)."""
-    return per_task(f) or any(per_task(g) for g in stored_files() if short(g) in reads(f))
+    """Whether `tracewh check` compares a sample of tasks (else the whole table): a table whose
+    rows each belong to one task (its sort key holds the task key), or one read from such tables."""
+    return set(TASK_KEY) <= set(sort_key(f)) or any(
+        per_task(g) for g in stored_files() if short(g) in reads(f)
+    )
 
 
 def check_sql(f: sqlfiles.SqlFile) -> str:
@@ -180,11 +198,19 @@ def _on_key(a: str, b: str) -> str:
     return " AND ".join(f"{a}.{c} IS NOT DISTINCT FROM {b}.{c}" for c in TASK_KEY)
 
 
+def generation(home: Home, trace: str, writer_id: str) -> Path:
+    """The ingest's derived generation of ``trace``: one folder for every table its builders write
+    (the task-event tables, the usage rollups, the walked tables), made by the first of them."""
+    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
+    gen.mkdir(parents=True, exist_ok=True)
+    return gen
+
+
 def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -> list[Path]:
     """Write every stored derived table of the plan's trace into one new generation from the
     views of ``con`` (a staged catalog whose views now read the new raw generations), record them
-    in meta.derived and point the derived views at them. Returns the generation folder (the
-    caller removes it when the commit does not happen)."""
+    in meta.derived (the caller then points the derived views at them: create_views). Returns the
+    generation folder (the caller removes it when the commit does not happen)."""
     trace = p.trace
     full = p.full or any(
         _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
@@ -195,41 +221,76 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
         ).fetchall()
     }
-    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
-    gen.mkdir(parents=True)
-    tasks: int | None = None
+    gen = generation(home, trace, writer_id)
     later = [f for f in stored_files() if full or not per_task(f)]
-    if not full:
-        con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS SELECT e.* FROM {EVENTS_VIEW} AS e "
-            f"SEMI JOIN (SELECT DISTINCT * FROM {_TOUCHED}) AS k ON {_on_key('k', 'e')} "
-            f"WHERE e.trace = {quote_literal(trace)}"
-        )
-        row = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT * FROM {_TOUCHED})").fetchone()
-        tasks = int(row[0]) if row else 0
-        # The life-cycle views read the touched tasks' events only while the per-task tables are
-        # built (views bind at query time); the view is put back before anything else reads it.
-        events_file = next(f for f in sqlfiles.folder("lifecycle") if f.name == EVENTS_VIEW)
-        con.execute(f"CREATE OR REPLACE VIEW {EVENTS_VIEW} AS SELECT * FROM {_EVENTS}")
-        try:
+    # The life-cycle views replaced while the tables are built (views bind at query time), put
+    # back before anything else reads them: the events view pointed at the touched tasks' events,
+    # and the view of each table written, pointed at its file, so a table computed from another
+    # (the observed window and missing spans from the segments) reads the few stored rows
+    # instead of the events again.
+    swapped: set[str] = set()
+    try:
+        if not full:
+            con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
+            # the touched tasks once: the plan's replaced parts and the parts written share tasks
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT DISTINCT * FROM {_TOUCHED}"
+            )
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS "
+                f"SELECT e.* FROM {EVENTS_VIEW} AS e "
+                f"SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'e')} "
+                f"WHERE e.trace = {quote_literal(trace)}"
+            )
+            row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
+            tasks = int(row[0]) if row else 0
+            _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
             for f in stored_files():
                 if per_task(f):
                     kept = (
                         f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
-                        f"ANTI JOIN {_TOUCHED} AS k ON {_on_key('k', 'o')}"
+                        f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
                     )
-                    _write(
-                        con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME {query(f, trace)}", tasks
-                    )
-        finally:
-            con.execute(expand_sql(events_file.body))
-    for f in later:
-        _write(con, home, p, f, gen, writer_id, query(f, trace), None)
-    for name in ("derived_touched", "derived_events"):
-        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
-    create_views(con, home)
+                    sql = f"{kept} UNION ALL BY NAME {query(f, trace)}"
+                    _write(con, home, p, f, gen, writer_id, sql, tasks)
+            # the tables of every event (the segments) read all of them again
+            _restore(con, swapped, {EVENTS_VIEW})
+        for f in later:
+            _write(con, home, p, f, gen, writer_id, query(f, trace), None)
+            _swap(
+                con,
+                swapped,
+                f"lifecycle.{short(f)}",
+                f"SELECT * FROM read_parquet({quote_literal(gen / f'{short(f)}.parquet')})",
+            )
+    finally:
+        _restore(con, swapped, set(swapped))
+    for name in (_TOUCHED, _TASKS, _EVENTS):
+        con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
+
+
+def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str) -> None:
+    """Point a life-cycle view at ``sql`` for the rest of the build (the build's queries read one
+    trace, the only one whose rows ``sql`` must have)."""
+    if any(_makes(f, view) for f in sqlfiles.folder("lifecycle")):
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {sql}")
+        swapped.add(view)
+
+
+def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str]) -> None:
+    """The life-cycle views as their files make them (with their comments), each file run once."""
+    for f in sqlfiles.folder("lifecycle"):
+        if any(_makes(f, v) for v in views & swapped):
+            con.execute(expand_sql(f.body))
+    swapped -= views
+
+
+def _makes(f: sqlfiles.SqlFile, view: str) -> bool:
+    return (
+        re.search(rf"CREATE\s+OR\s+REPLACE\s+VIEW\s+{re.escape(view)}\s+AS\b", f.body, re.IGNORECASE)
+        is not None
+    )
 
 
 def _write(
@@ -273,14 +334,11 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     query over the life-cycle views for a trace whose task events are ingested without it; a file
     with ``reads:``, the life-cycle view of its name over the stored tables. Inside the caller's
     transaction, after the life-cycle views."""
+    _forget_outdated(con, home)
     stored = {
         (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
     }
-    ingested = {
-        t
-        for t, table in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
-        if t in registry() and source_table(t) == table
-    }
+    live = con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     for f in files():
         name = short(f)
@@ -294,13 +352,36 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                 listed = ", ".join(quote_literal(p) for p in paths)
                 branches.append(f"SELECT * FROM read_parquet([{listed}])")
             branches += [
-                f"SELECT * FROM ({query(f, t)})" for t in sorted(ingested) if (t, name) not in stored
+                f"SELECT * FROM ({query(f, t)})"
+                for t in sorted(ingested_traces(f, live))
+                if (t, name) not in stored
             ]
             if not branches:
                 branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
             con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
         con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
         _copy_column_comments(con, name)
+    _create_walk_views(con, home, stored)
+
+
+def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
+    """A stored table written before its file gained a column (a home ingested by an older
+    tracewh) is not the table its readers expect: it leaves meta.derived, so its view answers from
+    the life-cycle views (as for a trace without the layer) and the next ingest rebuilds it whole.
+    Only the Parquet footers are read."""
+    by_name = {short(f): f for f in stored_files()}
+    for trace, name, data_dir in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall():
+        f = by_name.get(name)
+        path = home.root / data_dir / f"{name}.parquet"
+        if f is None or not path.is_file():
+            continue
+        have = {
+            r[0]
+            for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({quote_literal(path)})").fetchall()
+        }
+        want = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM ({query(f, trace)})").fetchall()}
+        if not want <= have:
+            con.execute("DELETE FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name})
 
 
 def _over_stored(con: duckdb.DuckDBPyConnection, name: str, inputs: list[str]) -> str:
@@ -328,3 +409,316 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
     for column, comment in rows:
         target = f"{SCHEMA}.{quote_ident(name)}.{quote_ident(column)}"
         con.execute(f"COMMENT ON COLUMN {target} IS {quote_literal(comment)}")
+
+
+# The derived tables of the task usage: stored per hour of usage-window start, so an ingest of
+# usage parts (each a stretch of time) recomputes the hours its parts hold and keeps the others.
+USAGE_INPUT = "task_usage"
+USAGE_VIEW = "lifecycle.task_usage"
+# The hour of a usage row, the unit an incremental build recomputes (a column of every usage table).
+USAGE_HOUR = "clock_hour"
+_USAGE_TOUCHED = "temp.main.derived_usage_touched"
+_USAGE_ROWS = "temp.main.derived_usage_rows"
+
+
+@dataclass
+class UsagePlan:
+    """What an ingest of usage parts recomputes: every hour (per cell) with a window of a part it
+    writes, before (a replaced part's old rows, read in ``plan_usage``) or after the ingest."""
+
+    trace: str
+    full: bool
+    parts: list[tuple[str | None, int]] = field(default_factory=list)
+
+
+def plan_usage(
+    con: duckdb.DuckDBPyConnection, trace: str, parts: list[tuple[str | None, int]], replace: bool
+) -> UsagePlan:
+    """Before the ingest's rows are recorded: the hours of the old rows of the parts it writes
+    (a part replaced: its hours must be recomputed even where the new file has no row)."""
+    have = (
+        {n for (n,) in con.execute("SELECT name FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()}
+        if recorded(con)
+        else set()
+    )
+    if replace or any(short(f) not in have for f in stored_files(USAGE_INPUT)):
+        return UsagePlan(trace, True)
+    out = UsagePlan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_TOUCHED.split('.')[-1]} AS {_usage_hours_in(out)}")
+    return out
+
+
+def _usage_hours_in(p: UsagePlan) -> str:
+    """The (cell, hour) of every usage window of the plan's parts (of the generation the views read now)."""
+    listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
+    t = quote_literal(p.trace)
+    return (
+        f"SELECT DISTINCT u.cell, u.start_time // meta.time_units({t}, 3600) AS {USAGE_HOUR} "
+        f"FROM {USAGE_VIEW} AS u SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        "ON w.cell IS NOT DISTINCT FROM u.cell AND w.part = u.part "
+        f"WHERE u.trace = {t} AND u.window_s IS NOT NULL"
+    )
+
+
+def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str) -> str:
+    """The touched hours as ranges of start_time per cell (consecutive hours merged): a filter the
+    Parquet reader prunes row groups with, so only the touched stretches of the usage are read."""
+    rows = con.execute(
+        f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {_USAGE_TOUCHED} ORDER BY cell NULLS FIRST, 2"
+    ).fetchall()
+    runs: list[list] = []
+    for cell, hour in rows:
+        if runs and runs[-1][0] == cell and runs[-1][2] == hour - 1:
+            runs[-1][2] = hour
+        else:
+            runs.append([cell, hour, hour])
+    if not runs:
+        return "false"
+    t = quote_literal(trace)
+    return " OR ".join(
+        f"(u.cell IS NOT DISTINCT FROM {quote_literal(c) if c is not None else 'NULL'} "
+        f"AND u.start_time >= {int(a)} * meta.time_units({t}, 3600) "
+        f"AND u.start_time < {int(b) + 1} * meta.time_units({t}, 3600))"
+        for c, a, b in runs
+    )
+
+
+def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer_id: str) -> list[Path]:
+    """Write the stored usage tables of the plan's trace into the ingest's derived generation (the
+    one ``build`` writes when the same ingest changes the task events), from the views of the
+    staged catalog and record them in meta.derived (the caller then runs create_views). Incremental:
+    the rows of the touched hours are recomputed from the usage windows starting in them (all of
+    them, whichever part holds them), the other rows kept from the live table. Returns the
+    generation folder."""
+    trace = p.trace
+    gen = generation(home, trace, writer_id)
+    if p.full:
+        for f in stored_files(USAGE_INPUT):
+            _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
+    else:
+        old = {
+            n: home.root / d / f"{n}.parquet"
+            for n, d in con.execute(
+                "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
+            ).fetchall()
+        }
+        con.execute(f"INSERT INTO {_USAGE_TOUCHED} {_usage_hours_in(p)}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_USAGE_ROWS.split('.')[-1]} AS SELECT u.* FROM {USAGE_VIEW} AS u "
+            f"WHERE u.trace = {quote_literal(trace)} AND ({_hour_ranges(con, trace)})"
+        )
+        touched = f"(SELECT DISTINCT * FROM {_USAGE_TOUCHED})"
+        # The usage view reads the touched hours' windows only while the tables are built (views
+        # bind at query time); it is put back before anything else reads it.
+        usage_file = next(f for f in sqlfiles.folder("lifecycle") if f.name == USAGE_VIEW)
+        con.execute(f"CREATE OR REPLACE VIEW {USAGE_VIEW} AS SELECT * FROM {_USAGE_ROWS}")
+        try:
+            for f in stored_files(USAGE_INPUT):
+                again = query(f, trace)
+                row = con.execute(
+                    f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM ({again}))"
+                ).fetchone()
+                kept = (
+                    f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
+                    f"ANTI JOIN {touched} AS k "
+                    f"ON k.cell IS NOT DISTINCT FROM o.cell AND k.{USAGE_HOUR} = o.{USAGE_HOUR}"
+                )
+                sql = f"{kept} UNION ALL BY NAME {again}"
+                _write(con, home, Plan(trace, False), f, gen, writer_id, sql, int(row[0]) if row else 0)
+        finally:
+            con.execute(expand_sql(usage_file.body))
+    for name in ("derived_usage_touched", "derived_usage_rows"):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+    return [gen]
+
+
+# -- Walked tables: what a Python step computes per job (tracewh.dag.STEPS), stored at ingest ----
+#
+# A file with ``python:`` is the input statement of that step for the traces it names
+# (``traces:``); the stored table is the step's rows per job, trace first, and ``input_hash`` last:
+# the bit_xor of the hashes of the job's input rows, which with their count (the step's ``tasks``)
+# tells which jobs an ingest changed. Only those jobs are walked again; a job's walk reads its own
+# input rows only, so the other rows are kept as they are and the table equals a full rebuild.
+
+_WALK_INPUT = "derived_walk_input"
+# A job's fingerprint over its input rows ``i``: what an ingest and `tracewh check` compare.
+_FINGERPRINT = "count(*) AS tasks, bit_xor(hash(i)) AS input_hash"
+_WALK_JOBS = "derived_walk_jobs"
+# Jobs fetched into Python at a time (whole jobs; ~3 DAG tasks each on average in Alibaba 2018).
+WALK_JOBS_PER_FETCH = 30_000
+
+
+def walked(f: sqlfiles.SqlFile) -> bool:
+    """A table a Python step computes (``python:``), not a query over the life-cycle views."""
+    return bool(f.header.get("python"))
+
+
+def walk_files() -> list[sqlfiles.SqlFile]:
+    return [f for f in sqlfiles.folder(SCHEMA) if walked(f)]
+
+
+_TRACE_SCHEMA = "{{trace}}"
+
+
+def walk_traces(f: sqlfiles.SqlFile) -> list[str]:
+    """The traces whose SQL creates every ``{{trace}}.<view>`` the file's input reads."""
+    views = set(re.findall(rf"{re.escape(_TRACE_SCHEMA)}\.(\w+)", f.body))
+    return [t for t in registry() if views and all(provides(get_trace(t), v) for v in views)]
+
+
+def walk_query(f: sqlfiles.SqlFile, trace: str) -> str:
+    """The walk's input statement for one trace (its views in the trace's schema)."""
+    return query(f, trace).replace(_TRACE_SCHEMA, quote_ident(trace))
+
+
+def walks(trace: str, tables: set[str] | list[str]) -> list[sqlfiles.SqlFile]:
+    """The walked tables of ``trace`` an ingest writing ``tables`` changes: their input is the
+    trace's task table (the trace spec's task_events input: Alibaba's batch_task)."""
+    source = get_trace(trace).inputs.get(SOURCE_INPUT)
+    return [f for f in walk_files() if trace in walk_traces(f) and source in tables]
+
+
+def stored_walk(step: str, trace: str, stored: set[tuple[str, str]]) -> str | None:
+    """The view ``derived.<name>`` holding the rows of ``step`` for ``trace`` when an ingest stored
+    them (``stored``: the (trace, name) rows of meta.derived); None: the caller walks (a catalog
+    from before the table, a trace it is not stored for)."""
+    for f in walk_files():
+        if f.header["python"] == step and (trace, short(f)) in stored:
+            return f"{SCHEMA}.{quote_ident(short(f))}"
+    return None
+
+
+def walk_check_sql(f: sqlfiles.SqlFile) -> str:
+    """The jobs whose stored row was not made from their input rows as they are now (by the count
+    and hash an ingest compares), for the traces the table is stored for: rows = a stale table."""
+    job, name = sort_key(f)[0], short(f)
+    mine = f"(SELECT trace FROM meta.derived WHERE name = {quote_literal(name)})"
+    again = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {quote_literal(t)} AS trace, {job}, {_FINGERPRINT} "
+        f"FROM ({walk_query(f, t)}) AS i GROUP BY {job}) WHERE trace IN {mine}"
+        for t in walk_traces(f)
+    )
+    stored = f"SELECT trace, {job}, tasks, input_hash FROM {SCHEMA}.{quote_ident(name)}"
+    return (
+        f"SELECT 'stored, not the input now' AS side, * FROM ({stored} EXCEPT ALL {again}) "
+        f"UNION ALL SELECT 'input now, not stored' AS side, * FROM ({again} EXCEPT ALL {stored})"
+    )
+
+
+def build_walks(
+    con: duckdb.DuckDBPyConnection, home: Home, trace: str, tables: set[str], writer_id: str
+) -> list[Path]:
+    """Write the walked tables of ``trace`` that an ingest writing ``tables`` changes into the
+    derived generation of ``writer_id`` (inside the ingest's staged catalog, after its rows are
+    recorded: the views read the new generations), record them in meta.derived (the caller then
+    runs create_views). Returns the generation folder (the caller removes it when no commit happens)."""
+    todo = walks(trace, tables)
+    if not todo:
+        return []
+    gen = generation(home, trace, writer_id)
+    for f in todo:
+        _build_walk(con, home, trace, f, gen, writer_id)
+    for name in (_WALK_INPUT, _WALK_JOBS):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+    return [gen]
+
+
+def _build_walk(
+    con: duckdb.DuckDBPyConnection, home: Home, trace: str, f: sqlfiles.SqlFile, gen: Path, writer_id: str
+) -> None:
+    import pyarrow as pa
+
+    from tracewh import dag
+
+    name, step = short(f), f.header["python"]
+    job = sort_key(f)[0]  # the job key: the step's rows are one per job
+    old = (
+        con.execute(
+            "SELECT data_dir FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name}
+        ).fetchall()
+        if recorded(con)
+        else []
+    )
+    # Every job's fingerprint, numbered in job order (the walk fetches whole jobs by number).
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_WALK_INPUT} AS {walk_query(f, trace)}")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_WALK_JOBS} AS SELECT {job}, {_FINGERPRINT} "
+        f"FROM {_WALK_INPUT} AS i GROUP BY {job}"
+    )
+    kept = ""
+    changed = f"SELECT {job} FROM {_WALK_JOBS}"
+    if old:
+        stored = f"read_parquet({quote_literal(home.root / old[0][0] / f'{name}.parquet')})"
+        same = f"j.{job} = o.{job} AND j.tasks = o.tasks AND j.input_hash = o.input_hash"
+        kept = f" UNION ALL BY NAME SELECT o.* FROM {stored} AS o SEMI JOIN {_WALK_JOBS} AS j ON {same}"
+        changed = f"SELECT j.{job} FROM {_WALK_JOBS} AS j ANTI JOIN {stored} AS o ON {same}"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE walk_todo AS "
+        f"SELECT {job}, row_number() OVER (ORDER BY {job}) AS job_no FROM ({changed})"
+    )
+    (walked_jobs,) = con.execute("SELECT count(*) FROM walk_todo").fetchone() or (0,)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE walk_rows AS SELECT t.job_no, i.* FROM {_WALK_INPUT} AS i "
+        f"JOIN walk_todo AS t USING ({job}) ORDER BY t.job_no"
+    )
+    # the step's input columns (job_no only numbers the fetches); a job's rows in any order
+    rows = "SELECT * EXCLUDE (job_no) FROM walk_rows"
+    schema = con.sql(f"{rows} LIMIT 0").to_arrow_table().schema
+
+    def chunks() -> Iterator[pa.RecordBatch]:
+        # Each piece is fetched whole before the step runs statements of its own on the
+        # connection (a cursor would not see the staged transaction's views and tables).
+        for lo in range(1, int(walked_jobs) + 1, WALK_JOBS_PER_FETCH):
+            yield from (
+                con.sql(
+                    f"{rows} WHERE job_no >= $lo AND job_no < $hi ORDER BY job_no",
+                    params={"lo": lo, "hi": lo + WALK_JOBS_PER_FETCH},
+                )
+                .to_arrow_table()
+                .to_batches()
+            )
+
+    dag.STEPS[step](con, pa.RecordBatchReader.from_batches(schema, chunks()))
+    walked_rows = (
+        f"SELECT {quote_literal(trace)} AS trace, w.*, j.input_hash FROM temp.{quote_ident(step)} AS w "
+        f"JOIN {_WALK_JOBS} AS j USING ({job})"
+    )
+    _write(
+        con,
+        home,
+        Plan(trace, True),
+        f,
+        gen,
+        writer_id,
+        f"{walked_rows}{kept}",
+        int(walked_jobs) if old else None,
+    )
+    for t in ("walk_todo", "walk_rows", step):
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{quote_ident(t)}")
+
+
+def _create_walk_views(
+    con: duckdb.DuckDBPyConnection, home: Home, stored: dict[tuple[str, str], str]
+) -> None:
+    """``derived.<name>`` of each walked table: the stored Parquet of the traces that have it;
+    empty (typed as the step's rows) where none is stored."""
+    import pyarrow as pa
+
+    from tracewh import dag
+
+    for f in walk_files():
+        name = short(f)
+        view = f"{SCHEMA}.{quote_ident(name)}"
+        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
+        if paths:
+            body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
+        else:
+            # a reader of no batches: Schema.empty_table() imports pandas (~0.5 CPU s an ingest)
+            schema = dag.SCHEMAS[f.header["python"]]
+            rel = con.from_arrow(pa.RecordBatchReader.from_batches(schema, []))
+            cols = ", ".join(
+                f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
+            )
+            body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")

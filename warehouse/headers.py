@@ -40,11 +40,12 @@ KEYS = {
     "caveat": "what to keep in mind when comparing with the paper",
     "example": "parameter values that fit the bundled sample (job=j_1)",
     "plot": "the report's chart (warehouse/plots.py)",
-    "python": "the Python step between the report's two statements (tracewh.dag.STEPS)",
+    "python": "the Python step between a report's two statements, or whose rows a derived table stores",
     "needs": "the life-cycle inputs a report reads, each with the columns computed from it",
     "source": "the documents the semantics come from",
     "sort": "the columns a stored derived table is sorted by (its readers look up tasks)",
     "reads": "a derived table not stored: the life-cycle view of its name over these stored tables",
+    "input": "the life-cycle input a stored derived table is computed from (default task_events)",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {
@@ -70,7 +71,7 @@ RULES = {
     # a table of the derived layer (sql/derived): its query, run per trace at ingest
     "derived": (
         {"name", "description", "grain"},
-        {"name", "description", "grain", "params", "note", "sort", "reads"},
+        {"name", "description", "grain", "params", "note", "sort", "reads", "input", "python"},
     ),
 }
 BUILTIN_PARAMS = ("trace", "cell")

@@ -48,7 +48,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, derived, readers, signals, synth
+from tracewh import __version__, catalog, derived, fastpath, readers, signals, synth
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
 from tracewh.generations import source_stem as _stem
@@ -82,6 +82,7 @@ class FileResult:
     damage: str | None = None  # why the file's gzip stream is broken, found while hashing
     synthetic: synth.Origin | None = None  # the synth manifest's record of a generated file
     text: readers.LineCount | None = None  # its lines, counted while hashing (not for archives)
+    fast: bool = False  # converted by the strict fast path (tracewh.fastpath), not the exact one
 
     @property
     def rows_read(self) -> int:
@@ -107,6 +108,9 @@ class IngestResult:
     mode: str
     tables: list[TableResult]
     seconds: float
+    # Wall and CPU time of each phase (Progress.phase), in the order they ran; their wall times
+    # add up to ``seconds`` less the discovery of the files.
+    phases: list[PhaseTime] = field(default_factory=list)
 
     def __repr__(self) -> str:
         from tracewh import notebook
@@ -123,14 +127,97 @@ class IngestResult:
         return [f for t in self.tables for f in t.files]
 
 
+@dataclass(frozen=True)
+class PhaseTime:
+    name: str  # one of PHASES
+    seconds: float  # wall
+    cpu_seconds: float  # CPU of this process, every thread (not Spark's executors)
+
+
+# The phases of an ingest, in the order they run (a phase with nothing to do is left out):
+# hashing (sha256, gzip checks of the input), converting (CSV/JSON to Parquet), compacting (merging
+# small files), counting (the table stats), deriving (the derived tables, tracewh.derived),
+# committing (the staged catalog and its publication).
+PHASES = ("hashing", "converting", "compacting", "counting", "deriving", "committing")
+
+
 class Progress:
-    """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent."""
+    """What the ingest tells its caller while it runs; the CLI renders it, the library stays silent.
+
+    ``phase`` names each of PHASES as it starts. A phase that reads the input (hashing,
+    converting) then opens with ``begin`` and reports the bytes of input it consumes with
+    ``advance`` as they are read, not only when a file ends; the advances of one phase add up to
+    its ``total_bytes``. Calls come from one thread at a time."""
 
     def begin(self, files: int, total_bytes: int) -> None: ...
 
     def phase(self, text: str) -> None: ...
 
+    def advance(self, nbytes: int) -> None: ...
+
     def file_done(self, result: FileResult) -> None: ...
+
+
+class _Timed(Progress):
+    """The caller's Progress, with the wall and CPU time of each phase kept for IngestResult.phases."""
+
+    def __init__(self, inner: Progress) -> None:
+        self.inner = inner
+        self.times: list[PhaseTime] = []
+        self.current: tuple[str, float, float] | None = None
+
+    def begin(self, files: int, total_bytes: int) -> None:
+        self.inner.begin(files, total_bytes)
+
+    def phase(self, text: str) -> None:
+        self.stop()
+        self.current = (text, time.monotonic(), time.process_time())
+        self.inner.phase(text)
+
+    def advance(self, nbytes: int) -> None:
+        self.inner.advance(nbytes)
+
+    def file_done(self, result: FileResult) -> None:
+        self.inner.file_done(result)
+
+    def stop(self) -> list[PhaseTime]:
+        """End the running phase; the phases so far in the order of PHASES, a phase that ran
+        twice (committing resumes after deriving) summed."""
+        if self.current is not None:
+            name, wall, cpu = self.current
+            self.times.append(PhaseTime(name, time.monotonic() - wall, time.process_time() - cpu))
+            self.current = None
+        summed: dict[str, PhaseTime] = {}
+        for t in self.times:
+            was = summed.get(t.name, PhaseTime(t.name, 0.0, 0.0))
+            summed[t.name] = PhaseTime(t.name, was.seconds + t.seconds, was.cpu_seconds + t.cpu_seconds)
+        return sorted(summed.values(), key=lambda t: PHASES.index(t.name))
+
+
+class _Meter:
+    """The bytes of one file reported to a Progress: a second read of the file (the exact path
+    after the fast path refused it) reports only what goes past
+    the bytes reported already), and ``finish`` the rest, so a file adds exactly its size."""
+
+    def __init__(self, progress: Progress, lock: threading.Lock, size: int) -> None:
+        self.progress, self.lock, self.size = progress, lock, size
+        self.read = self.reported = 0
+
+    def add(self, nbytes: int) -> None:
+        self.read += nbytes
+        self._report(min(self.read, self.size))
+
+    def again(self) -> None:
+        self.read = 0
+
+    def finish(self) -> None:
+        self._report(self.size)
+
+    def _report(self, upto: int) -> None:
+        if upto > self.reported:
+            with self.lock:
+                self.progress.advance(upto - self.reported)
+            self.reported = upto
 
 
 def part_key(table: str, cell: str | None, name: str) -> tuple[str, str | None, str]:
@@ -188,7 +275,7 @@ def ingest(
                 raise UsageError("--replace and --append contradict each other; choose one")
             trace = get_trace(trace_name)
             memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
-            progress = progress or Progress()
+            progress = clock = _Timed(progress or Progress())
             started = time.monotonic()
             sources = _discover(trace, source, tables, table_for_file, cell, parts)
             home.ensure_writable()
@@ -212,17 +299,19 @@ def ingest(
                     )
                     for src, s in sources
                 ]
-                progress.phase("checking files")
+                progress.phase("hashing")
                 for r in results:
                     _precheck(r)
+                progress.begin(len(results), sum(r.size for r in results))
                 if spark is not None:
                     from tracewh import spark as spark_engine
 
                     spark_engine.hash_files(
                         spark, results, _hash_and_check
                     )  # a task per file, where it is read
+                    progress.advance(sum(r.size for r in results))
                 else:
-                    _hash_all(results, workers)
+                    _hash_all(results, workers, progress)
                 _verify(trace, sources, results, verify)
                 for r in results:
                     if r.damage:
@@ -261,6 +350,7 @@ def ingest(
                                         trace.file_order(r.name)
                                     )
                     todo = [r for rs in work.values() for r in rs]
+                    progress.phase("converting")
                     progress.begin(len(todo), sum(r.size for r in todo))
                     signals.pause_point("converting")
                     stats = _convert(
@@ -279,23 +369,43 @@ def ingest(
                     _check_rows(todo, allow_empty)
                     if os.environ.get(SIGINT_IN_QUERY_ENV):
                         _sigint_inside_a_query()
+                    # The derived build reads the new events through the staged catalog's views
+                    # (written by _record): "deriving" runs inside the commit, timed apart from it.
                     progress.phase("committing")
                     with catalog.staged(home, ingest_id) as stage:
                         assert stage.con is not None
                         events = derived.source_table(trace_name)
-                        plan = None
-                        if events in work:
-                            # the derived layer from the new events, in the same commit
+                        usage = derived.source_table(trace_name, derived.USAGE_INPUT)
+                        plan = usage_plan = None
+                        walks = derived.walks(trace_name, set(work))
+                        if events in work or usage in work or walks:
                             tmp.mkdir(parents=True, exist_ok=True)
                             stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
                             stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
+                        if events in work:
+                            # the derived layer from the new events, in the same commit
                             written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
                             plan = derived.plan(stage.con, trace_name, written, replace)
+                        if usage in work:
+                            # the usage rollups from the new windows, in the same commit
+                            written = [(r.cell, trace.file_order(r.name)) for r in work[usage]]
+                            usage_plan = derived.plan_usage(stage.con, trace_name, written, replace)
                         _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
+                        if plan is not None or usage_plan is not None or walks:
+                            progress.phase("deriving")
                         if plan is not None:
-                            progress.phase("building the derived tables")
                             derived_gens += derived.build(stage.con, home, plan, ingest_id)
+                        if usage_plan is not None:
+                            derived_gens += derived.build_usage(stage.con, home, usage_plan, ingest_id)
+                        if walks:
+                            derived_gens += derived.build_walks(
+                                stage.con, home, trace_name, set(work), ingest_id
+                            )
+                        if plan is not None or usage_plan is not None or walks:
+                            # the derived views point at the new files once, after every builder
+                            derived.create_views(stage.con, home)
                             signals.pause_point("derived tables built")
+                            progress.phase("committing")
                     with signals.deferred():
                         catalog.publish(home, stage)
                         catalog.sync_links(home)
@@ -308,6 +418,7 @@ def ingest(
                     raise
                 shutil.rmtree(tmp, ignore_errors=True)
                 catalog.collect_garbage(home)
+            phases = clock.stop()
             kept = _live_rows(home, trace_name)
             table_results = [
                 TableResult(
@@ -315,7 +426,9 @@ def ingest(
                 )
                 for t in by_table
             ]
-            result = IngestResult(trace_name, ingest_id, mode, table_results, time.monotonic() - started)
+            result = IngestResult(
+                trace_name, ingest_id, mode, table_results, time.monotonic() - started, phases
+            )
         except Interrupted:
             raise
         except BaseException as e:
@@ -466,12 +579,13 @@ def _precheck(r: FileResult) -> None:
                 raise InputError(f"{r.table}/{r.name}: not a gzip file (the name ends in .gz)")
 
 
-def _hash_all(results: list[FileResult], workers: int | None) -> None:
+def _hash_all(results: list[FileResult], workers: int | None, progress: Progress) -> None:
+    lock = threading.Lock()
     with ThreadPoolExecutor(_worker_count(workers, len(results))) as ex:
-        list(ex.map(_hash_and_check, results))
+        list(ex.map(lambda r: _hash_and_check(r, _Meter(progress, lock, r.size)), results))
 
 
-def _hash_and_check(r: FileResult) -> None:
+def _hash_and_check(r: FileResult, meter: _Meter | None = None) -> None:
     """sha256 of the file; for a gzip that is not a ``.csv.gz`` also the CRC-32 and length of
     every member, in the same read (DuckDB's gzip reader checks neither: a flipped bit would give
     wrong values silently). A ``.csv.gz`` is checked while it streams into DuckDB (one inflate,
@@ -483,6 +597,8 @@ def _hash_and_check(r: FileResult) -> None:
     text = None if name.endswith(".tar.gz") or streamed_gz else readers.LineCount()
     with open(r.path, "rb") as fh:
         while chunk := fh.read(READ_CHUNK):
+            if meter is not None:
+                meter.add(len(chunk))
             h.update(chunk)
             if gz is not None:
                 for out in gz.inflate(chunk):
@@ -607,10 +723,12 @@ def _convert(
             n = next(counter)
             cur = db.cursor()
             cursors.append(cur)
+        meter = _Meter(progress, lock, r.size)
         try:
-            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id)
+            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id, meter)
         finally:
             cur.close()
+        meter.finish()
         with lock:
             progress.file_done(r)
 
@@ -623,6 +741,7 @@ def _convert(
         )
         for r, done in zip(todo, converted, strict=True):
             vars(r).update(vars(done))
+            _Meter(progress, lock, r.size).finish()
             progress.file_done(r)
         todo = []
     try:
@@ -645,11 +764,14 @@ def _convert(
         catalog.no_progress_bar(db)
         from tracewh import compaction  # it builds on this module's name rule and linking
 
+        if compact and gens:
+            progress.phase("compacting")
         for name, gen in gens.items():
             compaction.drop_parts(db, gen, (dropped or {}).get(name, {}), ingest_id)
             if compact:
-                progress.phase("compacting")
                 compaction.merge_small(db, gen, ingest_id)
+        if gens:
+            progress.phase("counting")
         return {name: _table_stats(db, trace.name, trace.tables[name], gen) for name, gen in gens.items()}
     finally:
         db.close()
@@ -664,12 +786,21 @@ def _convert_file(
     n: int,
     tmp: Path,
     ingest_id: str,
+    meter: _Meter | None = None,
 ) -> None:
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
     stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see tracewh.generations)
-    _CONVERTERS[trace.reader](cur, table, r, out, stem, order, trace, n, tmp)
+    # The strict fast path first; a file it refuses is converted by the exact path, which records
+    # every reject with its line.
+    meter = meter or _Meter(Progress(), threading.Lock(), r.size)
+    r.fast = fastpath.takes(trace, table, r.name) and fastpath.convert(
+        trace, table, r, out, stem, order, meter.add
+    )
+    if not r.fast:
+        meter.again()
+        _CONVERTERS[trace.reader](cur, table, r, out, stem, order, trace, n, tmp, meter.add)
     r.rows_rejected = len(r.rejects)
     r.finished = datetime.now(timezone.utc)
 
@@ -684,6 +815,7 @@ def _convert_ndjson(
     trace: TraceSpec,
     n: int,
     tmp: Path,
+    on_bytes: Callable[[int], None],
 ) -> None:
     """A JSON-lines file: one COPY through the fast reader; if it refuses the file, the bad lines
     are split off first and the good ones read alike."""
@@ -721,13 +853,14 @@ def _convert_csv(
     trace: TraceSpec,
     n: int,
     tmp: Path,
+    on_bytes: Callable[[int], None],
 ) -> None:
     """A CSV file: one COPY of its good rows; its rejects from DuckDB's reject table (malformed
     lines) and, only when the counts show some, from a second pass (rows the checks refuse)."""
     cr = r.text is not None and r.text.cr  # a plain file with CRs: through the LineFixer
     rejects, scans = f"rejects_{n}", f"reject_scans_{n}"
     failed: InputError | None = None
-    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr, member=table.member) as feed:
+    with readers.streamed(r.path, tmp / f"{n}.fifo", cr=cr, member=table.member, on_bytes=on_bytes) as feed:
         reader = readers.csv_reader(table, feed.path, rejects, scans)
         try:
             r.rows_written = _copy(cur, table, reader, out, stem, order, trace, r, text_ints=True)

@@ -20,11 +20,12 @@ from tracewh.home import Home
 def gaps(home: Home, trace: str | None = None) -> list[tuple[str, str, str | None, str, int]]:
     """(trace, table, cell, missing parts as ranges "2, 5-7", how many) per table with a gap."""
     with query.read_only(home) as con:
-        return con.execute(
+        return query.fact(
+            con,
             "SELECT trace, table_name, cell, missing, missing_parts FROM meta.part_gaps "
             "WHERE $t IS NULL OR trace = $t ORDER BY ALL",
             {"t": trace},
-        ).fetchall()
+        )
 
 
 def warnings(home: Home, trace: str | None = None) -> list[str]:

@@ -51,8 +51,8 @@ def collect(
     only = "list_contains($traces, trace)"
     args = {} if traces is None else {"traces": traces}
     with query.read_only(home) as con:
-        tables = con.execute(_TABLES_SQL.format(where=f"WHERE {only}" if args else ""), args).fetchall()
-        sources = con.execute(_SOURCES_SQL.format(where=f"AND {only}" if args else ""), args).fetchall()
+        tables = query.fact(con, _TABLES_SQL.format(where=f"WHERE {only}" if args else ""), args)
+        sources = query.fact(con, _SOURCES_SQL.format(where=f"AND {only}" if args else ""), args)
     files = [
         {
             "trace": t,

@@ -6,7 +6,7 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ class _Snapshot:
     root: Path
     con: duckdb.DuckDBPyConnection
     interruptible: list[duckdb.DuckDBPyConnection]  # what Ctrl-C interrupts (cursors join it)
+    facts: dict[tuple[str, str], list[tuple]] = field(default_factory=dict)  # see ``fact``
 
 
 # The snapshot the reads of this context share (see ``snapshot``), if any.
@@ -55,10 +56,13 @@ def snapshot(home: Home, memory_limit: str | None = None) -> Iterator[duckdb.Duc
 
 
 @contextlib.contextmanager
-def sharing(home: Home, con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+def sharing(
+    home: Home, con: duckdb.DuckDBPyConnection, facts: dict[tuple[str, str], list[tuple]] | None = None
+) -> Iterator[None]:
     """Every ``read_only(home)`` inside the block gets a cursor of ``con``, an open connection the
     caller keeps (a tracewh.session.Warehouse): one catalog open and one state of the warehouse for
-    all the reads of a report (its rows, footer, provenance); an interrupt cancels what runs on it."""
+    all the reads of a report (its rows, footer, provenance); an interrupt cancels what runs on it.
+    ``facts``: the caller's store of ``fact`` answers on ``con`` (kept while ``con`` stays open)."""
     current = _SNAPSHOT.get()
     if current is not None and current.con is con:
         yield  # already shared (a session's report inside its own block): one signal block
@@ -70,11 +74,25 @@ def sharing(home: Home, con: duckdb.DuckDBPyConnection) -> Iterator[None]:
             c.interrupt()
 
     with signals.interrupting(stop):
-        token = _SNAPSHOT.set(_Snapshot(home.root, con, interruptible))
+        token = _SNAPSHOT.set(_Snapshot(home.root, con, interruptible, {} if facts is None else facts))
         try:
             yield
         finally:
             _SNAPSHOT.reset(token)
+
+
+def fact(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> list[tuple]:
+    """The rows of a query over the catalog's records (meta.*, the footers' small scans), asked
+    once per shared connection: a read-only connection sees one catalog for its whole life, and
+    the generations it names never change, so a summary page or a session asks each once, not once
+    per report. On a connection not handed out by a ``snapshot`` / ``sharing`` block: just run."""
+    shared = _SNAPSHOT.get()
+    if shared is None or not any(c is con for c in shared.interruptible):
+        return con.execute(sql, params or {}).fetchall()
+    key = (sql, repr(sorted((params or {}).items())))
+    if key not in shared.facts:
+        shared.facts[key] = con.execute(sql, params or {}).fetchall()
+    return list(shared.facts[key])
 
 
 def shared_connection(home: Home) -> duckdb.DuckDBPyConnection | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import io
 import itertools
 import json
 import os
@@ -21,7 +22,7 @@ import re
 import tarfile
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -58,9 +59,22 @@ def select_list(table: Table, order: int, trace: TraceSpec) -> str:
 LINE, PROBLEM, PROBLEM_COLUMN, PROBLEM_KIND = "__line", "__problem", "__column", "__kind"
 
 
-def _int_type(c: Column) -> str | None:
+def int_type(c: Column) -> str | None:
+    """The integer type a column is read as (None for other types)."""
     t = (c.read_type or c.type).upper()
     return t if t in _INT_RANGES else None
+
+
+def unsigned(c: Column, negative_times: bool) -> bool:
+    """Whether an integer column of a CSV takes no minus sign: an unsigned type, or a time where
+    the trace has no negative times (TraceSpec.negative_times)."""
+    return (c.is_time and not negative_times) or (int_type(c) or "").startswith("U")
+
+
+def digits_pattern(c: Column, negative_times: bool) -> str:
+    """What an integer of a CSV column must look like: digits, and a minus sign where negative
+    values are allowed."""
+    return "[0-9]+" if unsigned(c, negative_times) else "-?[0-9]+"
 
 
 def checked(table: Table, reader: str, *, text_ints: bool, negative_times: bool = False) -> str:
@@ -78,13 +92,12 @@ def checked(table: Table, reader: str, *, text_ints: bool, negative_times: bool 
         q = quote_ident(c.name)
         names = ", ".join(quote_ident(n) for n in (c.name, *c.aliases))
         raw = f"coalesce({names})" if c.aliases else q
-        it = _int_type(c)
+        it = int_type(c)
         value = raw
         if text_ints and it:
-            unsigned = (c.is_time and not negative_times) or it.startswith("U")
-            what = "a non-negative integer" if unsigned else "an integer"
+            what = "a non-negative integer" if unsigned(c, negative_times) else "an integer"
             # a regular expression: 4x faster than ltrim() with a character set here
-            digits = quote_literal("[0-9]+" if unsigned else "-?[0-9]+")
+            digits = quote_literal(digits_pattern(c, negative_times))
             only_digits = f"regexp_full_match({raw}, {digits})"
             bad = f"{raw} IS NOT NULL AND NOT ({only_digits} AND TRY_CAST({raw} AS {it}) IS NOT NULL)"
             says = quote_literal(f" is not {what} of type {it}")
@@ -137,7 +150,7 @@ def _literal_path(path: Path) -> str:
 
 def csv_reader(table: Table, path: Path, rejects: str, scans: str) -> str:
     columns = _struct_literal(
-        [(c.name, "VARCHAR" if _int_type(c) else c.read_type or c.type) for c in table.columns]
+        [(c.name, "VARCHAR" if int_type(c) else c.read_type or c.type) for c in table.columns]
     )
     return (
         f"read_csv({_literal_path(path)}, columns = {columns}, header = false, "
@@ -349,15 +362,24 @@ class ArchiveRefused(ValueError):
     """A ``.tar.gz`` that is whole but not one table's file: no CSV member, or several."""
 
 
-def archive_csv(path: Path, member: str | None = None) -> Iterator[IO[bytes]]:
+def archive_csv(
+    path: Path, member: str | None = None, on_bytes: Callable[[int], None] | None = None
+) -> Iterator[IO[bytes]]:
     """The one CSV member of a ``.tar.gz``, streamed (never extracted); then the rest of the
     archive is read to make sure there is no second one. Several CSV members are refused, not
     concatenated: a table's archive holds exactly one, and reading a second as more lines of
     the first would put its line numbers, its missing last newline or its header into the table.
     ``member``: the archive holds several tables; the file of that name (in any folder of the
-    archive) is the table's, and only it is read; two of that name are refused the same way."""
+    archive) is the table's, and only it is read; two of that name are refused the same way.
+    ``on_bytes`` is told the archive's (compressed) bytes as they are read."""
     found: str | None = None
-    with tarfile.open(path, mode="r|gz") as archive:
+    with (
+        open(path, "rb") as raw,
+        # read 1 MB at a time (the default is 10 KB): fewer calls, to on_bytes too
+        tarfile.open(
+            fileobj=raw if on_bytes is None else _Counted(raw, on_bytes), mode="r|gz", bufsize=1 << 20
+        ) as archive,
+    ):
         for entry in archive:
             if not entry.isfile():
                 continue
@@ -376,6 +398,22 @@ def archive_csv(path: Path, member: str | None = None) -> Iterator[IO[bytes]]:
             yield src
     if found is None:
         raise ArchiveRefused(f"the archive holds no {member or '.csv file'}")
+
+
+class _Counted(io.RawIOBase):
+    """A file read through, telling ``on_bytes`` how many bytes each read returned."""
+
+    def __init__(self, fh: io.BufferedIOBase, on_bytes: Callable[[int], None]) -> None:
+        super().__init__()
+        self.fh, self.on_bytes = fh, on_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = self.fh.readinto(b)
+        self.on_bytes(n)
+        return n
 
 
 def _open_writer(fifo: Path, stop: threading.Event) -> int | None:
@@ -487,12 +525,20 @@ class Feed:
 
 
 @contextlib.contextmanager
-def streamed(path: Path, fifo: Path, *, cr: bool = False, member: str | None = None) -> Iterator[Feed]:
+def streamed(
+    path: Path,
+    fifo: Path,
+    *,
+    cr: bool = False,
+    member: str | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+) -> Iterator[Feed]:
     """What DuckDB reads a CSV from: the file itself when it needs nothing, else a named pipe fed
     by a thread that streams it: a ``.tar.gz`` archive's CSV member (nothing is extracted to disk),
     a ``.csv.gz`` inflated here, with every member's CRC-32 and length checked on the way (DuckDB's
     own gzip reader checks neither; this costs no second inflate), and a file with carriage
-    returns (``cr``) through a LineFixer. Lines are counted on the way (``Feed.count``).
+    returns (``cr``) through a LineFixer. Lines are counted on the way (``Feed.count``);
+    ``on_bytes`` is told the bytes of a (plain or gzip) file as they are read from it.
 
     The caller checks ``Feed.failure`` (a damaged gzip or archive) after the read, whether or not
     the read failed, so the ingest never commits a part of a damaged file.
@@ -507,17 +553,21 @@ def streamed(path: Path, fifo: Path, *, cr: bool = False, member: str | None = N
 
     def chunks() -> Iterator[bytes]:
         if path.name.endswith(".tar.gz"):
-            for src in archive_csv(path, member):
+            for src in archive_csv(path, member, on_bytes):
                 while chunk := src.read(1 << 20):
                     yield chunk
             return
         with open(path, "rb") as fh:
             if not path.name.endswith(".gz"):
                 while chunk := fh.read(1 << 20):
+                    if on_bytes is not None:
+                        on_bytes(len(chunk))
                     yield chunk
                 return
             check = GzipCheck()
             while chunk := fh.read(1 << 20):
+                if on_bytes is not None:
+                    on_bytes(len(chunk))
                 yield from check.inflate(chunk)
                 if check.damage:
                     raise ValueError(check.damage)

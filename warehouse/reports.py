@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from tracewh import headers, sqlfiles
 from tracewh.errors import UsageError
 from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
+from tracewh.quoting import quote_literal
 from tracewh.traces import MODULES_ENV, expand_sql, providing, registry, trace_names
 
 if TYPE_CHECKING:
@@ -194,12 +196,25 @@ def run(
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
-            from tracewh import dag
+            from tracewh import dag, derived
 
             first, _, second = report.sql.partition(STEP_MARKER)
-            # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
-            with query.stream_arrow(con, first, _used(first, params)) as batches:
-                dag.STEPS[report.python](con, batches)
+            done = (
+                set(query.fact(con, "SELECT trace, name FROM meta.derived"))
+                if derived.recorded(con)
+                else set()
+            )
+            stored = derived.stored_walk(report.python, str(chosen), done) if chosen else None
+            if stored is not None:
+                # the step's rows as the ingest stored them (tracewh.derived): no job is walked
+                con.execute(
+                    f"CREATE OR REPLACE TEMP VIEW {report.python} AS SELECT * EXCLUDE (trace, input_hash) "
+                    f"FROM {stored} WHERE trace = {quote_literal(str(chosen))}"
+                )
+            else:
+                # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
+                with query.stream_arrow(con, first, _used(first, params)) as batches:
+                    dag.STEPS[report.python](con, batches)
             rows = query.fetch(con, second, _used(second, params))
         absent = absent_inputs(con, report, str(chosen)) if chosen else []
     _blank_absent(rows, report, absent)
@@ -222,10 +237,12 @@ def synthetic(con) -> dict[str, str]:
     report, plot and page on it carries."""
     import duckdb
 
+    from tracewh import query
+
     try:
-        found = con.execute(
-            "SELECT trace, seed, max_seed, scale, max_scale FROM meta.synthetic_traces ORDER BY trace"
-        ).fetchall()
+        found = query.fact(
+            con, "SELECT trace, seed, max_seed, scale, max_scale FROM meta.synthetic_traces ORDER BY trace"
+        )
     except duckdb.Error:  # a catalog from before meta.synthetic (tracewh repair adds it)
         return {}
     out = {}
@@ -243,14 +260,13 @@ def synthetic(con) -> dict[str, str]:
 def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:
     """(input, table) for each input the report needs that the trace maps to a table it has not
     ingested: what the report computes from it is unknown, not zero."""
+    from tracewh import query
+
     spec = registry().get(trace)
     if spec is None or not report.needs:
         return []
     have = {
-        t
-        for (t,) in con.execute(
-            "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace}
-        ).fetchall()
+        t for (t,) in query.fact(con, "SELECT table_name FROM meta.tables WHERE trace = $t", {"t": trace})
     }
     return [(i, spec.inputs[i]) for i in report.needs if i in spec.inputs and spec.inputs[i] not in have]
 
@@ -308,7 +324,9 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
         if trace not in report.traces:
             raise UsageError(f"report {report.name} covers {', '.join(report.traces)}, not {trace!r}")
         return trace
-    ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
+    from tracewh import query
+
+    ingested = {t for (t,) in query.fact(con, "SELECT DISTINCT trace FROM meta.tables")}
     candidates = [t for t in report.traces if t in ingested]
     if len(candidates) == 1:
         return candidates[0]
@@ -317,8 +335,9 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
     raise UsageError(f"report {report.name}: choose --trace ({', '.join(candidates)})")
 
 
-# The reports that time or integrate run attempts: their footer says the observed window.
-_TIMES_ATTEMPTS = "derived.task_episodes"
+# The reports that time or integrate run attempts (the stored attempts, clipped to the observed
+# segments or not): their footer says the observed window.
+_TIMES_ATTEMPTS = re.compile(r"\bderived\.task_episode(s|_core)\b")
 
 
 def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
@@ -332,7 +351,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
     if report.caveat:
         lines.append(f"caveat: {report.caveat}")
     with query.read_only(home) as con:
-        ingested = {t for (t,) in con.execute("SELECT DISTINCT trace FROM meta.tables").fetchall()}
+        ingested = {t for (t,) in query.fact(con, "SELECT DISTINCT trace FROM meta.tables")}
         if report.needs_trace:
             try:
                 traces = [_choose_trace(con, report, trace)]
@@ -343,23 +362,25 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
         sample = str(sqlfiles.data_root() / "sample")
         on_sample = {
             t
-            for (t,) in con.execute(
+            for (t,) in query.fact(
+                con,
                 "SELECT DISTINCT trace FROM meta.ingests WHERE is_current AND starts_with(source_path, $p)",
                 {"p": sample},
-            ).fetchall()
+            )
         }
         labels = synthetic(con)
         # the stored window (tracewh.derived): no scan of the task events
         windows = (
-            dict(con.execute("SELECT trace, window_s FROM derived.observed_window").fetchall())
-            if _TIMES_ATTEMPTS in report.sql
+            dict(query.fact(con, "SELECT trace, window_s FROM derived.observed_window"))
+            if _TIMES_ATTEMPTS.search(report.sql)
             else {}
         )
         left_out = (
-            con.execute(
+            query.fact(
+                con,
                 "SELECT trace, what, sum(left_out), sum(total) FROM lifecycle.left_out "
-                "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL"
-            ).fetchall()
+                "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL",
+            )
             if "lifecycle." in report.sql or "derived." in report.sql
             else []
         )

@@ -123,6 +123,8 @@ class Warehouse:
         self.read_only = read_only
         self._con: duckdb.DuckDBPyConnection | None = None
         self._owned = False  # False: the connection of an enclosing tracewh.snapshot block
+        # What the connection answered of the catalog's records (query.fact): valid while it is open.
+        self._facts: dict[tuple[str, str], list[tuple]] = {}
 
     # -- the connection -------------------------------------------------------------------------
 
@@ -150,6 +152,7 @@ class Warehouse:
         if self._con is not None and self._owned:
             self._con.close()
         self._con = None
+        self._facts = {}
 
     def close(self) -> None:
         self.refresh()
@@ -168,7 +171,7 @@ class Warehouse:
         from tracewh import query
 
         con = self.connection
-        with query.sharing(self.home, con), query.read_only(self.home) as cur:
+        with query.sharing(self.home, con, self._facts), query.read_only(self.home) as cur:
             zone = tz or self.tz
             query.set_zone(cur, zone or query.zone_for(cur))
             yield cur
@@ -190,7 +193,7 @@ class Warehouse:
         opts = options or ReportOptions()
         meta = reports.get(name)
         reports.bind(meta, opts.texts())  # a bad parameter fails before the catalog opens
-        with query.sharing(self.home, self.connection):
+        with query.sharing(self.home, self.connection, self._facts):
             rows = self.rows(name, opts, spark=spark)
             ctx = rows.context
             chosen = str(ctx["trace"]) if ctx.get("trace") else None
@@ -225,7 +228,7 @@ class Warehouse:
 
         opts = options or ReportOptions()
         reports.bind(reports.get(name), opts.texts())  # a bad parameter fails before the catalog opens
-        with query.sharing(self.home, self.connection):
+        with query.sharing(self.home, self.connection, self._facts):
             return reports.run(
                 self.home,
                 name,
@@ -247,21 +250,21 @@ class Warehouse:
         """What is ingested: per table rows, rejects, time range, files, size, last update."""
         from tracewh import holdings, query
 
-        with query.sharing(self.home, self.connection):
+        with query.sharing(self.home, self.connection, self._facts):
             return holdings.tables(self.home, tz=tz or self.tz)
 
     def gaps(self) -> list[str]:
         """One line per table with parts missing inside its ingested run."""
         from tracewh import parts, query
 
-        with query.sharing(self.home, self.connection):
+        with query.sharing(self.home, self.connection, self._facts):
             return parts.warnings(self.home)
 
     def check(self) -> list[CheckResult]:
         """The data invariants (sql/checks/ and the mandatory columns); a failed one has rows."""
         from tracewh import checks, query
 
-        with query.sharing(self.home, self.connection):
+        with query.sharing(self.home, self.connection, self._facts):
             return checks.run_all(self.home)
 
     # -- writing --------------------------------------------------------------------------------

@@ -81,6 +81,12 @@ OWN_SESSION_CONF = {
     "spark.ui.retainedJobs": "50",
     "spark.ui.retainedStages": "50",
     "spark.ui.retainedTasks": "2000",
+    # Sliding and shrinking window frames (lifecycle.task_episode_core's ``min(...) OVER (... ROWS
+    # BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)``, task-times-trend's moving sums) as segment
+    # trees: O(log n) per row instead of recomputing the frame, which is O(n^2) over a task's
+    # events. Same rows; off by default in Spark, which has it since 4.2 (an older Spark does not
+    # read the key).
+    "spark.sql.window.segmentTree.enabled": "true",
 }
 # Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
 LOCAL_SHUFFLE_PARTITIONS = 8
@@ -166,6 +172,16 @@ def rewrite_len(text: str) -> str:
             last = tok.end + 1
     out.append(text[last:])
     return "".join(out)
+
+
+def _fsum(node: exp.Expression) -> exp.Expression:
+    """fsum(x), DuckDB's compensated sum (the same value whatever order the rows come in), is
+    Spark's sum: the same up to the last bits, which the reports round away."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() == "fsum" and len(node.expressions) == 1:
+        return exp.Sum(this=node.expressions[0])
+    return node
 
 
 def _quantile(node: exp.Expression) -> exp.Expression:
@@ -553,6 +569,7 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _unordered_row_number,
     _regex_named_groups,
     _quantile,
+    _fsum,
     _regexp_full_match,
     _timezone,
     _intervals,
@@ -1068,7 +1085,7 @@ class _Snapshot:
     live: dict[tuple[str, str], str]
     meta: dict[str, tuple[list, list]]
     stored: dict[tuple[str, str], str]  # (trace, name) -> data_dir
-    ingested: set[str]  # traces whose derived source table is ingested
+    ingested: dict[str, set[str]]  # per derived table: the traces whose table behind its input is ingested
     derived_columns: dict[str, list[tuple[str, str]]]  # name -> [(column, DuckDB type)]
     derived_sql: dict[str, str]  # name -> the DuckDB view of a ``reads:`` file
 
@@ -1143,7 +1160,7 @@ def _units(snap: _Snapshot) -> dict[str, _Unit]:
         if derived.reads(f):
             text = snap.derived_sql.get(name) or derived.recomputed(f)
         else:
-            unstored = [t for t in sorted(snap.ingested) if (t, name) not in snap.stored]
+            unstored = [t for t in sorted(snap.ingested[name]) if (t, name) not in snap.stored]
             text = " ".join(derived.query(f, t) for t in unstored)
         units[f"derived:{name}"] = _Unit(
             functools.partial(_register_derived, f), text, frozenset({f"{derived.SCHEMA}.{name}"})
@@ -1261,7 +1278,7 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     ]
     branches += [
         f"SELECT {names} FROM ({derived.query(f, t)})"
-        for t in sorted(ctx.snap.ingested)
+        for t in sorted(ctx.snap.ingested[name])
         if (t, name) not in ctx.snap.stored
     ]
     if not branches:
@@ -1342,7 +1359,7 @@ def _catalog_snapshot(home: Home) -> _Snapshot:
                 {"s": derived.SCHEMA},
             ).fetchall()
         )
-    ingested = {t for t, table in live if t in registry() and derived.source_table(t) == table}
+    ingested = {derived.short(f): derived.ingested_traces(f, list(live)) for f in derived.files()}
     reads = {derived.short(f) for f in derived.files() if derived.reads(f)}
     return _Snapshot(live, meta, stored, ingested, columns, {n: views[n] for n in reads if n in views})
 

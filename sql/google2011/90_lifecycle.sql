@@ -43,6 +43,7 @@ SELECT
     machine_id,
     start_time,
     end_time,
+    seq,
     window_seconds AS window_s,
     cpu_rate AS cpu,
     canonical_memory_usage AS memory,

@@ -45,6 +45,7 @@ SELECT
     placed_machine_id AS machine_id,
     start_time,
     end_time,
+    seq,
     window_seconds AS window_s,
     average_cpus AS cpu,
     average_memory AS memory,

@@ -21,10 +21,17 @@ SELECT
     lag(e.part) OVER w AS from_part,
     -- a part is missing between the previous event and this one (or before a first event that
     -- is not in the first part): the events of that slice are absent, the pair may be an artifact
-    e.gaps_before > coalesce(lag(e.gaps_before) OVER w, 0) AS spans_gap
+    e.gaps_before > coalesce(lag(e.gaps_before) OVER w, 0) AS spans_gap,
+    -- the run attempt the event belongs to (lifecycle.task_episodes.episode_no: the SUBMITs up to
+    -- it, same sort), so a task's first SUBMIT is the one with episode_no = 1 without a window of
+    -- the reader's own
+    count(CASE WHEN e.event_kind = 'submit' THEN 1 END) OVER (
+        PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq ROWS UNBOUNDED PRECEDING
+    ) AS episode_no
 FROM lifecycle.task_events AS e
 WHERE e.event_kind IS DISTINCT FROM 'update'
 WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq);
 
 COMMENT ON VIEW lifecycle.task_transitions IS 'Per task, each state event with the previous one (UPDATE_* collapsed); from_event = (start) for the first';
 COMMENT ON COLUMN lifecycle.task_transitions.spans_gap IS 'true = a source part is missing between the previous event and this one: not evidence of a trace anomaly';
+COMMENT ON COLUMN lifecycle.task_transitions.episode_no IS 'The run attempt the event belongs to (lifecycle.task_episodes.episode_no): SUBMITs of the task up to and including it; 0 before the first SUBMIT. A task''s first SUBMIT: to_event = ''SUBMIT'' AND episode_no = 1';

@@ -13,8 +13,11 @@ SELECT
     arg_max(priority_tier, lifecycle.event_order(time, seq)) FILTER (priority IS NOT NULL) AS priority_tier,
     arg_max(is_production, lifecycle.event_order(time, seq)) FILTER (priority IS NOT NULL) AS is_production,
     arg_max(cpu_request, lifecycle.event_order(time, seq)) FILTER (cpu_request IS NOT NULL) AS cpu_request,
-    arg_max(memory_request, lifecycle.event_order(time, seq)) FILTER (memory_request IS NOT NULL) AS memory_request
+    arg_max(memory_request, lifecycle.event_order(time, seq)) FILTER (memory_request IS NOT NULL) AS memory_request,
+    -- first seen after a missing part: its first SUBMIT in the data may follow one lost there
+    min(gaps_before) > 0 AS after_gap
 FROM lifecycle.task_events
 GROUP BY ALL;
 
 COMMENT ON VIEW lifecycle.tasks IS 'One row per task: events, submits, finished, first event, last known priority / tier / requests';
+COMMENT ON COLUMN lifecycle.tasks.after_gap IS 'true = every event of the task lies after a missing part of its cell (min gaps_before > 0): its first SUBMIT in the data may follow one lost there, so whether it is new is unknown';

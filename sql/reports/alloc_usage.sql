@@ -116,14 +116,24 @@ production AS (
     SELECT cell, job_id, task_index, coalesce(is_production, false) AS prod
     FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
+usage_rows AS (
+    -- buckets of whole hours: the windows summed per task and hour (derived.task_usage_hourly, whose
+    -- clock_hour is start_time // 1 h, the grid of these buckets); other widths: every window
+    SELECT cell, job_id, task_index, clock_hour // ($bucket_s // 3600) AS bucket, cpu_s, memory_s
+    FROM derived.task_usage_hourly
+    WHERE $bucket_s % 3600 = 0 AND trace = $trace AND ($cell IS NULL OR cell = $cell)
+    UNION ALL
+    SELECT cell, job_id, task_index, start_time // meta.time_units($trace, $bucket_s), cpu * window_s, memory * window_s
+    FROM lifecycle.task_usage
+    WHERE $bucket_s % 3600 <> 0 AND trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
+),
 used AS (
-    SELECT u.start_time // meta.time_units($trace, $bucket_s) AS bucket,
-           sum(u.cpu * u.window_s) AS cpu_all, sum(u.memory * u.window_s) AS mem_all,
-           sum(u.cpu * u.window_s) FILTER (p.prod) AS cpu_prod, sum(u.memory * u.window_s) FILTER (p.prod) AS mem_prod
-    FROM lifecycle.task_usage AS u
+    SELECT u.bucket,
+           sum(u.cpu_s) AS cpu_all, sum(u.memory_s) AS mem_all,
+           sum(u.cpu_s) FILTER (p.prod) AS cpu_prod, sum(u.memory_s) FILTER (p.prod) AS mem_prod
+    FROM usage_rows AS u
     LEFT JOIN production AS p
         ON p.cell IS NOT DISTINCT FROM u.cell AND p.job_id = u.job_id AND p.task_index = u.task_index
-    WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell) AND u.window_s IS NOT NULL
     GROUP BY ALL
 ),
 per_bucket AS (

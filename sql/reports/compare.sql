@@ -43,15 +43,18 @@ outcomes AS (
            count(*) FILTER (end_reason = 'FAIL') / count(*) AS fail,
            count(*) FILTER (end_reason = 'EVICT') / count(*) AS evict,
            count(*) FILTER (end_reason = 'LOST') / count(*) AS lost
-    -- run attempts only: an attempt killed while pending never ran and has no run outcome
-    FROM derived.task_episodes WHERE end_reason IS NOT NULL AND ran GROUP BY trace
+    -- run attempts only: an attempt killed while pending never ran and has no run outcome (the
+    -- stored attempts before the clipping: no clipped column is read here)
+    FROM derived.task_episode_core WHERE end_reason IS NOT NULL AND ran GROUP BY trace
 ),
 usage AS (
     -- the observed usage time: the 5-minute slots that hold a usage window (a missing usage part
-    -- holds none, so its time does not count as idle)
-    SELECT trace, sum(cpu * window_s) AS cpu_s, sum(memory * window_s) AS mem_s,
-           count(DISTINCT start_time // meta.time_units(trace, 300)) * 300.0 AS span_s
-    FROM lifecycle.task_usage WHERE window_s IS NOT NULL GROUP BY trace
+    -- holds none, so its time does not count as idle), from the windows summed per task and hour
+    -- (derived.task_usage_hourly: slots has bit k set for the k-th slot of the clock hour)
+    SELECT trace, sum(cpu_s) AS cpu_s, sum(mem_s) AS mem_s, sum(bit_count(slots)) * 300.0 AS span_s
+    FROM (SELECT trace, clock_hour, sum(cpu_s) AS cpu_s, sum(memory_s) AS mem_s, bit_or(slots) AS slots
+          FROM derived.task_usage_hourly GROUP BY trace, clock_hour)
+    GROUP BY trace
 ),
 wide AS (
     SELECT t.trace, m.n AS machines, j.jobs, k.tasks, k.tasks / nullif(k.task_jobs, 0) AS tasks_per_job,

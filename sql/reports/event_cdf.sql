@@ -8,9 +8,8 @@
 -- caveat: counts are over the ingested parts; the published totals are for the whole trace
 -- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events; xtime=hours; xstep=bucket_s/3600
 WITH ev AS (
-    SELECT time, to_event,
-           to_event = 'SUBMIT' AND row_number() OVER (
-               PARTITION BY cell, job_id, task_index, to_event = 'SUBMIT' ORDER BY time, seq) = 1 AS is_new
+    -- a task's first SUBMIT: the stored attempt number, not a window over every task's events
+    SELECT time, to_event, to_event = 'SUBMIT' AND episode_no = 1 AS is_new
     FROM derived.task_transitions
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
 ),

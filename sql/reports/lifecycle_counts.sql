@@ -6,22 +6,11 @@
 -- cites: zhu2015observations
 -- note: for google2019 the tasks are the instances of jobs (alloc instances are left out) and QUEUE / ENABLE are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. A task first seen after a missing part (lifecycle.task_events.gaps_before > 0 on its first event) may have been submitted in it: its first SUBMIT in the data is counted apart, neither new nor a resubmission. Synthesized (missing_info) events are counted, and shown apart.
 -- caveat: counts are over the ingested parts; the published figures are for the whole trace
-WITH ev AS (
-    SELECT * FROM lifecycle.task_events WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
-),
-by_type AS (
-    SELECT event_type_name,
-           count(*) AS events,
-           count(*) FILTER (is_synthesized) AS synthesized
-    FROM ev GROUP BY event_type_name
-),
-per_task AS (
-    SELECT cell, job_id, task_index,
-           count(*) FILTER (event_type_name = 'SUBMIT') AS submits,
-           bool_or(event_type_name = 'FINISH') AS finished,
-           -- first seen after a missing part: its first SUBMIT in the data may follow one lost there
-           min(gaps_before) > 0 AS after_gap
-    FROM ev GROUP BY cell, job_id, task_index
+WITH by_type AS (
+    -- the stored counts (derived.event_counts, derived.tasks): no scan of the events
+    SELECT event_type_name, sum(events)::BIGINT AS events, sum(synthesized)::BIGINT AS synthesized
+    FROM derived.event_counts WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    GROUP BY event_type_name
 ),
 totals AS (
     SELECT count(*) AS tasks,
@@ -29,7 +18,7 @@ totals AS (
            count(*) FILTER (submits > 0 AND after_gap) AS unknown_first_submits,
            coalesce(sum(submits - 1) FILTER (submits > 0), 0) AS resubmissions,
            count(*) FILTER (finished) AS finished_tasks
-    FROM per_task
+    FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 published(metric, published_2011) AS (VALUES
     ('events: SUBMIT', 48375166), ('events: SCHEDULE', 47331507), ('events: FINISH', 18217975),
@@ -44,7 +33,7 @@ rows(ord, metric, value, synthesized) AS (
     SELECT 50, 'events: ' || b.event_type_name, b.events, b.synthesized
     FROM by_type AS b
     WHERE b.event_type_name NOT IN (SELECT name FROM lifecycle.event_types WHERE trace = $trace)
-    UNION ALL SELECT 60, 'events: all', (SELECT count(*) FROM ev), (SELECT count(*) FILTER (is_synthesized) FROM ev)
+    UNION ALL SELECT 60, 'events: all', coalesce(sum(events), 0)::BIGINT, coalesce(sum(synthesized), 0)::BIGINT FROM by_type
     UNION ALL SELECT 70, 'distinct tasks', tasks, NULL FROM totals
     UNION ALL SELECT 71, 'new submissions (first SUBMIT of a task)', new_submissions, NULL FROM totals
     UNION ALL SELECT 72, 'resubmissions (later SUBMITs of a task)', resubmissions, NULL FROM totals

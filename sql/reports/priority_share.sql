@@ -20,8 +20,9 @@ requested AS (
     GROUP BY ALL
 ),
 used AS (
-    SELECT cell, job_id, task_index, sum(cpu * window_s) AS cpu_used, sum(memory * window_s) AS mem_used
-    FROM lifecycle.task_usage WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
+    -- the windows summed per task and hour (derived.task_usage_hourly; windows of unknown length left out)
+    SELECT cell, job_id, task_index, sum(cpu_s) AS cpu_used, sum(memory_s) AS mem_used
+    FROM derived.task_usage_hourly WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
     GROUP BY ALL
 ),
 per_task AS (

@@ -8,8 +8,8 @@
 -- caveat: which periods stand out depends on bucket_s and peak_factor; on a slice a task's first SUBMIT in the data may be a resubmission of one submitted earlier
 -- plot: x=hours; y=new_submissions,resubmissions; kind=line; title=New task submissions and resubmissions per bucket; xlabel=hours since the trace start; ylabel=submissions; xstep=bucket_s/3600
 WITH subs AS (
-    SELECT time, from_event, spans_gap,
-           row_number() OVER (PARTITION BY cell, job_id, task_index ORDER BY time, seq) = 1 AS is_new
+    -- a task's first SUBMIT: the stored attempt number, not a window over every task's SUBMITs
+    SELECT time, from_event, spans_gap, episode_no = 1 AS is_new
     FROM derived.task_transitions
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND to_event = 'SUBMIT'
 ),

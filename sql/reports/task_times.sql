@@ -7,36 +7,46 @@
 -- note: one row of lifecycle.task_episodes per attempt. attempts = every attempt the measure applies to (scheduling delay: every attempt; execution time: attempts that ran) = completed + left_censored (start before the window: time 0 or before the data) + right_censored (no end in the window: still pending / running at its end) + both_censored + across_gap (a missing source part lies inside the measured phase: the wait SUBMIT -> SCHEDULE for the delay, the run SCHEDULE -> end for the execution time; each phase on its own interval) + never_scheduled (delay only: killed or failed while pending, no delay exists) + invalid (end before start). The quantiles, mean, min, max and shares are over the completed attempts only (distribution_over says so): censored attempts are longer than what was observed, so the distribution is biased short when censored is large. Times in seconds.
 -- caveat: on a slice of the trace most long-running attempts (production services) are censored and so absent from the quantiles: read censored beside them
 -- plot: kind=quantiles; group=measure,grouping,grp; where=grouping:all; title=Scheduling delay and execution time (CDF, completed attempts); xlabel=seconds (log scale); ylabel=fraction of completed run attempts; logx=true; ref=point@1800,0.8:paper: ~80% of run times under 30 min|point@300,0.4:paper: ~40% under 5 min
-WITH ep AS MATERIALIZED (
-    SELECT coalesce(priority_tier, '(none)') AS priority_tier, coalesce(end_reason, state_at_end) AS end_reason,
-           wait_s, run_s, ran, start_censored, run_start_censored, run_end_censored, wait_spans_gap, run_spans_gap,
-           end_reason IS NOT NULL AS ended
-    FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+WITH done AS NOT MATERIALIZED (
+    -- read twice from the stored Parquet (a count pass, then the few values the quantiles need),
+    -- not held in memory. The stored attempts before the clipping to the observed segments: this
+    -- report reads no clipped column, so it needs no join to the segments. One row per attempt
+    -- and measure: the delay of every attempt, the execution time of those that ran.
+    SELECT measure, priority_tier, end_reason, status, CASE WHEN status = 'completed' THEN v END AS v,
+           -- the value's bin (below): it keeps the order, v <= w gives bin(v) <= bin(w), since a
+           -- square root is exact to the last bit and so monotone
+           CASE WHEN status = 'completed' THEN floor(sqrt(sqrt(v)) * 1024)::BIGINT END AS bin
+    FROM (
+        SELECT m.measure, coalesce(priority_tier, '(none)') AS priority_tier,
+               coalesce(end_reason, state_at_end) AS end_reason,
+               CASE WHEN m.delay THEN
+                    CASE WHEN wait_spans_gap THEN 'across_gap'
+                         WHEN wait_s IS NOT NULL THEN 'completed'
+                         WHEN NOT ran AND end_reason IS NOT NULL THEN 'never_scheduled'
+                         WHEN start_censored AND NOT ran THEN 'both_censored'
+                         WHEN start_censored THEN 'left_censored'
+                         WHEN NOT ran THEN 'right_censored'
+                         ELSE 'invalid' END
+               ELSE
+                    CASE WHEN run_spans_gap THEN 'across_gap'
+                         WHEN run_s IS NOT NULL THEN 'completed'
+                         WHEN run_start_censored AND run_end_censored THEN 'both_censored'
+                         WHEN run_start_censored THEN 'left_censored'
+                         WHEN run_end_censored THEN 'right_censored'
+                         ELSE 'invalid' END
+               END AS status,
+               CASE WHEN m.delay THEN wait_s ELSE run_s END AS v
+        FROM derived.task_episode_core
+        CROSS JOIN (VALUES ('scheduling delay', true), ('execution time', false)) AS m(measure, delay)
+        WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND (m.delay OR ran)
+    )
 ),
-measures AS (
-    SELECT 'scheduling delay' AS measure, priority_tier, end_reason,
-           CASE WHEN wait_spans_gap THEN 'across_gap'
-                WHEN wait_s IS NOT NULL THEN 'completed'
-                WHEN NOT ran AND ended THEN 'never_scheduled'
-                WHEN start_censored AND NOT ran THEN 'both_censored'
-                WHEN start_censored THEN 'left_censored'
-                WHEN NOT ran THEN 'right_censored'
-                ELSE 'invalid' END AS status,
-           wait_s AS v
-    FROM ep
-    UNION ALL
-    SELECT 'execution time', priority_tier, end_reason,
-           CASE WHEN run_spans_gap THEN 'across_gap'
-                WHEN run_s IS NOT NULL THEN 'completed'
-                WHEN run_start_censored AND run_end_censored THEN 'both_censored'
-                WHEN run_start_censored THEN 'left_censored'
-                WHEN run_end_censored THEN 'right_censored'
-                ELSE 'invalid' END,
-           run_s
-    FROM ep WHERE ran
-),
-done AS (
-    SELECT measure, priority_tier, end_reason, status, CASE WHEN status = 'completed' THEN v END AS v FROM measures
+fine AS (
+    -- the one pass over every attempt: counts per (measure, tier, end reason, status, bin)
+    SELECT measure, priority_tier, end_reason, status, bin,
+           count(*) AS n, count(v) AS completed, sum(v) AS sum_v, min(v) AS min_v, max(v) AS max_v,
+           count(*) FILTER (v < 300) AS under_5min, count(*) FILTER (v < 1800) AS under_30min
+    FROM done GROUP BY ALL
 ),
 summary AS (
     SELECT
@@ -44,47 +54,83 @@ summary AS (
         CASE WHEN grouping(priority_tier) = 0 THEN 'priority tier'
              WHEN grouping(end_reason) = 0 THEN 'end reason' ELSE 'all' END AS grouping,
         coalesce(priority_tier, end_reason, 'all') AS grp,
-        count(*) AS attempts,
-        count(v) AS completed,
-        count(*) FILTER (status = 'left_censored') AS left_censored,
-        count(*) FILTER (status = 'right_censored') AS right_censored,
-        count(*) FILTER (status = 'both_censored') AS both_censored,
-        count(*) FILTER (status = 'across_gap') AS across_gap,
-        count(*) FILTER (status = 'never_scheduled') AS never_scheduled,
-        count(*) FILTER (status = 'invalid') AS invalid,
-        avg(v) AS mean_s, min(v) AS min_s, max(v) AS max_s,
-        count(*) FILTER (v < 300) / nullif(count(v), 0) AS share_under_5min,
-        count(*) FILTER (v < 1800) / nullif(count(v), 0) AS share_under_30min
-    FROM done
-    -- one pass for the three groupings (all, by tier, by end reason)
+        sum(n)::BIGINT AS attempts,
+        sum(completed)::BIGINT AS completed,
+        coalesce(sum(n) FILTER (status = 'left_censored'), 0)::BIGINT AS left_censored,
+        coalesce(sum(n) FILTER (status = 'right_censored'), 0)::BIGINT AS right_censored,
+        coalesce(sum(n) FILTER (status = 'both_censored'), 0)::BIGINT AS both_censored,
+        coalesce(sum(n) FILTER (status = 'across_gap'), 0)::BIGINT AS across_gap,
+        coalesce(sum(n) FILTER (status = 'never_scheduled'), 0)::BIGINT AS never_scheduled,
+        coalesce(sum(n) FILTER (status = 'invalid'), 0)::BIGINT AS invalid,
+        sum(sum_v) / nullif(sum(completed), 0) AS mean_s, min(min_v) AS min_s, max(max_v) AS max_s,
+        sum(under_5min) / nullif(sum(completed), 0) AS share_under_5min,
+        sum(under_30min) / nullif(sum(completed), 0) AS share_under_30min
+    FROM fine
+    -- the three groupings (all, by tier, by end reason)
     GROUP BY GROUPING SETS ((measure), (measure, priority_tier), (measure, end_reason))
 ),
--- The quantiles by a sort, not by quantile_cont (issue 13): quantile_cont keeps every value of a
--- group in an aggregate state that never spills, one state per quantile (8 x every completed value
--- x 3 groupings: out of memory at 29.4 M task events under 4GB); a sort spills to disk. Same
--- figures: quantile_cont's interpolation, the value at rank (n - 1) * q (0-based) between the
--- values at its floor and ceiling ranks, lo + (rank - floor) * (hi - lo).
+-- The exact quantiles without a sort of every value. quantile_cont keeps every value of a group in
+-- an aggregate state that never spills (out of memory at 29.4 M task events under 4GB); a sort of
+-- every completed value x 3 groupings spills but was most of this report's cost. Instead the counts
+-- per bin tell which bin holds each wanted rank and where in it, and only the values of those
+-- bins (a few per cent) are read again and ordered. Same figures as quantile_cont: the value at
+-- rank (n - 1) * q (0-based) between the values at its floor and ceiling ranks,
+-- lo + (rank - floor) * (hi - lo).
 groups AS (
-    -- a number per group: the sort below orders by (an integer, v), several times faster than by
-    -- the three text keys
-    SELECT measure, grouping, grp, completed, row_number() OVER () AS gid FROM summary WHERE completed > 0
+    -- a number per group, the key of everything below
+    SELECT measure, grouping, grp, completed, row_number() OVER (ORDER BY measure, grouping, grp) AS gid
+    FROM summary WHERE completed > 0
 ),
-vals AS (
-    SELECT g.gid, d.v
-    FROM (SELECT measure, 'all' AS grouping, 'all' AS grp, v FROM done WHERE v IS NOT NULL
-          UNION ALL SELECT measure, 'priority tier', priority_tier, v FROM done WHERE v IS NOT NULL
-          UNION ALL SELECT measure, 'end reason', end_reason, v FROM done WHERE v IS NOT NULL) AS d
-    JOIN groups AS g USING (measure, grouping, grp)
+bins AS (
+    -- each group's bins (a value counts in three groups: all, its tier, its end reason) and the
+    -- rank of the first value of each
+    SELECT gid, bin, n, sum(n) OVER (PARTITION BY gid ORDER BY bin ROWS UNBOUNDED PRECEDING) - n AS first_r
+    FROM (
+        SELECT g.gid, f.bin, sum(f.n) AS n
+        FROM fine AS f
+        JOIN groups AS g ON g.measure = f.measure
+            AND (g.grouping = 'all' OR (g.grouping = 'priority tier' AND g.grp = f.priority_tier)
+                 OR (g.grouping = 'end reason' AND g.grp = f.end_reason))
+        WHERE f.bin IS NOT NULL
+        GROUP BY g.gid, f.bin
+    )
 ),
-ranked AS (SELECT gid, v, row_number() OVER (PARTITION BY gid ORDER BY v) - 1 AS r FROM vals),
 levels AS (
     -- the 101 levels of meta.cdf (0, 0.01, ..., 1): the report's quantiles are among them
     SELECT gid, l.x, (completed - 1) * (l.x / 100) AS pos FROM groups, range(101) AS l(x)
 ),
+located AS (
+    -- each wanted rank (the floor and ceiling of every level's) in the last bin that starts at or
+    -- before it
+    SELECT gid, r, bin FROM (
+        SELECT gid, r, kind, max(bin) OVER (PARTITION BY gid ORDER BY r, kind ROWS UNBOUNDED PRECEDING) AS bin
+        FROM (SELECT gid, first_r AS r, 0 AS kind, bin FROM bins
+              UNION ALL
+              SELECT gid, r, 1, NULL FROM (SELECT gid, floor(pos)::BIGINT AS r FROM levels
+                                           UNION SELECT gid, ceil(pos)::BIGINT FROM levels))
+    )
+    WHERE kind = 1
+),
+hits AS (
+    SELECT g.gid, g.measure, g.grouping, g.grp, b.bin, b.first_r
+    FROM (SELECT DISTINCT gid, bin FROM located) AS l
+    JOIN bins AS b ON b.gid = l.gid AND b.bin = l.bin JOIN groups AS g ON g.gid = l.gid
+),
+ranked AS (
+    -- the values of the bins that hold a wanted rank, each distinct value with its first rank
+    SELECT gid, bin, v, n, first_r + sum(n) OVER (PARTITION BY gid, bin ORDER BY v ROWS UNBOUNDED PRECEDING) - n AS r_lo
+    FROM (
+        SELECT h.gid, h.bin, h.first_r, d.v, count(*) AS n
+        FROM done AS d
+        JOIN hits AS h ON h.bin = d.bin AND h.measure = d.measure
+            AND (h.grouping = 'all' OR (h.grouping = 'priority tier' AND h.grp = d.priority_tier)
+                 OR (h.grouping = 'end reason' AND h.grp = d.end_reason))
+        GROUP BY h.gid, h.bin, h.first_r, d.v
+    )
+),
 picked AS (
-    SELECT ranked.* FROM ranked
-    SEMI JOIN (SELECT gid, floor(pos)::BIGINT AS r FROM levels
-               UNION SELECT gid, ceil(pos)::BIGINT FROM levels) AS w USING (gid, r)
+    SELECT l.gid, l.r, k.v
+    FROM located AS l JOIN ranked AS k ON k.gid = l.gid AND k.bin = l.bin AND l.r >= k.r_lo AND l.r < k.r_lo + k.n
 ),
 cdf AS (
     SELECT g.measure, g.grouping, g.grp, list(lo.v + (l.pos - floor(l.pos)) * (hi.v - lo.v) ORDER BY l.x) AS c

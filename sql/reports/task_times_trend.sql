@@ -9,11 +9,11 @@
 -- plot: x=hours; y=scheduling_moving_avg_s,execution_moving_avg_s; kind=line; logy=true; title=Moving average of scheduling delay and execution time; xlabel=hours since the trace start; ylabel=seconds (log scale); xstep=bucket_s/3600
 WITH ep AS (
     -- each phase on its own interval: a wait observed whole counts although its run crosses a
-    -- missing part
+    -- missing part. The stored attempts before the clipping: no clipped column is read here.
     SELECT schedule_time, end_time,
            CASE WHEN NOT wait_spans_gap THEN wait_s END AS wait_s,
            CASE WHEN NOT run_spans_gap THEN run_s END AS run_s
-    FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    FROM derived.task_episode_core WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 placed AS (
     SELECT schedule_time // meta.time_units($trace, $bucket_s) AS bucket, wait_s AS sched, NULL::DOUBLE AS exec

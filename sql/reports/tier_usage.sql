@@ -9,9 +9,10 @@
 -- caveat: usage windows are observed by construction; allocation is each instance's last known request over its usage windows, not over its whole life
 -- plot: x=hour; y=cpu_used,memory_used; group=tier; kind=area; panels=cpu_,memory_; xstep=1; title=Usage by priority tier (stacked); xlabel=hours since the trace start; ylabel=mean normalised usage; xtime=hours
 WITH usage AS (
-    SELECT u.cell, u.job_id, u.task_index, meta.trace_hour($trace, u.start_time) AS hour, u.window_s, u.cpu, u.memory
-    FROM lifecycle.task_usage AS u
-    WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell) AND u.window_s IS NOT NULL
+    -- the windows summed per task and hour (derived.task_usage_hourly; windows of unknown length left out)
+    SELECT u.cell, u.job_id, u.task_index, u.hour, u.window_s, u.cpu_s, u.memory_s, u.windows
+    FROM derived.task_usage_hourly AS u
+    WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell)
 ),
 tasks AS (
     SELECT cell, job_id, task_index, priority_tier, cpu_request, memory_request
@@ -20,11 +21,11 @@ tasks AS (
 SELECT
     u.hour,
     coalesce(t.priority_tier, '(no task events)') AS tier,
-    round(sum(u.cpu * u.window_s) / 3600, 6) AS cpu_used,
-    round(sum(u.memory * u.window_s) / 3600, 6) AS memory_used,
+    round(sum(u.cpu_s) / 3600, 6) AS cpu_used,
+    round(sum(u.memory_s) / 3600, 6) AS memory_used,
     round(sum(t.cpu_request * u.window_s) / 3600, 6) AS cpu_allocated,
     round(sum(t.memory_request * u.window_s) / 3600, 6) AS memory_allocated,
-    count(*) AS windows
+    sum(u.windows)::BIGINT AS windows
 FROM usage AS u
 LEFT JOIN tasks AS t
     ON t.cell IS NOT DISTINCT FROM u.cell AND t.job_id = u.job_id AND t.task_index = u.task_index

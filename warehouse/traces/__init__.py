@@ -753,6 +753,7 @@ ADAPTERS: dict[str, tuple[tuple[str, str], ...]] = {
         ("machine_id", _I),
         ("start_time", _I),
         ("end_time", _I),
+        ("seq", _I),
         ("window_s", _D),
         ("cpu", _D),
         ("memory", _D),

@@ -1,0 +1,6 @@
+-- name: derived.event_counts
+-- description: lifecycle.event_counts of one trace, stored: the task events counted by cell and event type (real and synthesized), so counts by type read no event.
+-- grain: one row per (trace, cell, event_type_name)
+-- params: trace
+-- sort: cell, event_type_name
+SELECT * FROM lifecycle.event_counts WHERE trace = $trace

@@ -1,0 +1,408 @@
+"""The strict fast path (tracewh.fastpath) against the exact path: the same Parquet (files, types,
+rows in order, seq, day), the same meta.ingests, meta.tables and meta.rejects, on the real held-out
+parts, the bundled samples, synthetic traces and generated rows; a file with any line the exact
+path would reject or might read otherwise is refused whole and converted by the exact path.
+And the ingest's progress: input bytes reported while a file is read, adding up to the sizes."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import SAMPLE, SAMPLE_ALIBABA, task_row
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tracewh import fastpath, synth
+from tracewh import ingestion as ingest
+from tracewh.home import Home
+from tracewh.quoting import quote_literal
+
+REALDATA = Path("/work/shared/realdata/google2011")
+ID = re.compile(r"\d{8}T\d{6}-[0-9a-f]{6}")
+
+
+def state(home: Home, trace: str) -> dict:
+    """Everything an ingest leaves that a reader can see, with the ingest id taken out of names."""
+    con = duckdb.connect(str(home.catalog), read_only=True)
+    try:
+        out: dict = {}
+        tables = [
+            t
+            for (t,) in con.execute(
+                "SELECT table_name FROM meta.tables WHERE trace = $t ORDER BY 1", {"t": trace}
+            ).fetchall()
+        ]
+        for t in tables:
+            folder = home.root / "parquet" / trace / t
+            files = sorted(p for p in folder.resolve().rglob("*.parquet"))
+            listed = "[" + ", ".join(quote_literal(str(p)) for p in files) + "]"
+            src = f"read_parquet({listed}, hive_partitioning = true)"
+            out[t] = {
+                "files": [ID.sub("ID", str(p.relative_to(folder.resolve()))) for p in files],
+                "schema": con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall(),
+                "rows": con.execute(f"SELECT * FROM {src} ORDER BY seq").fetchall(),
+                "per_file": con.execute(
+                    f"SELECT regexp_replace(filename, '.*/', ''), count(*), min(seq), max(seq) "
+                    f"FROM read_parquet({listed}, filename = true) "
+                    "GROUP BY ALL ORDER BY 1"
+                ).fetchall(),
+                "view": con.execute(f"SELECT * FROM {trace}.{t} ORDER BY ALL").fetchall(),
+            }
+            out[t]["per_file"] = [(ID.sub("ID", f), *rest) for f, *rest in out[t]["per_file"]]
+        out["ingests"] = con.execute(
+            "SELECT table_name, cell, file, size_bytes, sha256, sha256_verified, rows_read, rows_written, "
+            "rows_rejected, duplicate_lines, mode, is_current FROM meta.ingests WHERE trace = $t "
+            "ORDER BY ALL",
+            {"t": trace},
+        ).fetchall()
+        # bytes differ: the fast path delta-codes times and seq (the values are the same)
+        out["tables"] = con.execute(
+            "SELECT * EXCLUDE (data_dir, updated, bytes) FROM meta.tables WHERE trace = $t ORDER BY ALL",
+            {"t": trace},
+        ).fetchall()
+        # the derived tables built from the new task events, through their views
+        for (name,) in con.execute(
+            "SELECT name FROM meta.derived WHERE trace = $t ORDER BY 1", {"t": trace}
+        ).fetchall():
+            out[f"derived.{name}"] = con.execute(f"SELECT * FROM derived.{name} ORDER BY ALL").fetchall()
+        out["rejects"] = con.execute(
+            "SELECT * EXCLUDE (ingest_id) FROM meta.rejects WHERE trace = $t ORDER BY ALL", {"t": trace}
+        ).fetchall()
+        return out
+    finally:
+        con.close()
+
+
+def both(tmp_path: Path, monkeypatch, trace: str, src: Path, **kw) -> tuple[list, dict, dict]:
+    """Ingest ``src`` into two homes, fast path first and exact path only; the fast run's files."""
+    states, fast_files = [], []
+    for mode in ("auto", "exact"):
+        monkeypatch.setenv(fastpath.MODE_VARIABLE, mode)
+        home = Home.resolve(tmp_path / f"home-{mode}")
+        result = ingest.ingest(home, trace, src, **kw)
+        states.append(state(home, trace))
+        if mode == "auto":
+            fast_files = result.files
+        else:
+            assert not any(f.fast for f in result.files)
+    return fast_files, states[0], states[1]
+
+
+@pytest.mark.skipif(not REALDATA.is_dir(), reason="the real held-out parts are not on this machine")
+def test_real_parts_take_the_fast_path_and_give_what_the_exact_path_gives(tmp_path, monkeypatch):
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", REALDATA)
+    assert [f.fast for f in files] == [True] * len(files) and files
+    assert fast == exact
+
+
+def test_the_samples_give_what_the_exact_path_gives(tmp_path, monkeypatch):
+    files, fast, exact = both(tmp_path / "g", monkeypatch, "google2011", SAMPLE)
+    assert all(f.fast for f in files)
+    assert fast == exact
+    files, fast, exact = both(tmp_path / "a", monkeypatch, "alibaba2018", SAMPLE_ALIBABA)
+    assert any(f.fast for f in files)
+    assert fast == exact
+
+
+@pytest.mark.parametrize(("trace", "kw"), [("google2011", {"parts": 3}), ("alibaba2018", {"form": "csv"})])
+def test_synthetic_traces_give_what_the_exact_path_gives(tmp_path, monkeypatch, trace, kw):
+    src = tmp_path / "src"
+    synth.synth(trace, src, scale=0.0002, workers=1, **kw)
+    files, fast, exact = both(tmp_path, monkeypatch, trace, src)
+    assert all(f.fast for f in files)
+    assert fast == exact
+
+
+def job_part(tmp_path: Path, lines: list[bytes], name: str = "part-00000-of-00001.csv.gz") -> Path:
+    src = tmp_path / "src"
+    (src / "job_events").mkdir(parents=True)
+    body = b"".join(lines)
+    path = src / "job_events" / name
+    path.write_bytes(gzip.compress(body) if name.endswith(".gz") else body)
+    return src
+
+
+GOOD = b"5000000,,42,0,u,1,n,l\n"
+# Each is refused by the fast path; the exact path rejects most, reads the others (a CRLF line end).
+ODD_LINES = [
+    b"5000001,,1.5,0,u,1,n,l\n",
+    b"5000001,,1e3,0,u,1,n,l\n",
+    b"5000001,,1_000,0,u,1,n,l\n",
+    b"5000001,,0x10,0,u,1,n,l\n",
+    b"5000001,,+8,0,u,1,n,l\n",
+    b"5000001,, 9,0,u,1,n,l\n",
+    b"5000001,,9 ,0,u,1,n,l\n",
+    b"5000001,,9,0,u,1.0,n,l\n",
+    b"-5000001,,9,0,u,1,n,l\n",
+    b"18446744073709551616,,9,0,u,1,n,l\n",
+    b"5000001,,9223372036854775808,0,u,1,n,l\n",
+    b"5000001,,9,2147483648,u,1,n,l\n",
+    b"5000001,,,0,u,1,n,l\n",
+    b",,9,0,u,1,n,l\n",
+    b"5000001,,9,0,u,1,n\n",
+    b"5000001,,9,0,u,1,n,l,x\n",
+    b"\n",
+    b"5000001,,9,0,u,1,n,l\r\n",
+    b"5000001,,9,0,u\r,1,n,l\n",
+    b"5000001,,9,0,u\x00,1,n,l\n",
+    b"5000001,,9,0,u\xff\xfe,1,n,l\n",
+]
+
+
+# a plain .csv goes to DuckDB directly unless it holds a CR: the line-end cases in both forms
+CASES = (
+    [(odd, ".csv.gz") for odd in ODD_LINES]
+    + [(odd, ".csv") for odd in ODD_LINES if b"\r" in odd]
+    + [(b"\n", ".csv"), (b"5000001,,1.5,0,u,1,n,l\n", ".csv")]
+)
+
+
+def test_files_with_one_odd_line_each_are_refused_and_give_what_the_exact_path_gives(tmp_path, monkeypatch):
+    # one ingest of every case (a part each) and a good part: each file is refused alone
+    src = tmp_path / "src"
+    (src / "job_events").mkdir(parents=True)
+    for i, (odd, suffix) in enumerate([*CASES, (GOOD, ".csv.gz")]):
+        body = GOOD + odd + GOOD.replace(b"42", b"43")
+        path = src / "job_events" / f"part-{i:05d}-of-00500{suffix}"
+        path.write_bytes(gzip.compress(body) if suffix.endswith(".gz") else body)
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", src)
+    assert [f.name for f in files if f.fast] == [f"part-{len(CASES):05d}-of-00500.csv.gz"]
+    assert len(files) == len(CASES) + 1
+    assert fast == exact
+    assert len(fast["rejects"]) >= len(ODD_LINES) - 2  # a CRLF line and a blank line are no rejects
+
+
+TASK_ODD = [
+    task_row(700, 1, 0, 0, diff="2"),
+    task_row(700, 1, 0, 0, diff="yes"),
+    task_row(700, 1, 0, 0, cpu="NaN"),
+    task_row(700, 1, 0, 0, cpu="inf"),
+    task_row(700, 1, 0, 0, cpu="1e400"),
+    task_row(700, 1, 0, 0, cpu="1."),
+    task_row(700, 1, 0, 0, cpu=".5"),
+    task_row(700, 1, 0, 0, cpu="+0.5"),
+    task_row(700, 1, 0, 0, cpu=" 0.5"),
+    "\ufeff" + task_row(700, 1, 0, 0),
+]
+
+
+def test_task_parts_with_an_odd_float_or_boolean_are_refused_and_give_what_the_exact_path_gives(
+    tmp_path, monkeypatch
+):
+    src = tmp_path / "src" / "task_events"
+    src.mkdir(parents=True)
+    for i, odd in enumerate(TASK_ODD):
+        lines = [odd, task_row(800, 1, 1, 0)] if odd.startswith("\ufeff") else [task_row(600, 1, 0, 0), odd]
+        part = src / f"part-{i + 3:05d}-of-00500.csv.gz"
+        part.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", src.parent)
+    assert len(files) == len(TASK_ODD) and not any(f.fast for f in files)
+    assert fast == exact
+
+
+def test_a_damaged_gzip_is_refused_and_fails_as_on_the_exact_path(tmp_path, monkeypatch):
+    src = job_part(tmp_path, [GOOD] * 5000)
+    part = next((src / "job_events").iterdir())
+    data = bytearray(part.read_bytes())
+    data[-6] ^= 0xFF  # the CRC-32 in the trailer
+    part.write_bytes(bytes(data))
+    errors = []
+    for mode in ("auto", "exact"):
+        monkeypatch.setenv(fastpath.MODE_VARIABLE, mode)
+        with pytest.raises(ingest.InputError) as e:
+            ingest.ingest(Home.resolve(tmp_path / f"home-{mode}"), "google2011", src)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and "damaged" in errors[0]
+
+
+# Values in the spellings the fast path takes, at their edges: the exact path must read them alike.
+# times: in the window, or at and over 2^63-1 (clamped); a time in the window beyond year 9999
+# makes the ingest's meta.tables timestamp overflow on either path (a separate defect)
+unsigned = st.one_of(st.integers(0, 2**44), st.sampled_from([0, 2**63 - 1, 2**63, 2**64 - 1]))
+signed = st.integers(-(2**63), 2**63 - 1)
+int32 = st.integers(-(2**31), 2**31 - 1)
+floats = st.floats(min_value=-1e300, max_value=1e300, width=64)  # printed short, still finite
+text = st.text(
+    alphabet=st.characters(blacklist_characters=",\n\r\x00", blacklist_categories=("Cs",)), max_size=12
+)
+
+
+def float_text(draw, x: float) -> str:
+    form = draw(st.sampled_from(["repr", "g", "e", "fixed", "zeros"]))
+    s = {"repr": repr(x), "g": f"{x:.6g}", "e": f"{x:.3e}", "fixed": f"{x:.12f}", "zeros": f"{x:.17g}"}[form]
+    return s.replace("e+", "e")  # the fast path's exponent has no plus sign
+
+
+@st.composite
+def task_lines(draw) -> list[str]:
+    lines = []
+    for _ in range(draw(st.integers(1, 30))):
+        opt = lambda s: draw(st.one_of(st.just(""), s.map(str)))  # noqa: E731
+        fl = lambda: draw(st.one_of(st.just(""), floats.map(lambda x: float_text(draw, x))))  # noqa: E731
+        values = [
+            str(draw(unsigned)),
+            opt(int32),
+            str(draw(signed)),
+            str(draw(signed)),
+            opt(signed),
+            str(draw(int32)),
+            draw(text),
+            opt(int32),
+            str(draw(int32)),
+            fl(),
+            fl(),
+            fl(),
+            draw(st.sampled_from(["", "0", "1", "true", "false"])),
+        ]
+        lines.append(",".join(values))
+    return lines
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(task_lines(), min_size=1, max_size=3))
+def test_any_rows_in_the_fast_spellings_give_what_the_exact_path_gives(monkeypatch, parts):
+    # several parts per example: one ingest (and one derived build) each way covers them all
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src" / "task_events"
+        src.mkdir(parents=True)
+        for i, lines in enumerate(parts):
+            body = ("\n".join(lines) + "\n").encode()
+            (src / f"part-{i + 7:05d}-of-00500.csv.gz").write_bytes(gzip.compress(body))
+        files, fast, exact = both(Path(tmp), monkeypatch, "google2011", src.parent)
+        assert len(files) == len(parts) and all(f.fast for f in files)
+        assert fast == exact
+
+
+# ---- progress
+
+
+class Recorder(ingest.Progress):
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def begin(self, files: int, total_bytes: int) -> None:
+        self.events.append(("begin", total_bytes))
+
+    def phase(self, text: str) -> None:
+        self.events.append(("phase", text))
+
+    def advance(self, nbytes: int) -> None:
+        self.events.append(("advance", nbytes))
+
+    def file_done(self, result: ingest.FileResult) -> None:
+        self.events.append(("file_done", result.name))
+
+    def names(self) -> list[str]:
+        return [e[1] for e in self.events if e[0] == "phase"]
+
+    def within(self, name: str) -> list[tuple]:
+        """The events after the (first) start of a phase, up to the next phase."""
+        at = self.events.index(("phase", name))
+        end = next((i for i in range(at + 1, len(self.events)) if self.events[i][0] == "phase"), None)
+        return self.events[at + 1 : end]
+
+
+def big_task_part(folder: Path) -> Path:
+    """A task_events part shaped as the real ones, several MB of gzip (random user names compress
+    poorly), read in 1 MB chunks."""
+    lines = [task_row(600 + i, i // 7, i % 7, 0, user=os.urandom(24).hex()) for i in range(100_000)]
+    big = folder / "part-00001-of-00500.csv.gz"
+    big.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode(), compresslevel=1))
+    assert big.stat().st_size > 3 << 20
+    return big
+
+
+@pytest.mark.usefixtures("ingest_path")
+def test_progress_counts_input_bytes_while_a_large_file_is_read_and_ends_at_the_sizes(tmp_path):
+    src = tmp_path / "src" / "task_events"
+    src.mkdir(parents=True)
+    big = big_task_part(src)
+    small = src / "part-00002-of-00500.csv.gz"
+    small.write_bytes(gzip.compress((task_row(90_000_000, 1, 0, 0) + "\n").encode()))
+    sizes = big.stat().st_size + small.stat().st_size
+    rec = Recorder()
+    result = ingest.ingest(Home.resolve(tmp_path / "home"), "google2011", src.parent, progress=rec, workers=1)
+    # task_events feed the derived tables, built inside the commit (which resumes after them)
+    assert rec.names() == [
+        "hashing",
+        "converting",
+        "compacting",
+        "counting",
+        "committing",
+        "deriving",
+        "committing",
+    ]
+    for name in ("hashing", "converting"):
+        events = rec.within(name)
+        assert events[0] == ("begin", sizes)
+        assert sum(n for kind, n in events if kind == "advance") == sizes
+    converting = rec.within("converting")
+    first_done = next(i for i, e in enumerate(converting) if e[0] == "file_done")
+    # the large file is converted first (one worker, in order): its bytes move before it ends
+    assert converting[first_done] == ("file_done", big.name)
+    assert sum(1 for kind, _ in converting[:first_done] if kind == "advance") >= 3
+    # the result times each phase once, in the order of ingest.PHASES
+    assert [p.name for p in result.phases] == list(ingest.PHASES)
+    assert all(p.seconds >= 0 and p.cpu_seconds >= 0 for p in result.phases)
+    assert sum(p.seconds for p in result.phases) <= result.seconds
+
+
+def test_progress_of_an_archive_moves_with_its_compressed_bytes(tmp_path):
+    # an Alibaba table as published: one CSV member in a .tar.gz (the exact path streams it);
+    # random machine names compress poorly: an archive of several MB
+    lines = [f"m_{os.urandom(32).hex()},{i * 10},219,17,96,100,USING" for i in range(80_000)]
+    text = ("\n".join(lines) + "\n").encode()
+    src = tmp_path / "src"
+    src.mkdir()
+    archive = src / "machine_meta.tar.gz"
+    with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
+        info = tarfile.TarInfo("machine_meta.csv")
+        info.size = len(text)
+        tar.addfile(info, io.BytesIO(text))
+    assert archive.stat().st_size > 3 << 20
+    rec = Recorder()
+    result = ingest.ingest(Home.resolve(tmp_path / "home"), "alibaba2018", src, progress=rec, verify=False)
+    assert [f.rows_written for f in result.files] == [len(lines)]
+    converting = rec.within("converting")
+    assert converting[0] == ("begin", archive.stat().st_size)
+    assert sum(n for kind, n in converting if kind == "advance") == archive.stat().st_size
+    done = converting.index(("file_done", archive.name))
+    assert sum(1 for kind, _ in converting[:done] if kind == "advance") >= 3
+
+
+def test_an_ingest_of_a_table_that_feeds_no_derived_table_has_no_deriving_phase(tmp_path):
+    rec = Recorder()
+    result = ingest.ingest(
+        Home.resolve(tmp_path / "home"), "google2011", SAMPLE, tables=["job_events"], progress=rec
+    )
+    assert rec.names() == ["hashing", "converting", "compacting", "counting", "committing"]
+    assert [p.name for p in result.phases] == rec.names()
+
+
+def test_a_forced_exact_path_is_named_and_an_unknown_one_is_a_usage_error(monkeypatch, tmp_path):
+    monkeypatch.setenv(fastpath.MODE_VARIABLE, "fastest")
+    with pytest.raises(ingest.UsageError, match=fastpath.MODE_VARIABLE):
+        ingest.ingest(Home.resolve(tmp_path / "home"), "google2011", SAMPLE)
+
+
+def test_the_fast_path_does_not_import_pandas(tmp_path):
+    # pyarrow imports pandas for pa.array(), pa.scalar() and Python numbers in its compute
+    # functions: ~0.5 CPU s of every ingest, which the exact path does not pay
+    code = (
+        "import sys, tracewh\n"
+        f"r = tracewh.ingest('google2011', {str(SAMPLE)!r}, home={str(tmp_path / 'home')!r})\n"
+        "assert r.files and all(f.fast for f in r.files), r.files\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "False"

@@ -1,0 +1,365 @@
+"""The strict fast path of a CSV ingest: one file converted by pyarrow in one streaming pass, or
+refused as a whole, and then converted by the exact path (ingestion's DuckDB COPY with its
+checks), which records every reject with its line.
+
+Strict by construction: the file is accepted only when every line is exactly valid in a narrow
+spelling of its values, one the exact path reads to the same value:
+
+- integers are digits (a minus sign only where the exact path allows one), cast without rounding
+  and refused on overflow; DuckDB's own cast would also take ``1.5``, ``1e3``, ``1_000``,
+  ``0x10``, ``+8`` and `` 9`` (duckdb issue #25824), which is why the exact path checks them too;
+- floats are ``-?digits[.digits][e[-]digits]`` and finite; booleans are ``0``, ``1``, ``true``,
+  ``false``; text is valid UTF-8 kept as it is; an empty field is NULL, and refused where the
+  column is mandatory;
+- a line has exactly the table's columns; a blank line, a carriage return, a NUL byte, a byte
+  order mark, a damaged or truncated gzip stream are refused (the exact path handles them).
+
+Anything else raises ``Refused``; the caller deletes what was written and runs the exact path on
+the file. The Parquet written is the exact path's: the same columns, types, rows in source order,
+``seq`` (part order * 2^32 + line), times clamped to the trace's largest (TraceSpec.max_time), and
+for a day-partitioned table
+one ``day=<d>/<stem>_0.parquet`` per day the file touches (a part inside one day is one file).
+
+Why pyarrow and not DuckDB: DuckDB's CSV reader has no strict integer option, so the exact path
+reads integers as text and checks them in SQL (measured in bench/RESULTS.md, "Ingest: the strict
+fast path"); and pyarrow's streaming reader takes a Python stream, through which the bytes
+consumed are reported as they are read and every gzip member's CRC-32 is checked in the same
+inflate. ``TRACEWH_INGEST_PATH=exact`` turns the fast path off (tests run both paths).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from tracewh import readers
+from tracewh.traces import SEQ_FILE_SHIFT, Column, Table, TraceSpec
+
+if TYPE_CHECKING:
+    from tracewh.ingestion import FileResult
+
+MODE_VARIABLE = "TRACEWH_INGEST_PATH"
+MODES = ("auto", "exact")
+# As DuckDB's COPY writes them (its defaults): row groups of 122,880 rows, zstd level 3.
+ROW_GROUP = 122_880
+ZSTD_LEVEL = 3
+BLOCK = 1 << 22  # CSV bytes parsed per batch
+READ_CHUNK = 1 << 20  # file bytes read (and reported) at a time
+
+_ARROW = {
+    "TINYINT": pa.int8(),
+    "SMALLINT": pa.int16(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "UBIGINT": pa.uint64(),
+    "DOUBLE": pa.float64(),
+    "FLOAT": pa.float32(),
+    "REAL": pa.float32(),
+    "BOOLEAN": pa.bool_(),
+    "VARCHAR": pa.string(),
+}
+_FLOAT = r"^-?[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$"
+_BOOLEAN = "^(0|1|true|false)$"
+_TRUE = "^(1|true)$"
+_NUMPY = {pa.int64(): np.int64, pa.uint64(): np.uint64, pa.int32(): np.int32, pa.int16(): np.int16}
+
+
+class Refused(Exception):
+    """The file is not exactly valid in the fast path's spellings: the exact path converts it."""
+
+
+def mode() -> str:
+    """``auto`` (the fast path, falling back per file) or ``exact`` (the exact path only)."""
+    value = os.environ.get(MODE_VARIABLE, "auto").strip().lower() or "auto"
+    if value not in MODES:
+        from tracewh.errors import UsageError
+
+        raise UsageError(f"{MODE_VARIABLE}={value!r}: expected one of {', '.join(MODES)}")
+    return value
+
+
+def takes(trace: TraceSpec, table: Table, name: str) -> bool:
+    """Whether the fast path tries this file: a plain or gzip'd CSV of a table whose column types
+    it knows. Archives (``.tar.gz``) stay with the exact path, which owns their member rules."""
+    return (
+        trace.reader == "csv"
+        and name.endswith((".csv", ".csv.gz"))
+        and all((c.read_type or c.type).upper() in _ARROW and c.type.upper() in _ARROW for c in table.columns)
+        and mode() == "auto"
+    )
+
+
+def convert(
+    trace: TraceSpec,
+    table: Table,
+    r: FileResult,
+    out: Path,
+    stem: str,
+    order: int,
+    on_bytes: Callable[[int], None],
+) -> bool:
+    """Convert ``r`` into ``out``; True when done (``r.rows_written`` set, no rejects), False when
+    refused (nothing of it left in ``out``)."""
+    written: list[Path] = []
+    try:
+        # a plain file's lines were counted while it was hashed; a gzip's are counted as it inflates
+        with _Stream(r.path, on_bytes, counted=r.text is None) as stream:
+            r.rows_written = _write(trace, table, stream, out, stem, order, written)
+        count = stream.count or r.text
+    except (Refused, pa.ArrowException, ValueError, OSError):
+        for path in written:
+            path.unlink(missing_ok=True)
+            if path.parent != out:
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()  # a day folder this file alone made
+        r.rows_written = 0
+        return False
+    r.rejects = []
+    r.duplicate_lines = count.duplicates if count is not None else None
+    return True
+
+
+def _write(
+    trace: TraceSpec,
+    table: Table,
+    stream: _Stream,
+    out: Path,
+    stem: str,
+    order: int,
+    written: list[Path],
+) -> int:
+    names = table.column_names
+    reader = pacsv.open_csv(
+        stream,
+        read_options=pacsv.ReadOptions(column_names=names, block_size=BLOCK, use_threads=False),
+        parse_options=pacsv.ParseOptions(
+            delimiter=",",
+            quote_char=False,
+            double_quote=False,
+            escape_char=False,
+            newlines_in_values=False,
+            ignore_empty_lines=False,  # a blank line: a 1-column row, refused
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types={n: pa.string() for n in names},
+            null_values=[""],
+            strings_can_be_null=True,
+            check_utf8=True,
+        ),
+    )
+    schema = pa.schema([(c.name, _ARROW[c.type.upper()]) for c in table.columns] + [("seq", pa.int64())])
+    # Times and seq rise through a part: delta-coded they take a third of DuckDB's plain pages
+    # (the whole Parquet ~0.8x the exact path's on a real task_events part).
+    delta = [c.name for c in table.columns if c.is_time] + ["seq"]
+    sink = _Sink(out, stem, schema, written, delta, partitioned=table.partition_time is not None)
+    try:
+        line = _rows(trace, table, reader, sink, order)
+    finally:
+        sink.close()
+    return line
+
+
+def _rows(trace: TraceSpec, table: Table, reader: pacsv.CSVStreamingReader, sink: _Sink, order: int) -> int:
+    names = table.column_names
+    schema = sink.schema
+    line = 0
+    base = order * SEQ_FILE_SHIFT
+    for batch in reader:
+        n = batch.num_rows
+        if not n:
+            continue
+        arrays = [_typed(trace, c, batch.column(i)) for i, c in enumerate(table.columns)]
+        arrays.append(_ints(np.arange(base + line + 1, base + line + n + 1, dtype=np.int64), pa.int64()))
+        line += n
+        typed = pa.RecordBatch.from_arrays(arrays, schema=schema)
+        if table.partition_time is None:
+            sink.add(None, typed)
+            continue
+        days = _days(typed.column(names.index(table.partition_time)), trace.units_per_day)
+        if days.null_count:
+            raise Refused("an empty partition time")
+        lo, hi = pc.min_max(days).values()
+        if lo.as_py() == hi.as_py():
+            sink.add(lo.as_py(), typed)
+        else:  # the part crosses midnight: its rows go to each day's file, still in source order
+            for day in pc.unique(days).to_pylist():
+                sink.add(day, typed.filter(pc.equal(days, _constant(day, days.type))))
+    sink.flush()
+    return line
+
+
+def _days(times: pa.Array, units_per_day: int) -> pa.Array:
+    """The day of each time as DuckDB's integer ``//`` gives it (readers.select_list): both round
+    towards zero, also for a negative time (TraceSpec.negative_times: -1 is day 0)."""
+    return pc.divide(times, _constant(units_per_day, times.type))
+
+
+def _ints(values: np.ndarray, type_: pa.DataType) -> pa.Array:
+    """An Arrow array of a NumPy array's integers, made from its buffer: pa.array() and pa.scalar()
+    (also a Python number given to a pyarrow.compute function) import pandas to check for its
+    types, ~0.5 CPU s that the exact path does not pay (bench/RESULTS.md)."""
+    return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(values)])
+
+
+def _constant(value: int, type_: pa.DataType) -> pa.Scalar:
+    """An integer scalar of ``type_``, made as _ints makes arrays (no pandas)."""
+    return _ints(np.array([value], dtype=_NUMPY[type_]), type_)[0]
+
+
+def _typed(trace: TraceSpec, c: Column, raw: pa.Array) -> pa.Array:
+    """The column as the exact path stores it, or Refused where it would reject or might differ."""
+    if c.mandatory and raw.null_count:
+        raise Refused(f"{c.name}: empty")
+    read = (c.read_type or c.type).upper()
+    if readers.int_type(c):
+        digits = readers.digits_pattern(c, trace.negative_times)
+        if not _all(pc.match_substring_regex(raw, f"^{digits}$")):
+            raise Refused(f"{c.name}: not an integer")
+        value = pc.cast(raw, _ARROW[read])  # safe: an overflow raises
+        if c.is_time and trace.max_time is not None:
+            # as readers.select_list: a time past the trace's largest is the largest
+            top = _constant(trace.max_time, value.type)
+            value = pc.if_else(pc.greater_equal(value, top), top, value)
+        return pc.cast(value, _ARROW[c.type.upper()])
+    if read in ("DOUBLE", "FLOAT", "REAL"):
+        if not _all(pc.match_substring_regex(raw, _FLOAT)):
+            raise Refused(f"{c.name}: not a plain number")
+        value = pc.cast(raw, _ARROW[read])
+        if not _all(pc.is_finite(value)):
+            raise Refused(f"{c.name}: not finite")
+        return value
+    if read == "BOOLEAN":
+        if not _all(pc.match_substring_regex(raw, _BOOLEAN)):
+            raise Refused(f"{c.name}: not a boolean")
+        return pc.match_substring_regex(raw, _TRUE)  # an empty field stays NULL
+    return raw
+
+
+def _all(mask: pa.Array) -> bool:
+    return bool(pc.all(mask, skip_nulls=True).as_py() is not False)
+
+
+class _Sink:
+    """Parquet files of one source file: one per day (or one in all), rows buffered into row
+    groups of ROW_GROUP rows as DuckDB's COPY writes them."""
+
+    def __init__(
+        self,
+        out: Path,
+        stem: str,
+        schema: pa.Schema,
+        written: list[Path],
+        delta: list[str],
+        *,
+        partitioned: bool,
+    ):
+        self.out, self.stem, self.schema, self.written, self.delta = out, stem, schema, written, delta
+        self.partitioned = partitioned
+        self.writers: dict[int | None, pq.ParquetWriter] = {}
+        self.pending: dict[int | None, list[pa.RecordBatch]] = {}
+
+    def add(self, day: int | None, batch: pa.RecordBatch) -> None:
+        pending = self.pending.setdefault(day, [])
+        pending.append(batch)
+        if sum(b.num_rows for b in pending) >= ROW_GROUP:
+            whole = pa.Table.from_batches(pending, self.schema)
+            full = whole.num_rows - whole.num_rows % ROW_GROUP
+            self._writer(day).write_table(whole.slice(0, full), row_group_size=ROW_GROUP)
+            rest = whole.slice(full).combine_chunks()
+            self.pending[day] = rest.to_batches() if rest.num_rows else []
+
+    def flush(self) -> None:
+        for day, pending in self.pending.items():
+            if pending:
+                self._writer(day).write_table(pa.Table.from_batches(pending, self.schema))
+        self.pending.clear()
+
+    def close(self) -> None:
+        for w in self.writers.values():
+            w.close()
+
+    def _writer(self, day: int | None) -> pq.ParquetWriter:
+        if day not in self.writers:
+            if self.partitioned:
+                folder = self.out / f"day={day}"
+                path = folder / f"{self.stem}_0.parquet"
+            else:
+                folder, path = self.out, self.out / f"{self.stem}.parquet"
+            folder.mkdir(parents=True, exist_ok=True)
+            self.written.append(path)
+            self.writers[day] = pq.ParquetWriter(
+                path,
+                self.schema,
+                compression="zstd",
+                compression_level=ZSTD_LEVEL,
+                use_dictionary=[n for n in self.schema.names if n not in self.delta],
+                column_encoding=dict.fromkeys(self.delta, "DELTA_BINARY_PACKED"),
+            )
+        return self.writers[day]
+
+
+class _Stream(io.RawIOBase):
+    """The file's CSV text for pyarrow: a ``.csv.gz`` inflated here with every member's CRC-32
+    and length checked (readers.GzipCheck); each chunk of the file reported as it is read; its
+    lines and duplicate lines counted (``counted``: readers.LineCount, as the exact path counts
+    them); Refused on a carriage return, a NUL byte, a byte order mark or a damaged stream."""
+
+    def __init__(self, path: Path, on_bytes: Callable[[int], None], *, counted: bool) -> None:
+        super().__init__()
+        self.fh = open(path, "rb")  # noqa: SIM115 (closed in close())
+        self.gz = readers.GzipCheck() if path.name.endswith(".gz") else None
+        self.on_bytes = on_bytes
+        self.count = readers.LineCount() if counted else None
+        self.buf = memoryview(b"")
+        self.head = b""  # the first bytes of the text, until there are three (a byte order mark)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self.buf:
+            if not self._refill():
+                return 0
+        n = min(len(b), len(self.buf))
+        b[:n] = self.buf[:n]
+        self.buf = self.buf[n:]
+        return n
+
+    def _refill(self) -> bool:
+        chunk = self.fh.read(READ_CHUNK)
+        if not chunk:
+            if self.gz is not None:
+                self.gz.finish()
+                if self.gz.damage:
+                    raise Refused(self.gz.damage)
+            return False
+        self.on_bytes(len(chunk))
+        data = chunk
+        if self.gz is not None:
+            data = b"".join(self.gz.inflate(chunk))
+            if self.gz.damage:
+                raise Refused(self.gz.damage)
+        if b"\r" in data or b"\x00" in data:
+            raise Refused("a carriage return or a NUL byte")
+        if len(self.head) < 3:
+            self.head = (self.head + data[:3])[:3]
+            if self.head == b"\xef\xbb\xbf":
+                raise Refused("a byte order mark")
+        if self.count is not None:
+            self.count.feed(data)
+        self.buf = memoryview(data)
+        return True
+
+    def close(self) -> None:
+        self.fh.close()
+        super().close()
