@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import REPO
+from conftest import REPO, SAMPLE_ALIBABA
 
 from tracewh import download as dl
 from tracewh import ingestion as ingest
@@ -142,6 +142,29 @@ def test_bad_fields_are_rejects_and_a_missing_instance_id_is_not(tmp_path):
     got = _q(home, "SELECT table_name, column_name, error_type FROM meta.rejects ORDER BY table_name")
     assert got == [("batch_task", "task_id", "CAST"), ("server_usage", "cpu_util", "EMPTY MANDATORY")]
     assert _q(home, "SELECT count(*) FROM alibaba2017.batch_instance") == [(27,)]
+
+
+def test_its_archive_takes_the_exact_path_and_no_derived_table_is_built_for_it(tmp_path):
+    # the fast path takes plain and gzip'd CSV parts, not an archive's members; the derived layer
+    # is built from the life-cycle inputs, which this trace does not provide: ingesting it beside
+    # alibaba2018 (whose parts do take the fast path, and whose DAG walk is stored) leaves that
+    # trace's derived rows as they were and adds none
+    home = Home.resolve(tmp_path / "home")
+    before = ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA)
+    assert any(f.fast for f in before.files)
+    derived = "SELECT trace, name, data_dir FROM meta.derived ORDER BY ALL"
+    stored = _q(home, derived)
+    assert {t for t, *_ in stored} == {"alibaba2018"}
+    result = ingest.ingest(home, "alibaba2017", SAMPLE)
+    assert sorted(f.table for f in result.files) == sorted(get_trace("alibaba2017").tables)
+    assert not any(f.fast for f in result.files)
+    assert _q(home, derived) == stored
+    lines = _members()["batch_instance.csv"].count(b"\n")
+    assert _q(home, "SELECT count(*) FROM alibaba2017.batch_instance") == [(lines,)]
+    both = reports.get("ali-hierarchy").traces
+    assert {"alibaba2018", "alibaba2017"} <= set(both)
+    for trace in ("alibaba2018", "alibaba2017"):
+        assert reports.run(home, "ali-hierarchy", trace=trace).rows
 
 
 def test_a_missing_member_is_named(tmp_path):
