@@ -198,10 +198,13 @@ def print_summary(result: IngestResult) -> None:
     """The end-of-ingest table on stderr: per table files, rows read/written/rejected."""
     from tracewh.ingestion import summarize
 
-    t = Table(
-        title=f"{result.trace}: ingest {result.ingest_id} ({result.mode}) in {result.seconds:.1f} s",
-        title_justify="left",
-    )
+    title = f"{result.trace}: ingest {result.ingest_id} ({result.mode}) in {result.seconds:.1f} s"
+    if not result.committed:
+        title = (
+            f"{result.trace}: nothing to ingest, every part is unchanged "
+            f"(checked in {result.seconds:.1f} s); the warehouse is as it was"
+        )
+    t = Table(title=title, title_justify="left")
     for col in (
         "table",
         "files",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import hashlib
 import os
 import shutil
 import time
@@ -150,8 +151,20 @@ def connect(
     return con
 
 
+# An empty catalog (every view, macro and code table, no data) made by this process, by the
+# views_key it was built from: a new home's catalog is a copy of it, its home set, instead of
+# building every view again (~1 CPU s a home; the test suite makes hundreds). Nothing in an empty
+# catalog names a path: its raw views are typed empty relations, its derived views name no file.
+_EMPTY: dict[str, bytes] = {}
+
+
 def _create(home: Home, path: Path) -> None:
-    """A new catalog file, written in STORAGE_VERSION so older DuckDB shells open it."""
+    """A new catalog file, written in STORAGE_VERSION so older DuckDB shells open it. Its home is
+    set by the caller (``staged``), in the transaction it opens next."""
+    key = views_key()
+    if key in _EMPTY:
+        path.write_bytes(_EMPTY[key])
+        return
     con = duckdb.connect()
     try:
         con.execute(f"ATTACH {quote_literal(path)} AS cat (STORAGE_VERSION {quote_literal(STORAGE_VERSION)})")
@@ -159,10 +172,13 @@ def _create(home: Home, path: Path) -> None:
         con.execute("BEGIN")
         rebuild(con, home)
         con.execute("COMMIT")
+        con.execute("CHECKPOINT")
         con.execute("USE memory")
         con.execute("DETACH cat")
     finally:
         con.close()
+    _EMPTY.clear()  # one template: the key changes only when a test swaps the SQL or a trace
+    _EMPTY[key] = path.read_bytes()
 
 
 class Stage:
@@ -186,7 +202,8 @@ def staged(home: Home, tag: str) -> Iterator[Stage]:
     _remove_db(stage.path)
     try:
         try:
-            if home.catalog.exists():
+            new = not home.catalog.exists()
+            if not new:
                 _settle(home)
                 shutil.copyfile(home.catalog, stage.path)
             else:
@@ -197,6 +214,8 @@ def staged(home: Home, tag: str) -> Iterator[Stage]:
         stage.con = con
         try:
             con.execute("BEGIN")
+            if new:
+                _record_build(con, home, views_key())
             signals.pause_point("staged catalog")
             yield stage
             con.execute("COMMIT")
@@ -238,10 +257,11 @@ def _settle(home: Home) -> None:
         connect(home, read_only=False).close()  # replays and checkpoints the log
 
 
-def publish(home: Home, stage: Stage) -> None:
+def publish(home: Home, stage: Stage, named: dict[tuple[str, str], str] | None = None) -> None:
     """The commit point: rename the staged catalog over the live one, keeping the old one retired.
-    Call with interrupts deferred (``signals.deferred``)."""
-    old = kept_dirs(home.catalog) if home.catalog.exists() else {}
+    Call with interrupts deferred (``signals.deferred``). ``named``: the live catalog's kept_dirs
+    when the writer read them under its lock (the live catalog cannot change while it holds it)."""
+    old = named if named is not None else kept_dirs(home.catalog) if home.catalog.exists() else {}
     if home.catalog.exists():
         retired = home.retired / f"{time.time_ns()}-{stage.tag}"
         home.retired.mkdir(exist_ok=True)
@@ -295,6 +315,15 @@ def table_dirs(named: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
 def _named_dirs(path: Path, derived_too: bool) -> dict[tuple[str, str], str]:
     con = open_file(path)
     try:
+        return named_dirs(con, derived_too)
+    finally:
+        con.close()
+
+
+def named_dirs(con: duckdb.DuckDBPyConnection, derived_too: bool = True) -> dict[tuple[str, str], str]:
+    """``kept_dirs`` (``live_dirs`` without ``derived_too``) of a catalog already open: the live
+    one a writer has just opened, or its staged catalog before the commit."""
+    try:
         rows = con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
         if derived_too and derived.recorded(con):  # not in a catalog from before the layer
             rows += con.execute(
@@ -302,8 +331,6 @@ def _named_dirs(path: Path, derived_too: bool) -> dict[tuple[str, str], str]:
             ).fetchall()
     except duckdb.CatalogException:
         rows = []
-    finally:
-        con.close()
     return {(t, n): d for t, n, d in rows}
 
 
@@ -427,6 +454,7 @@ def link_problems(home: Home) -> list[tuple[str, str, str]]:
 
 def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     """Create or replace every schema, code table, macro and view. Runs inside the caller's transaction."""
+    key = views_key()
     # The part-number rule of every trace, before the meta views over it (sql/meta/10_parts.sql).
     con.execute(meta_sql())
     for f in sqlfiles.folder("meta"):
@@ -438,15 +466,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(trace_name)}")
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(raw_schema(trace_name))}")
         for table in trace.tables.values():
-            data_dir = live.get((trace_name, table.name))
-            try:
-                con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
-            except duckdb.Error as e:
-                raise CatalogError(
-                    f"{trace_name}.{table.name}: its Parquet was written in a layout this tracewh "
-                    f"cannot read ({str(e).splitlines()[0]}); ingest its raw files again into a new "
-                    "home (tracewh ingest TRACE SOURCE --home NEW)"
-                ) from e
+            _raw_view(con, home, trace_name, table, live.get((trace_name, table.name)))
         con.execute(prelude_sql(trace))
         for f in sqlfiles.folder(trace.sql_folder):
             _run_sql_file(con, f)
@@ -461,11 +481,97 @@ def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         for f in sqlfiles.folder(folder):
             _run_sql_file(con, f)
     derived.create_views(con, home)
+    _record_build(con, home, key)
+
+
+# meta.catalog's key for what the views were built from (views_key); with 'home', what refresh checks.
+BUILT_FROM = "views_built_from"
+
+
+def _record_build(con: duckdb.DuckDBPyConnection, home: Home, key: str) -> None:
     con.execute(
         "INSERT OR REPLACE INTO meta.catalog VALUES ('home', $home), ('tracewh_version', $v), "
-        "('storage_version', $sv), ('catalog_format', $f)",
-        {"home": str(home.root), "v": __version__, "sv": STORAGE_VERSION, "f": str(CATALOG_FORMAT)},
+        "('storage_version', $sv), ('catalog_format', $f), ($b, $key)",
+        {
+            "home": str(home.root),
+            "v": __version__,
+            "sv": STORAGE_VERSION,
+            "f": str(CATALOG_FORMAT),
+            "b": BUILT_FROM,
+            "key": key,
+        },
     )
+
+
+def views_key() -> str:
+    """A digest of everything rebuild makes the views, macros and code tables from, but for what
+    the meta tables record (the live generations): the shipped SQL, the trace specs, the code
+    version and formats. Computed afresh each time (a few ms): a test may swap a folder or a trace."""
+    h = hashlib.sha256()
+
+    def add(text: str) -> None:
+        h.update(text.encode())
+        h.update(b"\0")
+
+    for text in (__version__, STORAGE_VERSION, str(CATALOG_FORMAT), SEQ_COMMENT, meta_sql()):
+        add(text)
+    folders: list[str | Path] = ["meta"]
+    for trace_name, trace in registry().items():
+        add(trace_name)
+        add(prelude_sql(trace))
+        add(repr(tuple(trace.tables.values())))
+        folders.append(trace.sql_folder)
+    folders += [*SHARED_SQL_FOLDERS, derived.SCHEMA]
+    for folder in folders:
+        for f in sqlfiles.folder(folder):
+            add(f"{f.path.name}\n{f.body}")
+    add(derived.schemas_text())
+    return h.hexdigest()
+
+
+def refresh(con: duckdb.DuckDBPyConnection, home: Home, tables: set[tuple[str, str]]) -> None:
+    """The views after a writer recorded new generations in meta.tables (``tables``: the (trace,
+    table) pairs it changed) and meta.derived. Inside the caller's transaction.
+
+    Only the raw views of those tables and the derived layer's views are made again: every other
+    view reads them by name, and DuckDB binds a view's query when it is read, so it reads the new
+    files as it is. That holds for a catalog whose views this very code built for this home
+    (views_key and the home recorded by rebuild); any other (built by another version, or a home
+    that moved) is rebuilt whole."""
+    built = dict(
+        con.execute(
+            "SELECT key, value FROM meta.catalog WHERE key IN ('home', $b)", {"b": BUILT_FROM}
+        ).fetchall()
+    )
+    if built.get("home") != str(home.root) or built.get(BUILT_FROM) != views_key():
+        rebuild(con, home)
+        return
+    live = {
+        (t, n): d for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
+    }
+    for trace_name, table_name in sorted(tables):
+        table = get_trace(trace_name).tables[table_name]
+        _raw_view(con, home, trace_name, table, live.get((trace_name, table_name)))
+        for column, comment in _spec_comments(table):
+            con.execute(
+                f"COMMENT ON COLUMN {quote_ident(raw_schema(trace_name))}.{quote_ident(table_name)}."
+                f"{quote_ident(column)} IS {quote_literal(comment)}"
+            )
+    # the stored tables' columns were checked when the views were built (same key)
+    derived.create_views(con, home, check_outdated=False)
+
+
+def _raw_view(
+    con: duckdb.DuckDBPyConnection, home: Home, trace_name: str, table: Table, data_dir: str | None
+) -> None:
+    try:
+        con.execute(raw_view_sql(trace_name, table, home.root / data_dir if data_dir else None))
+    except duckdb.Error as e:
+        raise CatalogError(
+            f"{trace_name}.{table.name}: its Parquet was written in a layout this tracewh "
+            f"cannot read ({str(e).splitlines()[0]}); ingest its raw files again into a new "
+            "home (tracewh ingest TRACE SOURCE --home NEW)"
+        ) from e
 
 
 def view_columns(con: duckdb.DuckDBPyConnection, view: str) -> list[tuple[str, str]]:
@@ -547,9 +653,7 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
         ).fetchall()
     }
     for table in tables:
-        comments = [(c.name, c.comment) for c in table.columns if c.comment]
-        comments.append(("seq", SEQ_COMMENT))
-        for name, comment in comments:
+        for name, comment in _spec_comments(table):
             for schema in (trace, raw_schema(trace)):
                 if existing.get((schema, table.name, name)):
                     raise CatalogError(
@@ -562,6 +666,11 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
                         f"{quote_ident(name)} IS {quote_literal(comment)}"
                     )
     _inherit_comments(con, trace)
+
+
+def _spec_comments(table: Table) -> list[tuple[str, str]]:
+    """(column, comment) the trace module documents for a table's columns, and seq's."""
+    return [(c.name, c.comment) for c in table.columns if c.comment] + [("seq", SEQ_COMMENT)]
 
 
 def _inherit_comments(con: duckdb.DuckDBPyConnection, trace: str) -> None:

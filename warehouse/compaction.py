@@ -184,7 +184,7 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
                                 "n": c.table,
                             },
                         )
-                    catalog.rebuild(stage.con, home)
+                    catalog.refresh(stage.con, home, {(c.trace, c.table) for c in done})
                 with signals.deferred():
                     catalog.publish(home, stage)
                     catalog.sync_links(home)

@@ -19,6 +19,7 @@ the trace's tables from all its events. The small tables (segments, window) are 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -329,22 +330,32 @@ def _write(
     )
 
 
-def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
+# meta.catalog's key for a digest of the derived views as create_views last made them.
+VIEWS_MADE = "derived_views"
+
+
+def create_views(con: duckdb.DuckDBPyConnection, home: Home, check_outdated: bool = True) -> None:
     """``derived.<name>`` for every file: the stored Parquet of each trace that has it, the file's
     query over the life-cycle views for a trace whose task events are ingested without it; a file
     with ``reads:``, the life-cycle view of its name over the stored tables. Inside the caller's
-    transaction, after the life-cycle views."""
-    _forget_outdated(con, home)
+    transaction, after the life-cycle views.
+
+    ``check_outdated`` False (catalog.refresh: the catalog's views are this code's): the stored
+    tables are known to have been written by this code, their footers are not read; and when every
+    view would be made exactly as it was last made (an ingest that changed no stored table and no
+    trace's input), nothing is made again (binding the views over the life-cycle ones costs
+    ~0.1 CPU s a commit)."""
+    if check_outdated:
+        _forget_outdated(con, home)
     stored = {
         (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
     }
     live = con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
-    con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    views: list[tuple[str, str, str, bool]] = []  # name, query, description, copy the comments
     for f in files():
         name = short(f)
-        view = f"{SCHEMA}.{quote_ident(name)}"
         if reads(f):
-            con.execute(f"CREATE OR REPLACE VIEW {view} AS {_over_stored(con, name, reads(f))}")
+            body = _over_stored(con, name, reads(f))
         else:
             branches = []
             paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
@@ -358,10 +369,22 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
             ]
             if not branches:
                 branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
-            con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
-        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
-        _copy_column_comments(con, name)
-    _create_walk_views(con, home, stored)
+            body = " UNION ALL BY NAME ".join(branches)
+        views.append((name, body, f.header["description"], True))
+    views += _walk_views(con, home, stored)
+    made = hashlib.sha256(repr(views).encode()).hexdigest()
+    if not check_outdated:
+        row = con.execute("SELECT value FROM meta.catalog WHERE key = $k", {"k": VIEWS_MADE}).fetchone()
+        if row and row[0] == made:
+            return
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    for name, body, description, comments in views:
+        view = f"{SCHEMA}.{quote_ident(name)}"
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(description)}")
+        if comments:
+            _copy_column_comments(con, name)
+    con.execute("INSERT OR REPLACE INTO meta.catalog VALUES ($k, $v)", {"k": VIEWS_MADE, "v": made})
 
 
 def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
@@ -697,18 +720,26 @@ def _build_walk(
         con.execute(f"DROP TABLE IF EXISTS temp.main.{quote_ident(t)}")
 
 
-def _create_walk_views(
+def schemas_text() -> str:
+    """The walked tables' row types as text: what their empty views are typed from (a part of
+    catalog.views_key)."""
+    from tracewh import dag
+
+    return repr(sorted((name, str(schema)) for name, schema in dag.SCHEMAS.items()))
+
+
+def _walk_views(
     con: duckdb.DuckDBPyConnection, home: Home, stored: dict[tuple[str, str], str]
-) -> None:
-    """``derived.<name>`` of each walked table: the stored Parquet of the traces that have it;
-    empty (typed as the step's rows) where none is stored."""
+) -> list[tuple[str, str, str, bool]]:
+    """``derived.<name>`` of each walked table (name, query, description, False): the stored
+    Parquet of the traces that have it; empty (typed as the step's rows) where none is stored."""
     import pyarrow as pa
 
     from tracewh import dag
 
+    out = []
     for f in walk_files():
         name = short(f)
-        view = f"{SCHEMA}.{quote_ident(name)}"
         paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
         if paths:
             body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
@@ -720,5 +751,5 @@ def _create_walk_views(
                 f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
             )
             body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
-        con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
-        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
+        out.append((name, body, f.header["description"], False))
+    return out

@@ -111,6 +111,9 @@ class IngestResult:
     # Wall and CPU time of each phase (Progress.phase), in the order they ran; their wall times
     # add up to ``seconds`` less the discovery of the files.
     phases: list[PhaseTime] = field(default_factory=list)
+    # False: every part given was unchanged (all skipped); nothing was written and the catalog was
+    # not touched (``ingest_id`` names no ingest in it).
+    committed: bool = True
 
     def __repr__(self) -> str:
         from tracewh import notebook
@@ -281,12 +284,11 @@ def ingest(
             home.ensure_writable()
             mode = "replace" if replace else "append" if append else "parts"
             with home.writer_lock():
-                catalog.require_format(home)
+                named, current, kept = _look(home, trace_name)
                 # The catalog is the truth: links a killed writer left stale are mended first.
-                catalog.sync_links(home)
-                catalog.collect_garbage(home)
-                live = _live_tables(home, trace_name)
-                current = _current_parts(home, trace_name)
+                catalog.sync_links(home, catalog.table_dirs(named))
+                catalog.collect_garbage(home, named)
+                live = {n: d for (t, n), d in catalog.table_dirs(named).items() if t == trace_name}
                 results = [
                     FileResult(
                         s.table,
@@ -326,100 +328,103 @@ def ingest(
                     for table, rs in by_table.items():
                         by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
                 work = {t: rs for t, rs in by_table.items() if rs}
-                if not work:
-                    kept = _live_rows(home, trace_name)
-                    table_results = [TableResult(t, [], skipped.get(t, []), kept.get(t, 0)) for t in by_table]
-                    result = IngestResult(
-                        trace_name, ingest_id, mode, table_results, time.monotonic() - started
-                    )
-                new_gens: dict[str, Path] = {}
-                derived_gens: list[Path] = []
-                dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
-                tmp = home.tmp / ingest_id
-                try:
-                    for table_name, rs in work.items():
-                        gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
-                        gen.mkdir(parents=True)
-                        new_gens[table_name] = gen
-                        if table_name in live and not replace:
-                            link_generation(home.root / live[table_name], gen, {r.part for r in rs})
-                            # rows of a rewritten part also sit in compacted files (several parts each)
-                            for r in rs:
-                                if r.part in current:
-                                    dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
-                                        trace.file_order(r.name)
-                                    )
-                    todo = [r for rs in work.values() for r in rs]
-                    progress.phase("converting")
-                    progress.begin(len(todo), sum(r.size for r in todo))
-                    signals.pause_point("converting")
-                    stats = _convert(
-                        trace,
-                        todo,
-                        new_gens,
-                        tmp,
-                        memory_limit,
-                        workers,
-                        progress,
-                        ingest_id,
-                        spark,
-                        dropped,
-                        compact,
-                    )
-                    _check_rows(todo, allow_empty)
-                    if os.environ.get(SIGINT_IN_QUERY_ENV):
-                        _sigint_inside_a_query()
-                    # The derived build reads the new events through the staged catalog's views
-                    # (written by _record): "deriving" runs inside the commit, timed apart from it.
-                    progress.phase("committing")
-                    with catalog.staged(home, ingest_id) as stage:
-                        assert stage.con is not None
-                        events = derived.source_table(trace_name)
-                        usage = derived.source_table(trace_name, derived.USAGE_INPUT)
-                        plan = usage_plan = None
-                        walks = derived.walks(trace_name, set(work))
-                        if events in work or usage in work or walks:
-                            tmp.mkdir(parents=True, exist_ok=True)
-                            stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
-                            stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
-                        if events in work:
-                            # the derived layer from the new events, in the same commit
-                            written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
-                            plan = derived.plan(stage.con, trace_name, written, replace)
-                        if usage in work:
-                            # the usage rollups from the new windows, in the same commit
-                            written = [(r.cell, trace.file_order(r.name)) for r in work[usage]]
-                            usage_plan = derived.plan_usage(stage.con, trace_name, written, replace)
-                        _record(stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode)
-                        if plan is not None or usage_plan is not None or walks:
-                            progress.phase("deriving")
-                        if plan is not None:
-                            derived_gens += derived.build(stage.con, home, plan, ingest_id)
-                        if usage_plan is not None:
-                            derived_gens += derived.build_usage(stage.con, home, usage_plan, ingest_id)
-                        if walks:
-                            derived_gens += derived.build_walks(
-                                stage.con, home, trace_name, set(work), ingest_id
+                # Every part unchanged: nothing to write, and no catalog is staged or published
+                # (the result says so: committed False, every part counted as skipped).
+                stats: dict[str, dict] = {}
+                if work:
+                    new_gens: dict[str, Path] = {}
+                    derived_gens: list[Path] = []
+                    dropped: dict[str, dict[str | None, set[int]]] = {}  # table -> cell -> part numbers
+                    tmp = home.tmp / ingest_id
+                    try:
+                        for table_name, rs in work.items():
+                            gen = home.generations(trace_name) / f"{table_name}.{ingest_id}"
+                            gen.mkdir(parents=True)
+                            new_gens[table_name] = gen
+                            if table_name in live and not replace:
+                                link_generation(home.root / live[table_name], gen, {r.part for r in rs})
+                                # rows of a rewritten part also sit in compacted files (several parts each)
+                                for r in rs:
+                                    if r.part in current:
+                                        dropped.setdefault(table_name, {}).setdefault(r.cell, set()).add(
+                                            trace.file_order(r.name)
+                                        )
+                        todo = [r for rs in work.values() for r in rs]
+                        progress.phase("converting")
+                        progress.begin(len(todo), sum(r.size for r in todo))
+                        signals.pause_point("converting")
+                        stats = _convert(
+                            trace,
+                            todo,
+                            new_gens,
+                            tmp,
+                            memory_limit,
+                            workers,
+                            progress,
+                            ingest_id,
+                            spark,
+                            dropped,
+                            compact,
+                        )
+                        _check_rows(todo, allow_empty)
+                        if os.environ.get(SIGINT_IN_QUERY_ENV):
+                            _sigint_inside_a_query()
+                        # The derived build reads the new events through the staged catalog's views
+                        # (written by _record): "deriving" runs inside the commit, timed apart from it.
+                        progress.phase("committing")
+                        with catalog.staged(home, ingest_id) as stage:
+                            assert stage.con is not None
+                            events = derived.source_table(trace_name)
+                            usage = derived.source_table(trace_name, derived.USAGE_INPUT)
+                            plan = usage_plan = None
+                            walks = derived.walks(trace_name, set(work))
+                            if events in work or usage in work or walks:
+                                tmp.mkdir(parents=True, exist_ok=True)
+                                stage.con.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
+                                stage.con.execute(f"SET temp_directory = {quote_literal(tmp)}")
+                            if events in work:
+                                # the derived layer from the new events, in the same commit
+                                written = [(r.cell, trace.file_order(r.name)) for r in work[events]]
+                                plan = derived.plan(stage.con, trace_name, written, replace)
+                            if usage in work:
+                                # the usage rollups from the new windows, in the same commit
+                                written = [(r.cell, trace.file_order(r.name)) for r in work[usage]]
+                                usage_plan = derived.plan_usage(stage.con, trace_name, written, replace)
+                            _record(
+                                stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode
                             )
-                        if plan is not None or usage_plan is not None or walks:
-                            # the derived views point at the new files once, after every builder
-                            derived.create_views(stage.con, home)
-                            signals.pause_point("derived tables built")
-                            progress.phase("committing")
-                    with signals.deferred():
-                        catalog.publish(home, stage)
-                        catalog.sync_links(home)
-                except BaseException:
-                    committed = _committed(home, ingest_id)
-                    if not committed:
-                        for gen in [*new_gens.values(), *derived_gens]:
-                            shutil.rmtree(gen, ignore_errors=True)
+                            if plan is not None or usage_plan is not None or walks:
+                                progress.phase("deriving")
+                            if plan is not None:
+                                derived_gens += derived.build(stage.con, home, plan, ingest_id)
+                            if usage_plan is not None:
+                                derived_gens += derived.build_usage(stage.con, home, usage_plan, ingest_id)
+                            if walks:
+                                derived_gens += derived.build_walks(
+                                    stage.con, home, trace_name, set(work), ingest_id
+                                )
+                            if plan is not None or usage_plan is not None or walks:
+                                # the derived views point at the new files once, after every builder
+                                derived.create_views(stage.con, home, check_outdated=False)
+                                signals.pause_point("derived tables built")
+                                progress.phase("committing")
+                            # what the new catalog names and holds, read before it is closed
+                            # (each later read would open the published file again)
+                            after = catalog.named_dirs(stage.con)
+                            kept = _rows_of(stage.con, trace_name)
+                        with signals.deferred():
+                            catalog.publish(home, stage, named)
+                            catalog.sync_links(home, catalog.table_dirs(after))
+                    except BaseException:
+                        committed = _committed(home, ingest_id)
+                        if not committed:
+                            for gen in [*new_gens.values(), *derived_gens]:
+                                shutil.rmtree(gen, ignore_errors=True)
+                        shutil.rmtree(tmp, ignore_errors=True)
+                        raise
                     shutil.rmtree(tmp, ignore_errors=True)
-                    raise
-                shutil.rmtree(tmp, ignore_errors=True)
-                catalog.collect_garbage(home)
+                    catalog.collect_garbage(home, after)
             phases = clock.stop()
-            kept = _live_rows(home, trace_name)
             table_results = [
                 TableResult(
                     t, work.get(t, []), skipped.get(t, []), stats[t]["rows"] if t in stats else kept.get(t, 0)
@@ -427,7 +432,7 @@ def ingest(
                 for t in by_table
             ]
             result = IngestResult(
-                trace_name, ingest_id, mode, table_results, time.monotonic() - started, phases
+                trace_name, ingest_id, mode, table_results, time.monotonic() - started, phases, bool(work)
             )
         except Interrupted:
             raise
@@ -483,38 +488,38 @@ def _discover(
     return found
 
 
-def _live_tables(home: Home, trace_name: str) -> dict[str, str]:
-    """table -> live generation folder (relative to home), as the catalog records it."""
+def _look(
+    home: Home, trace_name: str
+) -> tuple[
+    dict[tuple[str, str], str], dict[tuple[str, str | None, str], tuple[str, int, str]], dict[str, int]
+]:
+    """One read of the live catalog as an ingest starts, under the writer lock (each read opens
+    the file): its format checked; the generation folders it names (catalog.kept_dirs); part ->
+    (file, size, sha256) of every current part of the trace; table -> rows (meta.tables) of the
+    trace's tables. All empty before the first ingest."""
     if not home.catalog.exists():
-        return {}
-    return {n: d for (t, n), d in catalog.live_dirs(home.catalog).items() if t == trace_name}
-
-
-def _live_rows(home: Home, trace_name: str) -> dict[str, int]:
-    """table -> rows in its live generation (meta.tables): what a table the ingest left as it was holds."""
-    rows = _catalog_rows(home, "SELECT table_name, rows FROM meta.tables WHERE trace = $t", trace_name)
-    return {n: int(r) for n, r in rows}
-
-
-def _catalog_rows(home: Home, sql: str, trace_name: str) -> list[tuple]:
-    """The rows of one query on the live catalog about one trace ($t); none before the first ingest."""
-    if not home.catalog.exists():
-        return []
+        return {}, {}, {}
     con = catalog.open_file(home.catalog)
     try:
-        return con.execute(sql, {"t": trace_name}).fetchall()
+        catalog.check_format(con, home)
+        named = catalog.named_dirs(con)
+        rows = con.execute(
+            "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests "
+            "WHERE trace = $t AND is_current",
+            {"t": trace_name},
+        ).fetchall()
+        current = {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
+        return named, current, _rows_of(con, trace_name)
     finally:
         con.close()
 
 
-def _current_parts(home: Home, trace_name: str) -> dict[tuple[str, str | None, str], tuple[str, int, str]]:
-    """part -> (file, size, sha256) of every part in the live tables of the trace."""
-    rows = _catalog_rows(
-        home,
-        "SELECT table_name, cell, file, size_bytes, sha256 FROM meta.ingests WHERE trace = $t AND is_current",
-        trace_name,
-    )
-    return {part_key(t, c, f): (f, size, sha) for t, c, f, size, sha in rows}
+def _rows_of(con: duckdb.DuckDBPyConnection, trace_name: str) -> dict[str, int]:
+    """table -> rows in its live generation (meta.tables): what a table the ingest left as it was holds."""
+    rows = con.execute(
+        "SELECT table_name, rows FROM meta.tables WHERE trace = $t", {"t": trace_name}
+    ).fetchall()
+    return {n: int(r) for n, r in rows}
 
 
 def _sigint_inside_a_query() -> None:
@@ -1026,7 +1031,8 @@ def _record(
     stats: dict[str, dict],
     mode: str,
 ) -> None:
-    """The ingest's rows in the staged catalog: superseded files, new files, rejects, table stats, views."""
+    """The ingest's rows in the staged catalog: superseded files, new files, rejects, table stats;
+    the views of the tables it wrote re-pointed (catalog.refresh)."""
     spec = get_trace(trace_name)
     for table_name, rs in work.items():
         params = {"t": trace_name, "n": table_name}
@@ -1120,7 +1126,7 @@ def _record(
                 "machines": s["machines"],
             },
         )
-    catalog.rebuild(con, home)
+    catalog.refresh(con, home, {(trace_name, t) for t in work})
 
 
 def _first_line(e: BaseException) -> str:
