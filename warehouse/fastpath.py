@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+from isal import isal_zlib
 
 from tracewh import readers
 from tracewh.traces import SEQ_FILE_SHIFT, Column, Table, TraceSpec
@@ -355,15 +356,15 @@ class _Sink:
 
 
 class _Stream(io.RawIOBase):
-    """The file's CSV text for pyarrow: a ``.csv.gz`` inflated here with every member's CRC-32
-    and length checked (readers.GzipCheck); each chunk of the file reported as it is read;
+    """The file's CSV text for pyarrow: a ``.csv.gz`` inflated here by ISA-L with every member's
+    CRC-32 and length checked (readers.GzipCheck); each chunk of the file reported as it is read;
     Refused on a carriage return, a NUL byte, a byte order mark or a damaged stream (duplicate
     lines are counted on the parsed fields: _repeats)."""
 
     def __init__(self, path: Path, on_bytes: Callable[[int], None]) -> None:
         super().__init__()
         self.fh = open(path, "rb")  # noqa: SIM115 (closed in close())
-        self.gz = readers.GzipCheck() if path.name.endswith(".gz") else None
+        self.gz = readers.GzipCheck(isal_zlib) if path.name.endswith(".gz") else None
         self.on_bytes = on_bytes
         self.buf = memoryview(b"")
         self.head = b""  # the first bytes of the text, until there are three (a byte order mark)
