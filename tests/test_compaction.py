@@ -119,3 +119,25 @@ def test_compact_merges_a_home_ingested_without_and_says_when_nothing_is_left(tm
     assert read(home, "SELECT files FROM meta.tables WHERE table_name = 'task_events'") == [(files[0] - 1,)]
     assert green(home)
     assert compaction.compact(home) == []  # nothing small left to merge: no new generation
+
+
+def test_merged_files_keep_seq_order_whether_their_seq_ranges_are_apart_or_interleaved(tmp_path):
+    """Files whose seq ranges are apart are streamed one after another (no sort); interleaved
+    ranges (a compacted file holding parts 1 and 5 beside part 3) are sorted. Either way the
+    merged file holds every row, in seq order, one thread or two."""
+    con = duckdb.connect(config={"threads": 2})
+
+    def part(name: str, seqs: list[int]) -> Path:
+        path = tmp_path / name
+        values = ", ".join(f"({s}, 'r{s}')" for s in seqs)
+        con.execute(f"COPY (SELECT * FROM (VALUES {values}) t(seq, v)) TO '{path}' (FORMAT parquet)")
+        return path
+
+    apart = [part("c.parquet", [30, 31]), part("a.parquet", [10, 11, 12]), part("b.parquet", [20])]
+    interleaved = [part("d.parquet", [1, 5, 9]), part("e.parquet", [3, 4]), part("f.parquet", [7])]
+    for group, want in [(apart, [10, 11, 12, 20, 30, 31]), (interleaved, [1, 3, 4, 5, 7, 9])]:
+        out = tmp_path / f"merged-{want[0]}.parquet"
+        compaction._merge(con, group, out)
+        rows = con.execute(f"SELECT seq, v FROM read_parquet('{out}')").fetchall()
+        assert rows == [(s, f"r{s}") for s in want]
+    assert con.execute("SELECT current_setting('threads')").fetchone() == (2,)

@@ -185,14 +185,23 @@ def test_files_with_one_odd_line_each_are_refused_and_give_what_the_exact_path_g
 TASK_ODD = [
     task_row(700, 1, 0, 0, diff="2"),
     task_row(700, 1, 0, 0, diff="yes"),
+    task_row(700, 1, 0, 0, diff="True"),
     task_row(700, 1, 0, 0, cpu="NaN"),
     task_row(700, 1, 0, 0, cpu="inf"),
     task_row(700, 1, 0, 0, cpu="1e400"),
+    task_row(700, 1, 0, 0, cpu=" 0.5"),
+    task_row(700, 1, 0, 0, cpu="0.5 "),
+    task_row(700, 1, 0, 0, cpu="0_5"),
+    task_row(700, 1, 0, 0, cpu="0x1p3"),
+    "\ufeff" + task_row(700, 1, 0, 0),
+]
+# Floats in spellings beyond -?digits[.digits][e[-]digits] that DuckDB reads to the same double:
+# the fast path takes them (test_every_float_spelling_the_fast_path_takes_reads_alike_in_duckdb).
+TASK_TAKEN = [
     task_row(700, 1, 0, 0, cpu="1."),
     task_row(700, 1, 0, 0, cpu=".5"),
     task_row(700, 1, 0, 0, cpu="+0.5"),
-    task_row(700, 1, 0, 0, cpu=" 0.5"),
-    "\ufeff" + task_row(700, 1, 0, 0),
+    task_row(700, 1, 0, 0, cpu="1E+2"),
 ]
 
 
@@ -201,13 +210,50 @@ def test_task_parts_with_an_odd_float_or_boolean_are_refused_and_give_what_the_e
 ):
     src = tmp_path / "src" / "task_events"
     src.mkdir(parents=True)
-    for i, odd in enumerate(TASK_ODD):
+    for i, odd in enumerate(TASK_ODD + TASK_TAKEN):
         lines = [odd, task_row(800, 1, 1, 0)] if odd.startswith("\ufeff") else [task_row(600, 1, 0, 0), odd]
         part = src / f"part-{i + 3:05d}-of-00500.csv.gz"
         part.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
     files, fast, exact = both(tmp_path, monkeypatch, "google2011", src.parent)
-    assert len(files) == len(TASK_ODD) and not any(f.fast for f in files)
+    assert [f.fast for f in files] == [False] * len(TASK_ODD) + [True] * len(TASK_TAKEN)
     assert fast == exact
+
+
+FLOAT_SPELLINGS = [
+    *("1", "-1", "+1", ".5", "-.5", "+.5", "1.", "-1.", "1.e5", "1e5", "1E5", "1e+5", "1e-5", "-0", "-0.0"),
+    *("01.50", "1e-400", "4.9e-324", "2.2250738585072011e-308", "1.7976931348623157e308"),
+    *("0.1000000000000000055511151231257827021181583404541015625", "123456789012345678901234567890"),
+    *("1.7976931348623159e308", "inf", "-Infinity", "nan", " 1", "1 ", "1_0", "0x10", "1e", ".", "-"),
+    *("1.5.", "1d5", "0x1p3", "1.5e+", "\u0661", "\t1", "++1", "--1", "1e5.0", "e5"),
+]
+
+
+def test_every_float_spelling_the_fast_path_takes_reads_alike_in_duckdb(tmp_path):
+    """The fast path takes a float in whatever spelling pyarrow's cast reads to a finite double;
+    DuckDB's CSV reader (the exact path's, with its options) must read each to the same double."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    taken = []
+    for s in FLOAT_SPELLINGS:
+        try:
+            value = pc.cast(pa.array([s]), pa.float64())[0].as_py()
+        except pa.ArrowInvalid:
+            continue
+        if value == value and abs(value) != float("inf"):
+            taken.append((s, value))
+    assert {s for s, _ in taken} >= {"+.5", "1.", "1e+5", "-0"} and " 1" not in dict(taken)
+    path = tmp_path / "f.csv"
+    path.write_text("".join(f"{i},{s}\n" for i, (s, _) in enumerate(taken)))
+    read = dict(
+        duckdb.execute(
+            f"SELECT i, x FROM read_csv({quote_literal(path)}, columns = {{'i': 'INTEGER', 'x': 'DOUBLE'}}, "
+            "header = false, auto_detect = false, delim = ',', quote = '', escape = '', new_line = '\\n')"
+        ).fetchall()
+    )
+    got = [(s, read.get(i)) for i, (s, _) in enumerate(taken)]
+    assert got == taken
+    assert [str(v) for _, v in got] == [str(v) for _, v in taken]  # -0.0 stays -0.0
 
 
 def test_a_damaged_gzip_is_refused_and_fails_as_on_the_exact_path(tmp_path, monkeypatch):

@@ -604,11 +604,15 @@ def streamed(
 
 class GzipCheck:
     """Inflates a gzip stream; zlib checks each member's CRC-32 and length trailer. Bytes after a
-    member must be another member (DuckDB's reader refuses padding too)."""
+    member must be another member (DuckDB's reader refuses padding too).
 
-    def __init__(self) -> None:
+    ``inflater``: a module with zlib's decompressobj and error (the fast path gives isal's
+    isal_zlib, which checks the same trailers 2.5x faster; its error texts are its own)."""
+
+    def __init__(self, inflater: Any = zlib) -> None:
+        self.zlib = inflater
         self.member = 1
-        self.inflater = zlib.decompressobj(wbits=31)
+        self.inflater = inflater.decompressobj(wbits=31)
         self.damage: str | None = None
 
     def inflate(self, data: bytes) -> Iterator[bytes]:
@@ -616,10 +620,10 @@ class GzipCheck:
         while data and self.damage is None:
             if self.inflater.eof:
                 self.member += 1
-                self.inflater = zlib.decompressobj(wbits=31)
+                self.inflater = self.zlib.decompressobj(wbits=31)
             try:
                 yield self.inflater.decompress(data, 8 << 20)
-            except zlib.error as e:
+            except self.zlib.error as e:
                 self.damage = f"gzip member {self.member} is corrupt ({e})"
                 return
             data = self.inflater.unused_data if self.inflater.eof else self.inflater.unconsumed_tail
