@@ -197,6 +197,7 @@ def figure(report_name: str, rows: Rows, style: Style | None = None) -> Any:
 def _draw(
     report_name: str, s: dict[str, str], rows: Rows, picked: list[int], data: list[tuple], style: Style
 ) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -222,6 +223,10 @@ def _draw(
     else:
         fig = Figure(figsize=style.size(len(prefixes)), dpi=style.dpi)
         axes = fig.subplots(len(prefixes), 1, sharex=True, squeeze=False)
+    # An Agg canvas of its own: the layout below measures the texts on the canvas's renderer, and
+    # a PNG saved at the figure's dpi draws on that same renderer, reusing every measure (without
+    # it the layout measures on a throwaway renderer and the save measures everything again).
+    FigureCanvasAgg(fig)
     ax = axes[0][0]
     start = _time_axis(s, rows)
     drawn_x: list[Any] = []

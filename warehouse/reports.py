@@ -187,7 +187,7 @@ def run(
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
-            from tracewh import dag, derived
+            from tracewh import derived
 
             first, _, second = report.sql.partition(STEP_MARKER)
             done = (
@@ -203,6 +203,8 @@ def run(
                     f"FROM {stored} WHERE trace = {quote_literal(str(chosen))}"
                 )
             else:
+                from tracewh import dag  # pyarrow: only a walk needs it
+
                 # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
                 with query.stream_arrow(con, first, _used(first, params)) as batches:
                     dag.STEPS[report.python](con, batches)
