@@ -366,7 +366,10 @@ def _draw(
         fig.text(0.01, 0.005, note, fontsize="x-small", color="0.3", va="bottom")
     # room under the axes for the note: its lines at x-small (0.7 of the font) plus leading, in inches
     lines = note.count("\n") + 1 if note else 0
-    fig.tight_layout(rect=(0, min(lines * style.font_size * 0.7 * 1.4 / 72 / fig.get_figheight(), 0.3), 1, 1))
+    # Without a note no rect: a rect makes matplotlib lay the figure out twice (measuring every
+    # tick and text again), and the whole figure's rect gives the same margins as none.
+    room = min(lines * style.font_size * 0.7 * 1.4 / 72 / fig.get_figheight(), 0.3)
+    fig.tight_layout(rect=(0, room, 1, 1) if lines else None)
     return fig
 
 
