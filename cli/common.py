@@ -10,19 +10,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tracewh.traces import registry
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
     from tracewh.home import Home
 
 # Wide enough that tables are never folded when the output goes to a file or a pipe.
 PIPE_WIDTH = 400
 
+
+class _StderrConsole:
+    """stderr's rich Console, made when first used: `tracewh --help` prints none of it, and
+    importing rich costs 20 ms of its start-up."""
+
+    _console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if _StderrConsole._console is None:
+            from rich.console import Console
+
+            _StderrConsole._console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
+        return getattr(_StderrConsole._console, name)
+
+
 # stdout carries data only: every message, progress bar and error goes here.
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
+err_console: Console = _StderrConsole()  # type: ignore[assignment]
 
 
 def literal(text: object, style: str = "") -> Text:
@@ -30,6 +46,8 @@ def literal(text: object, style: str = "") -> Text:
     message) as rich prints it: as written. A plain string is read as markup, and a stray
     ``[/x]`` in it is a MarkupError; escaping instead shows a trailing backslash doubled.
     ``style`` colours the whole text."""
+    from rich.text import Text
+
     return Text(str(text), style=style)
 
 

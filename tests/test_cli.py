@@ -44,7 +44,9 @@ def test_help_and_the_report_list_do_not_import_the_engine_or_expand_sql(args):
         "import sys; from tracewh.cli.main import main\n"
         f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
         "from tracewh import reports\n"
-        "heavy = ('duckdb', 'polars', 'pyarrow', 'sqlglot', 'matplotlib', 'numpy')\n"
+        "heavy = ('duckdb', 'polars', 'pyarrow', 'sqlglot', 'matplotlib', 'numpy', 'pydantic')\n"
+        # the help prints nothing on stderr: no console is made
+        f"heavy += ('rich',) if {args!r} == ['--help'] else ()\n"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
         "print(sorted(n for n, r in reports.all_reports().items() if 'sql' in vars(r)), file=sys.stderr)"
     )
