@@ -3,25 +3,42 @@ once), the stderr console."""
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tracewh.traces import registry
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
     from tracewh.home import Home
 
 # Wide enough that tables are never folded when the output goes to a file or a pipe.
 PIPE_WIDTH = 400
 
+
+class _StderrConsole:
+    """stderr's rich Console, made when first used: `tracewh --help` prints none of it, and
+    importing rich costs 20 ms of its start-up."""
+
+    _console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if _StderrConsole._console is None:
+            from rich.console import Console
+
+            _StderrConsole._console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
+        return getattr(_StderrConsole._console, name)
+
+
 # stdout carries data only: every message, progress bar and error goes here.
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
+err_console: Console = _StderrConsole()  # type: ignore[assignment]
 
 
 def literal(text: object, style: str = "") -> Text:
@@ -29,6 +46,8 @@ def literal(text: object, style: str = "") -> Text:
     message) as rich prints it: as written. A plain string is read as markup, and a stray
     ``[/x]`` in it is a MarkupError; escaping instead shows a trailing backslash doubled.
     ``style`` colours the whole text."""
+    from rich.text import Text
+
     return Text(str(text), style=style)
 
 
@@ -110,6 +129,100 @@ MaxRowsOpt = Annotated[
 ]
 TraceOpt = Annotated[str | None, typer.Option("--trace", "-t", help=f"Trace: {TRACES_HELP}.")]
 CellOpt = Annotated[str | None, typer.Option("--cell", help=f"Cell, for traces with cells ({CELLS_HELP}).")]
+
+
+def _plain_coercion() -> None:
+    """Typer converts every option of the command that runs through a pydantic TypeAdapter, and
+    building the first one imports pydantic: 70 ms of CPU (several times that on a loaded machine)
+    in every command, more than opening the catalog. The options here are plain text, paths,
+    integers, floats and lists of text: those are converted directly, with pydantic's own error
+    messages and the same checks of paths; any other annotation (and any typer whose internals
+    differ from the pinned one's) keeps typer's converter."""
+    try:
+        from typer import _coercion, core
+        from typer._click.exceptions import BadParameter
+        from typer._param_types import coerce_cli_path
+    except ImportError:
+        return
+    typer_build: Any = getattr(core, "build_runtime_param", None)
+    base: Any = getattr(_coercion, "RuntimeParam", None)
+    if typer_build is None or base is None or getattr(typer_build, "plain", False):
+        return
+
+    class Plain(base):
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.annotation is bool and not isinstance(value, bool):
+                # a flag's value is a bool; text (from an environment variable) is typer's to read
+                descriptor = _coercion.resolve_type_descriptor(bool, self.parameter_info)
+                return typer_build(descriptor)._coerce_value(value, param, ctx)
+            convert = _PLAIN[_leaf(self.annotation)]
+            try:
+                if isinstance(value, list | tuple):
+                    return [convert(v, self.parameter_info) for v in value]
+                return convert(value, self.parameter_info)
+            except ValueError as e:
+                raise BadParameter(str(e), ctx=ctx, param=param) from e
+
+    def build(descriptor: Any) -> Any:
+        info = descriptor.parameter_info
+        leaf = _leaf(descriptor.annotation)
+        plain = (
+            leaf in _PLAIN
+            and descriptor.file_annotation is None
+            and getattr(info, "parser", None) is None
+            and getattr(info, "min", None) is None
+            and getattr(info, "max", None) is None
+            and not getattr(info, "clamp", False)
+            and (leaf is not Path or getattr(info, "path_type", None) is None)
+        )
+        if not plain:
+            return typer_build(descriptor)
+        return Plain(parameter_info=info, annotation=descriptor.annotation)
+
+    def path(value: Any, info: Any) -> Any:
+        # typer's own checks (exists, readable, ...), given a Path: they need no TypeAdapter
+        return coerce_cli_path(Path(value), info, path_type=Path)
+
+    _PLAIN.update(
+        {
+            str: lambda v, _: str(v),
+            int: lambda v, _: _int(v),
+            float: lambda v, _: _float(v),
+            bool: lambda v, _: v,
+            Path: path,
+        }
+    )
+    build.plain = True  # type: ignore[attr-defined]
+    core.build_runtime_param = build
+
+
+_PLAIN: dict[type, Any] = {}
+_WHOLE = re.compile(r"\s*([+-]?\d[\d_]*)(?:\.0*)?\s*")
+
+
+def _leaf(annotation: Any) -> Any:
+    """str for list[str]; the annotation itself otherwise."""
+    args: tuple[Any, ...] = getattr(annotation, "__args__", ())
+    return args[0] if getattr(annotation, "__origin__", None) is list and len(args) == 1 else annotation
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    m = _WHOLE.fullmatch(str(value))
+    if m is None:
+        raise ValueError("Input should be a valid integer, unable to parse string as an integer")
+    return int(m.group(1))
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError("Input should be a valid number, unable to parse string as a number") from None
+
+
+_plain_coercion()
 
 
 def examples(text: str, *lines: str) -> str:

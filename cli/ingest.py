@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from tracewh.cli.common import (
     TRACES_HELP,
@@ -196,6 +195,8 @@ def make_progress(quiet: bool) -> Any:
 
 def print_summary(result: IngestResult) -> None:
     """The end-of-ingest table on stderr: per table files, rows read/written/rejected."""
+    from rich.table import Table
+
     from tracewh.ingestion import summarize
 
     title = f"{result.trace}: ingest {result.ingest_id} ({result.mode}) in {result.seconds:.1f} s"

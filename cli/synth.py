@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from tracewh.cli.common import err_console, examples, literal
 from tracewh.synth import synthetic_traces
@@ -116,6 +115,8 @@ def _progress(quiet: bool) -> Any:
 
 
 def _summary(m: dict, out: Path) -> None:
+    from rich.table import Table
+
     t = Table(
         title=literal(
             f"{m['trace']} at scale {m['scale']:g} (seed {m['seed']}) in {m['seconds']:.1f} s -> {out}"

@@ -197,6 +197,7 @@ def figure(report_name: str, rows: Rows, style: Style | None = None) -> Any:
 def _draw(
     report_name: str, s: dict[str, str], rows: Rows, picked: list[int], data: list[tuple], style: Style
 ) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -222,6 +223,10 @@ def _draw(
     else:
         fig = Figure(figsize=style.size(len(prefixes)), dpi=style.dpi)
         axes = fig.subplots(len(prefixes), 1, sharex=True, squeeze=False)
+    # An Agg canvas of its own: the layout below measures the texts on the canvas's renderer, and
+    # a PNG saved at the figure's dpi draws on that same renderer, reusing every measure (without
+    # it the layout measures on a throwaway renderer and the save measures everything again).
+    FigureCanvasAgg(fig)
     ax = axes[0][0]
     start = _time_axis(s, rows)
     drawn_x: list[Any] = []
@@ -361,7 +366,10 @@ def _draw(
         fig.text(0.01, 0.005, note, fontsize="x-small", color="0.3", va="bottom")
     # room under the axes for the note: its lines at x-small (0.7 of the font) plus leading, in inches
     lines = note.count("\n") + 1 if note else 0
-    fig.tight_layout(rect=(0, min(lines * style.font_size * 0.7 * 1.4 / 72 / fig.get_figheight(), 0.3), 1, 1))
+    # Without a note no rect: a rect makes matplotlib lay the figure out twice (measuring every
+    # tick and text again), and the whole figure's rect gives the same margins as none.
+    room = min(lines * style.font_size * 0.7 * 1.4 / 72 / fig.get_figheight(), 0.3)
+    fig.tight_layout(rect=(0, room, 1, 1) if lines else None)
     return fig
 
 

@@ -196,7 +196,7 @@ def run(
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
-            from tracewh import dag, derived
+            from tracewh import derived
 
             first, _, second = report.sql.partition(STEP_MARKER)
             done = (
@@ -212,6 +212,8 @@ def run(
                     f"FROM {stored} WHERE trace = {quote_literal(str(chosen))}"
                 )
             else:
+                from tracewh import dag  # pyarrow: only a walk needs it
+
                 # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
                 with query.stream_arrow(con, first, _used(first, params)) as batches:
                     dag.STEPS[report.python](con, batches)
@@ -375,13 +377,16 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
             if _TIMES_ATTEMPTS.search(report.sql)
             else {}
         )
+        # Only the report's traces, named as literals: DuckDB then drops the other traces' branches
+        # of the view (each counts a trace's raw events) before reading anything.
         left_out = (
             query.fact(
                 con,
                 "SELECT trace, what, sum(left_out), sum(total) FROM lifecycle.left_out "
+                f"WHERE trace IN ({', '.join(quote_literal(t) for t in traces)}) "
                 "GROUP BY ALL HAVING sum(left_out) > 0 ORDER BY ALL",
             )
-            if "lifecycle." in report.sql or "derived." in report.sql
+            if traces and ("lifecycle." in report.sql or "derived." in report.sql)
             else []
         )
         absent = {t: absent_inputs(con, report, t) for t in traces}

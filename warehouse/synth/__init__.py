@@ -25,19 +25,20 @@ import functools
 import hashlib
 import importlib
 import json
-import multiprocessing
 import os
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracewh import __version__
 from tracewh.errors import UsageError
 from tracewh.traces import get_trace, registry
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 MANIFEST = "manifest.json"
 TMP_SUFFIX = ".tmp"
@@ -467,6 +468,10 @@ def _run(cfg: Config, pieces: list[Piece], workers: int | None) -> Iterator[Outp
         for p in pieces:
             yield _make(cfg, p)
         return
+    # Imported here: every `tracewh` command imports this module (synth's help names the traces).
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     # forkserver: workers start from a clean process, never a fork of a caller that already runs
     # DuckDB or polars threads (a fork of those can deadlock on a lock held by another thread).
     ctx = multiprocessing.get_context("forkserver")
