@@ -330,38 +330,62 @@ def _write(
 
 
 def create_views(con: duckdb.DuckDBPyConnection, home: Home) -> None:
-    """``derived.<name>`` for every file: the stored Parquet of each trace that has it, the file's
-    query over the life-cycle views for a trace whose task events are ingested without it; a file
-    with ``reads:``, the life-cycle view of its name over the stored tables. Inside the caller's
-    transaction, after the life-cycle views."""
+    """``derived.<name>`` for every file (create_view), after the ingest's builders recorded their
+    tables. Inside the caller's transaction, after the life-cycle views."""
+    now = state(con, home)
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    for f in sqlfiles.folder(SCHEMA):
+        create_view(con, home, f, now)
+
+
+@dataclass
+class State:
+    """What the derived views read of a catalog: the stored tables ((trace, name) -> generation
+    folder, of meta.derived) and the live (trace, table) pairs (of meta.tables)."""
+
+    stored: dict[tuple[str, str], str]
+    live: list[tuple[str, str]]
+
+
+def state(con: duckdb.DuckDBPyConnection, home: Home) -> State:
+    """The catalog's stored derived tables and live tables, outdated stored tables forgotten first."""
     _forget_outdated(con, home)
     stored = {
         (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
     }
-    live = con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
-    con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-    for f in files():
-        name = short(f)
-        view = f"{SCHEMA}.{quote_ident(name)}"
-        if reads(f):
-            con.execute(f"CREATE OR REPLACE VIEW {view} AS {_over_stored(con, name, reads(f))}")
-        else:
-            branches = []
-            paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
-            if paths:
-                listed = ", ".join(quote_literal(p) for p in paths)
-                branches.append(f"SELECT * FROM read_parquet([{listed}])")
-            branches += [
-                f"SELECT * FROM ({query(f, t)})"
-                for t in sorted(ingested_traces(f, live))
-                if (t, name) not in stored
-            ]
-            if not branches:
-                branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
-            con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
-        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
-        _copy_column_comments(con, name)
-    _create_walk_views(con, home, stored)
+    return State(
+        stored, [(t, n) for t, n in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()]
+    )
+
+
+def create_view(con: duckdb.DuckDBPyConnection, home: Home, f: sqlfiles.SqlFile, now: State) -> None:
+    """``derived.<name>`` of one file: the stored Parquet of each trace that has it, the file's
+    query over the life-cycle views for a trace whose input is ingested without it; a file with
+    ``reads:``, the life-cycle view of its name over the stored tables; a walked table, the stored
+    Parquet (empty where none is stored)."""
+    if walked(f):
+        _create_walk_view(con, home, f, now.stored)
+        return
+    name = short(f)
+    view = f"{SCHEMA}.{quote_ident(name)}"
+    if reads(f):
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {_over_stored(con, name, reads(f))}")
+    else:
+        branches = []
+        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(now.stored.items()) if n == name]
+        if paths:
+            listed = ", ".join(quote_literal(p) for p in paths)
+            branches.append(f"SELECT * FROM read_parquet([{listed}])")
+        branches += [
+            f"SELECT * FROM ({query(f, t)})"
+            for t in sorted(ingested_traces(f, now.live))
+            if (t, name) not in now.stored
+        ]
+        if not branches:
+            branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL BY NAME '.join(branches)}")
+    con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
+    _copy_column_comments(con, name)
 
 
 def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
@@ -697,28 +721,27 @@ def _build_walk(
         con.execute(f"DROP TABLE IF EXISTS temp.main.{quote_ident(t)}")
 
 
-def _create_walk_views(
-    con: duckdb.DuckDBPyConnection, home: Home, stored: dict[tuple[str, str], str]
+def _create_walk_view(
+    con: duckdb.DuckDBPyConnection, home: Home, f: sqlfiles.SqlFile, stored: dict[tuple[str, str], str]
 ) -> None:
-    """``derived.<name>`` of each walked table: the stored Parquet of the traces that have it;
-    empty (typed as the step's rows) where none is stored."""
+    """``derived.<name>`` of a walked table: the stored Parquet of the traces that have it; empty
+    (typed as the step's rows) where none is stored."""
     import pyarrow as pa
 
     from tracewh import dag
 
-    for f in walk_files():
-        name = short(f)
-        view = f"{SCHEMA}.{quote_ident(name)}"
-        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
-        if paths:
-            body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
-        else:
-            # a reader of no batches: Schema.empty_table() imports pandas (~0.5 CPU s an ingest)
-            schema = dag.SCHEMAS[f.header["python"]]
-            rel = con.from_arrow(pa.RecordBatchReader.from_batches(schema, []))
-            cols = ", ".join(
-                f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
-            )
-            body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
-        con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
-        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
+    name = short(f)
+    view = f"{SCHEMA}.{quote_ident(name)}"
+    paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
+    if paths:
+        body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
+    else:
+        # a reader of no batches: Schema.empty_table() imports pandas (~0.5 CPU s an ingest)
+        schema = dag.SCHEMAS[f.header["python"]]
+        rel = con.from_arrow(pa.RecordBatchReader.from_batches(schema, []))
+        cols = ", ".join(
+            f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
+        )
+        body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
+    con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+    con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(f.header['description'])}")
