@@ -26,7 +26,6 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import functools
-import itertools
 import os
 import re
 import shutil
@@ -148,27 +147,6 @@ def rewrite_unpivot(text: str) -> str:
         return f"SELECT * FROM {m['rel']} UNPIVOT ({m['value']} FOR {m['name']} IN ({cols}))"
 
     return _UNPIVOT.sub(one, text)
-
-
-def rewrite_len(text: str) -> str:
-    """DuckDB ``len(x)`` is the length of a list in these files (``length`` is kept for strings):
-    sqlglot parses both as the string length, so ``len(`` becomes ``array_length(`` (Spark size)."""
-    import sqlglot
-    from sqlglot.tokens import TokenType
-
-    tokens = sqlglot.Dialect.get_or_raise("duckdb").tokenize(text)
-    out, last = [], 0
-    for tok, nxt in itertools.pairwise(tokens):
-        if (
-            tok.text.lower() == "len"
-            and tok.token_type == TokenType.VAR
-            and nxt.token_type == TokenType.L_PAREN
-        ):
-            out.append(text[last : tok.start])
-            out.append("array_length")
-            last = tok.end + 1
-    out.append(text[last:])
-    return "".join(out)
 
 
 def _fsum(node: exp.Expression) -> exp.Expression:
@@ -522,40 +500,8 @@ def _paren_named_window(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _unordered_row_number(node: exp.Expression) -> exp.Expression:
-    """``row_number() OVER ()`` numbers the rows in no stated order; Spark wants an ORDER BY. The
-    rows are ordered by the other columns of the SELECT, so the numbering is the same each time the
-    query (or a CTE read twice) is evaluated; rows equal on all of them differ only by their number."""
-    from sqlglot import exp
-
-    if not (
-        isinstance(node, exp.Window)
-        and isinstance(node.this, exp.RowNumber)
-        and not node.args.get("order")
-        and not node.args.get("partition_by")
-        and not node.args.get("alias")
-    ):
-        return node
-    select = node.find_ancestor(exp.Select)
-    if select is None:
-        return node
-    keys = []
-    for item in select.expressions:
-        value = item.this if isinstance(item, exp.Alias) else item
-        if value.find(exp.Star):
-            raise SparkError("row_number() OVER () beside a * has no Spark form: name the columns")
-        if value.find(exp.Window):
-            continue  # this row number (or another window function)
-        keys.append(exp.Ordered(this=value.copy(), nulls_first=True))
-    if not keys:
-        raise SparkError("row_number() OVER () with no other column to order by has no Spark form")
-    node = node.copy()
-    node.set("order", exp.Order(expressions=keys))
-    return node
-
-
 # Text rewrites (before parsing) and AST rewrites (after), in order.
-TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot, rewrite_len)
+TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot,)
 OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _expand_aggregate_macro,
     _named_parameter,
@@ -566,7 +512,6 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _cast_unnest,
     _parallel_unnest,
     _paren_named_window,
-    _unordered_row_number,
     _regex_named_groups,
     _quantile,
     _fsum,
