@@ -24,7 +24,7 @@ from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 from test_cli import run
 from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
-from tracewh import catalog, fastpath, query, reports, sqlfiles
+from tracewh import catalog, derived, fastpath, query, reports, sqlfiles
 from tracewh import ingestion as ingest
 from tracewh import spark as ws
 from tracewh.home import Home
@@ -48,6 +48,7 @@ VIEW_SCHEMAS = (
     *trace_names(),
     *catalog.SHARED_SQL_FOLDERS,
     *(catalog.raw_schema(t) for t in trace_names()),
+    derived.SCHEMA,
 )
 
 
@@ -60,6 +61,8 @@ def _views_in_sql_files() -> list[str]:
     from tracewh.traces import get_trace, prelude_sql, views_sql
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
+    # the derived layer: one view per file (over the stored Parquet)
+    names += [f"{derived.SCHEMA}.{derived.short(f)}" for f in sqlfiles.folder(derived.SCHEMA)]
     # the SQL files, and the views and tables generated from the trace specs (meta.inputs,
     # meta.published_rows, a trace's cells)
     bodies = [views_sql(), *(prelude_sql(get_trace(t)) for t in trace_names())]
