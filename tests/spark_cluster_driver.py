@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 # (report, trace) pairs the test compares with DuckDB: a life-cycle report, and an Alibaba one whose
-# Python step (the DAG walk, a grouped pandas UDF) runs on the executors.
+# Python step (the DAG walk) the ingest stored (derived.dag_paths): a plain aggregate on the executors.
 REPORTS = (("task-times", "google2011"), ("ali-dag-timing", "alibaba2018"))
 # (trace, the bundled sample's folder below data/sample)
 SAMPLES = (("google2011", "google2011"), ("google2019", "google2019"), ("alibaba2018", "alibaba2018"))

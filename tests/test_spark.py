@@ -24,7 +24,7 @@ from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, SAMPLES, write_gz
 from test_cli import run
 from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
-from tracewh import catalog, fastpath, query, reports, sqlfiles
+from tracewh import catalog, derived, fastpath, query, reports, sqlfiles
 from tracewh import ingestion as ingest
 from tracewh import spark as ws
 from tracewh.home import Home
@@ -48,6 +48,7 @@ VIEW_SCHEMAS = (
     *trace_names(),
     *catalog.SHARED_SQL_FOLDERS,
     *(catalog.raw_schema(t) for t in trace_names()),
+    derived.SCHEMA,
 )
 
 
@@ -60,6 +61,8 @@ def _views_in_sql_files() -> list[str]:
     from tracewh.traces import get_trace, prelude_sql, views_sql
 
     names = [f"{catalog.raw_schema(t)}.{tab}" for t in trace_names() for tab in get_trace(t).tables]
+    # the derived layer: one view per file (over the stored Parquet)
+    names += [f"{derived.SCHEMA}.{derived.short(f)}" for f in sqlfiles.folder(derived.SCHEMA)]
     # the SQL files, and the views and tables generated from the trace specs (meta.inputs,
     # meta.published_rows, a trace's cells)
     bodies = [views_sql(), *(prelude_sql(get_trace(t)) for t in trace_names())]
@@ -301,7 +304,7 @@ def test_overrides_translate_duckdb_forms(spark):
         timezone('America/New_York', TIMESTAMPTZ '2011-05-01 23:00:00+00') AS ny,  -- EDT = UTC-4: 19:00
         TIMESTAMPTZ '2011-05-01 23:00:00+00' + to_microseconds(1500001) AS plus,  -- +1.500001 s
         to_seconds(90) AS secs,                                                    -- 1 min 30 s
-        len([3, 1, 2]) AS n,                                                       -- 3 elements
+        array_length([3, 1, 2]) AS n,                                              -- 3 elements
         (SELECT quantile_cont(x, 0.25) FROM (VALUES (1), (2), (3), (5)) t(x)) AS q,  -- 1 + 0.75*(2-1)
         (SELECT list(x ORDER BY x DESC) FROM (VALUES (1), (3), (2)) t(x)) AS l,  -- [3, 2, 1]
         (SELECT list(y ORDER BY x) FROM (VALUES (2, 'b'), (1, 'a'), (3, 'c')) t(x, y)) AS l2,
@@ -413,18 +416,6 @@ def test_a_computed_list_index_counts_from_one(spark):
     sql = "SELECT i, l[i] AS v, l[2] AS second FROM (SELECT [7, 8, 9] AS l), (VALUES (1), (3), (4)) AS t(i)"
     expected = [(1, 7, 8), (3, 9, 8), (4, None, 8)]
     assert all(sorted(rows) == expected for rows in _both(spark, sql))
-
-
-def test_row_number_without_order_is_the_same_numbering_each_time(spark):
-    """row_number() OVER (): some numbering 1..n; a CTE read twice gets the same one (Spark
-    evaluates it twice: ordered by the other columns, x pairs with itself)."""
-    sql = """
-    WITH g AS (SELECT x, row_number() OVER () AS id FROM (VALUES ('b'), ('a'), ('c')) AS t(x))
-    SELECT a.x, b.x AS y, a.id FROM g AS a JOIN g AS b USING (id)
-    """
-    for rows in _both(spark, sql):
-        assert sorted((x, y) for x, y, _ in rows) == [("a", "a"), ("b", "b"), ("c", "c")]
-        assert sorted(i for _, _, i in rows) == [1, 2, 3]
 
 
 def test_a_named_window_as_an_operand(spark):

@@ -19,13 +19,15 @@ are kept until no process holds that catalog open (DuckDB holds a shared
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import hashlib
 import os
+import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.traces import (
+    MODULES_ENV,
     Table,
     adapter_problems,
     expand_sql,
@@ -452,36 +455,245 @@ def link_problems(home: Home) -> list[tuple[str, str, str]]:
     return out
 
 
-def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
-    """Create or replace every schema, code table, macro and view. Runs inside the caller's transaction."""
-    key = views_key()
-    # The part-number rule of every trace, before the meta views over it (sql/meta/10_parts.sql).
-    con.execute(meta_sql())
-    for f in sqlfiles.folder("meta"):
-        con.execute(f.body)
-    live = {
-        (t, n): d for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
-    }
+# ---------------------------------------------------------------------------------------------
+# The build plan: one ordered list of typed steps, from the registry, that every engine executes
+# (``rebuild`` here in DuckDB; tracewh.spark.register in a SparkSession, translating each step's
+# SQL). The steps' SQL is DuckDB SQL; what a step creates and reads (qualified names) lets an engine
+# run only the steps a query needs (``needed``).
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Step:
+    """One step of the build plan. ``text``: the DuckDB SQL it runs (or, for a step whose SQL an
+    engine makes itself, the SQL whose qualified names say what it reads); ``creates``: the
+    qualified names (lower case) of what it makes; ``always``: every query needs it (a schema, the
+    time macros)."""
+
+    label: str
+    text: str = ""
+    creates: frozenset[str] = frozenset()
+    always: bool = False
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Schemas(Step):
+    """The schemas (Spark: databases) of a trace, the meta or the derived layer."""
+
+    names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Sql(Step):
+    """SQL of the project: the registry's meta SQL, a trace's time macros, an SQL file (code
+    tables, macros, views). ``body``: as written, with the registry's placeholders, which each
+    engine fills (traces.expand_sql; ``text`` is DuckDB's form). ``vocabulary``: after it, the
+    decode / tier macros built from the rows of the vocabulary tables it made (a trace's own
+    folder only: lifecycle.priority_tiers mixes every trace's tiers)."""
+
+    body: str
+    vocabulary: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RawView(Step):
+    """The typed view over a table's live Parquet (``<trace>_raw.<table>``)."""
+
+    trace: str
+    table: Table
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Comments(Step):
+    """The column comments of a trace's raw and semantic views (DuckDB's catalog holds comments)."""
+
+    trace: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AdapterCheck(Step):
+    """The adapter views every shared view unions hold their contract (traces.ADAPTERS)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DerivedTable(Step):
+    """``derived.<name>``: the stored Parquet of the derived layer (tracewh.derived) where an
+    ingest wrote it, else the file's query over the life-cycle views."""
+
+    file: sqlfiles.SqlFile
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Record(Step):
+    """The catalog's own record (meta.catalog: home, versions, format)."""
+
+
+# One row of each vocabulary table: enough for vocabulary_macros_sql to name the macros it makes.
+_VOCABULARY_PROBE: dict[str, list[tuple]] = {"codes": [("s", 0, "n")], "priority_tiers": [("t", 0, 1, True)]}
+_CREATES = re.compile(
+    r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO|FUNCTION)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+\.\w+)",
+    re.IGNORECASE,
+)
+_CREATES_SCHEMA = re.compile(r"\bCREATE\s+SCHEMA\b", re.IGNORECASE)
+_QUALIFIED = re.compile(r"(?=\b(\w+\.\w+)\b)")  # overlapping: a.b.c gives a.b and b.c
+_COMMENT = re.compile(r"--[^\n]*")
+_STRING_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
+
+
+def _creates(text: str) -> frozenset[str]:
+    return frozenset(n.lower() for n in _CREATES.findall(_COMMENT.sub("", text)))
+
+
+def names_read(text: str) -> set[str]:
+    """Every ``a.b`` of a SQL text (comments, string literals and identifier quotes left out; also
+    the last two parts of ``a.b.c``): a superset of the views and functions it reads (a column of
+    an alias is a name no step creates)."""
+    # one pass: a '--' inside a string is no comment, a quote inside a comment opens no string
+    code = _STRING_OR_COMMENT.sub(lambda m: "''" if m.group(0).startswith("'") else "", text)
+    return {n.lower() for n in _QUALIFIED.findall(code.replace('"', ""))}
+
+
+def _sql_step(label: str, body: str, vocabulary: bool = False) -> Sql:
+    text = expand_sql(body)
+    vocab = tuple(vocabulary_in(body)) if vocabulary else ()
+    creates = set(_creates(text))
+    for schema, table, _ in vocab:
+        creates |= _creates(vocabulary_macros_sql(schema, table, _VOCABULARY_PROBE[table]))
+    return Sql(
+        label=label,
+        text=text,
+        body=body,
+        creates=frozenset(creates),
+        always=bool(_CREATES_SCHEMA.search(_COMMENT.sub("", text))),
+        vocabulary=vocab,
+    )
+
+
+def plan() -> tuple[Step, ...]:
+    """The catalog's build plan, in order (each step after those it reads), from the registry:
+    the meta schema (the registry's SQL, then sql/meta), each trace's schemas, raw views, time
+    macros and SQL folder (code tables, macros, semantic and adapter views), the shared folders,
+    the derived layer, the catalog's record. The same for every home: what a step reads of the
+    home (the live generations, the stored derived tables) is looked up when it runs."""
+    return _plan(os.environ.get(MODULES_ENV, ""))
+
+
+@functools.cache
+def _plan(modules: str) -> tuple[Step, ...]:
+    """plan() for one value of $TRACEWH_TRACE_MODULES (the registry it reads)."""
+    steps: list[Step] = [_sql_step("meta:registry", meta_sql())]
+    steps += [_sql_step(f"file:meta/{f.path.name}", f.body) for f in sqlfiles.folder("meta")]
     for trace_name, trace in registry().items():
-        con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(trace_name)}")
-        con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(raw_schema(trace_name))}")
-        for table in trace.tables.values():
-            _raw_view(con, home, trace_name, table, live.get((trace_name, table.name)))
-        con.execute(prelude_sql(trace))
-        for f in sqlfiles.folder(trace.sql_folder):
-            _run_sql_file(con, f)
-            # the decode / tier macros, as soon as the file made the table they read
-            for schema, vocab, rows_sql in vocabulary_in(f.body):
-                con.execute(vocabulary_macros_sql(schema, vocab, con.execute(rows_sql).fetchall()))
-        _comment_columns(con, trace_name, trace.tables.values())
-    broken = adapter_problems(lambda view: view_columns(con, view))
-    if broken:
-        raise CatalogError("; ".join(broken))
+        steps.append(
+            Schemas(label=f"schemas:{trace_name}", names=(trace_name, raw_schema(trace_name)), always=True)
+        )
+        steps += [
+            RawView(
+                label=f"raw:{trace_name}.{table.name}",
+                creates=frozenset({f"{raw_schema(trace_name)}.{table.name}".lower()}),
+                trace=trace_name,
+                table=table,
+            )
+            for table in trace.tables.values()
+        ]
+        prelude = prelude_sql(trace)
+        steps.append(dataclasses.replace(_sql_step(f"prelude:{trace_name}", prelude), always=True))
+        steps += [
+            _sql_step(f"file:{trace_name}/{f.path.name}", f.body, vocabulary=True)
+            for f in sqlfiles.folder(trace.sql_folder)
+        ]
+        steps.append(Comments(label=f"comments:{trace_name}", trace=trace_name))
+    steps.append(AdapterCheck(label="adapters"))
     for folder in SHARED_SQL_FOLDERS:
-        for f in sqlfiles.folder(folder):
-            _run_sql_file(con, f)
-    derived.create_views(con, home)
-    _record_build(con, home, key)
+        steps += [_sql_step(f"file:{folder}/{f.path.name}", f.body) for f in sqlfiles.folder(folder)]
+    steps.append(Schemas(label=f"schemas:{derived.SCHEMA}", names=(derived.SCHEMA,), always=True))
+    for f in sqlfiles.folder(derived.SCHEMA):
+        steps.append(
+            DerivedTable(
+                label=f"derived:{derived.short(f)}",
+                # a table read from stored ones reads them (what else a view reads depends on
+                # the home: see needed's ``reads``)
+                text=" ".join(f"{derived.SCHEMA}.{n}" for n in derived.reads(f)),
+                creates=frozenset({f"{derived.SCHEMA}.{derived.short(f)}"}),
+                file=f,
+            )
+        )
+    steps.append(Record(label="record"))
+    return tuple(steps)
+
+
+def needed(steps: tuple[Step, ...], names: set[str], reads: Callable[[Step], str] | None = None) -> set[str]:
+    """The labels of the steps that create what ``names`` reads, of the steps those read, and so
+    on; and of the steps every query needs (``always``). ``reads``: the SQL whose names say what a
+    step reads (default its ``text``), for an engine whose step reads what the home holds."""
+    creator: dict[str, str] = {}
+    for step in steps:
+        for n in step.creates:
+            creator.setdefault(n, step.label)
+    by_label = {s.label: s for s in steps}
+    wanted: set[str] = set()
+    todo = [s.label for s in steps if s.always] + [creator[n] for n in names if n in creator]
+    while todo:
+        label = todo.pop()
+        if label in wanted:
+            continue
+        wanted.add(label)
+        step = by_label[label]
+        todo += [creator[n] for n in names_read(reads(step) if reads else step.text) if n in creator]
+    return wanted
+
+
+def rebuild(con: duckdb.DuckDBPyConnection, home: Home) -> None:
+    """Create or replace every schema, code table, macro and view: the build plan, executed in
+    DuckDB. Runs inside the caller's transaction."""
+    run = _DuckRun(con, home)
+    for step in plan():
+        run.step(step)
+
+
+class _DuckRun:
+    """DuckDB's executor of the build plan, with what the steps read of the catalog (read once)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, home: Home) -> None:
+        self.con = con
+        self.home = home
+        self._live: dict[tuple[str, str], str] | None = None
+        self._derived: derived.State | None = None
+
+    def live(self) -> dict[tuple[str, str], str]:
+        if self._live is None:  # after the meta steps: meta.tables exists
+            rows = self.con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
+            self._live = {(t, n): d for t, n, d in rows}
+        return self._live
+
+    def step(self, step: Step) -> None:
+        con, home = self.con, self.home
+        if isinstance(step, Schemas):
+            for name in step.names:
+                con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(name)}")
+        elif isinstance(step, Sql):
+            try:
+                con.execute(step.text)
+            except duckdb.Error as e:
+                raise CatalogError(f"{step.label.split('/')[-1]}: {str(e).splitlines()[0]}") from e
+            for schema, vocab, rows_sql in step.vocabulary:
+                con.execute(vocabulary_macros_sql(schema, vocab, con.execute(rows_sql).fetchall()))
+        elif isinstance(step, RawView):
+            _raw_view(con, home, step.trace, step.table, self.live().get((step.trace, step.table.name)))
+        elif isinstance(step, Comments):
+            _comment_columns(con, step.trace, get_trace(step.trace).tables.values())
+        elif isinstance(step, AdapterCheck):
+            broken = adapter_problems(lambda view: view_columns(con, view))
+            if broken:
+                raise CatalogError("; ".join(broken))
+        elif isinstance(step, DerivedTable):
+            if self._derived is None:
+                self._derived = derived.state(con, home)
+            derived.create_view(con, home, step.file, self._derived)
+        elif isinstance(step, Record):
+            _record_build(con, home, views_key())
+        else:
+            raise TypeError(f"no DuckDB executor for {type(step).__name__}")
 
 
 # meta.catalog's key for what the views were built from (views_key); with 'home', what refresh checks.
@@ -582,13 +794,6 @@ def view_columns(con: duckdb.DuckDBPyConnection, view: str) -> list[tuple[str, s
         "AND schema_name = $s AND table_name = $n ORDER BY column_index",
         {"s": schema, "n": name},
     ).fetchall()
-
-
-def _run_sql_file(con: duckdb.DuckDBPyConnection, f: sqlfiles.SqlFile) -> None:
-    try:
-        con.execute(expand_sql(f.body))
-    except duckdb.Error as e:
-        raise CatalogError(f"{f.path.name}: {str(e).splitlines()[0]}") from e
 
 
 def raw_schema(trace: str) -> str:

@@ -335,56 +335,95 @@ VIEWS_MADE = "derived_views"
 
 
 def create_views(con: duckdb.DuckDBPyConnection, home: Home, check_outdated: bool = True) -> None:
-    """``derived.<name>`` for every file: the stored Parquet of each trace that has it, the file's
-    query over the life-cycle views for a trace whose task events are ingested without it; a file
-    with ``reads:``, the life-cycle view of its name over the stored tables. Inside the caller's
-    transaction, after the life-cycle views.
+    """``derived.<name>`` for every file (view_definition), after the ingest's builders recorded
+    their tables. Inside the caller's transaction, after the life-cycle views.
 
     ``check_outdated`` False (catalog.refresh: the catalog's views are this code's): the stored
     tables are known to have been written by this code, their footers are not read; and when every
     view would be made exactly as it was last made (an ingest that changed no stored table and no
     trace's input), nothing is made again (binding the views over the life-cycle ones costs
     ~0.1 CPU s a commit)."""
-    if check_outdated:
-        _forget_outdated(con, home)
-    stored = {
-        (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
-    }
-    live = con.execute("SELECT trace, table_name FROM meta.tables").fetchall()
-    views: list[tuple[str, str, str, bool]] = []  # name, query, description, copy the comments
-    for f in files():
-        name = short(f)
-        if reads(f):
-            body = _over_stored(con, name, reads(f))
-        else:
-            branches = []
-            paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
-            if paths:
-                listed = ", ".join(quote_literal(p) for p in paths)
-                branches.append(f"SELECT * FROM read_parquet([{listed}])")
-            branches += [
-                f"SELECT * FROM ({query(f, t)})"
-                for t in sorted(ingested_traces(f, live))
-                if (t, name) not in stored
-            ]
-            if not branches:
-                branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
-            body = " UNION ALL BY NAME ".join(branches)
-        views.append((name, body, f.header["description"], True))
-    views += _walk_views(con, home, stored)
+    now = state(con, home, check_outdated)
+    views = [view_definition(con, home, f, now) for f in sqlfiles.folder(SCHEMA)]
     made = hashlib.sha256(repr(views).encode()).hexdigest()
     if not check_outdated:
         row = con.execute("SELECT value FROM meta.catalog WHERE key = $k", {"k": VIEWS_MADE}).fetchone()
         if row and row[0] == made:
             return
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-    for name, body, description, comments in views:
-        view = f"{SCHEMA}.{quote_ident(name)}"
-        con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
-        con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(description)}")
-        if comments:
-            _copy_column_comments(con, name)
+    for view in views:
+        _make_view(con, view)
     con.execute("INSERT OR REPLACE INTO meta.catalog VALUES ($k, $v)", {"k": VIEWS_MADE, "v": made})
+
+
+def create_view(con: duckdb.DuckDBPyConnection, home: Home, f: sqlfiles.SqlFile, now: State) -> None:
+    """``derived.<name>`` of one file: the build plan's step (tracewh.catalog.plan)."""
+    _make_view(con, view_definition(con, home, f, now))
+
+
+@dataclass
+class State:
+    """What the derived views read of a catalog: the stored tables ((trace, name) -> generation
+    folder, of meta.derived) and the live (trace, table) pairs (of meta.tables)."""
+
+    stored: dict[tuple[str, str], str]
+    live: list[tuple[str, str]]
+
+
+def state(con: duckdb.DuckDBPyConnection, home: Home, check_outdated: bool = True) -> State:
+    """The catalog's stored derived tables and live tables, outdated stored tables forgotten first
+    (unless the caller knows this code wrote them: ``check_outdated`` False)."""
+    if check_outdated:
+        _forget_outdated(con, home)
+    stored = {
+        (t, n): d for t, n, d in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall()
+    }
+    return State(
+        stored, [(t, n) for t, n in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()]
+    )
+
+
+# A derived view as it is made: name, query, description, whether it copies the life-cycle view's
+# column comments.
+ViewDefinition = tuple[str, str, str, bool]
+
+
+def view_definition(
+    con: duckdb.DuckDBPyConnection, home: Home, f: sqlfiles.SqlFile, now: State
+) -> ViewDefinition:
+    """``derived.<name>`` of one file: the stored Parquet of each trace that has it, the file's
+    query over the life-cycle views for a trace whose input is ingested without it; a file with
+    ``reads:``, the life-cycle view of its name over the stored tables; a walked table, the stored
+    Parquet (empty where none is stored)."""
+    if walked(f):
+        return _walk_view(con, home, f, now.stored)
+    name = short(f)
+    if reads(f):
+        body = _over_stored(con, name, reads(f))
+    else:
+        branches = []
+        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(now.stored.items()) if n == name]
+        if paths:
+            listed = ", ".join(quote_literal(p) for p in paths)
+            branches.append(f"SELECT * FROM read_parquet([{listed}])")
+        branches += [
+            f"SELECT * FROM ({query(f, t)})"
+            for t in sorted(ingested_traces(f, now.live))
+            if (t, name) not in now.stored
+        ]
+        if not branches:
+            branches.append(f"SELECT * FROM ({query(f, None)}) WHERE false")
+        body = " UNION ALL BY NAME ".join(branches)
+    return (name, body, f.header["description"], True)
+
+
+def _make_view(con: duckdb.DuckDBPyConnection, definition: ViewDefinition) -> None:
+    name, body, description, comments = definition
+    view = f"{SCHEMA}.{quote_ident(name)}"
+    con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+    con.execute(f"COMMENT ON VIEW {view} IS {quote_literal(description)}")
+    if comments:
+        _copy_column_comments(con, name)
 
 
 def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
@@ -728,28 +767,25 @@ def schemas_text() -> str:
     return repr(sorted((name, str(schema)) for name, schema in dag.SCHEMAS.items()))
 
 
-def _walk_views(
-    con: duckdb.DuckDBPyConnection, home: Home, stored: dict[tuple[str, str], str]
-) -> list[tuple[str, str, str, bool]]:
-    """``derived.<name>`` of each walked table (name, query, description, False): the stored
-    Parquet of the traces that have it; empty (typed as the step's rows) where none is stored."""
+def _walk_view(
+    con: duckdb.DuckDBPyConnection, home: Home, f: sqlfiles.SqlFile, stored: dict[tuple[str, str], str]
+) -> ViewDefinition:
+    """``derived.<name>`` of a walked table: the stored Parquet of the traces that have it; empty
+    (typed as the step's rows) where none is stored."""
     import pyarrow as pa
 
     from tracewh import dag
 
-    out = []
-    for f in walk_files():
-        name = short(f)
-        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
-        if paths:
-            body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
-        else:
-            # a reader of no batches: Schema.empty_table() imports pandas (~0.5 CPU s an ingest)
-            schema = dag.SCHEMAS[f.header["python"]]
-            rel = con.from_arrow(pa.RecordBatchReader.from_batches(schema, []))
-            cols = ", ".join(
-                f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
-            )
-            body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
-        out.append((name, body, f.header["description"], False))
-    return out
+    name = short(f)
+    paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]
+    if paths:
+        body = f"SELECT * FROM read_parquet([{', '.join(quote_literal(p) for p in paths)}])"
+    else:
+        # a reader of no batches: Schema.empty_table() imports pandas (~0.5 CPU s an ingest)
+        schema = dag.SCHEMAS[f.header["python"]]
+        rel = con.from_arrow(pa.RecordBatchReader.from_batches(schema, []))
+        cols = ", ".join(
+            f"NULL::{t} AS {quote_ident(c)}" for c, t in zip(rel.columns, rel.types, strict=True)
+        )
+        body = f"SELECT NULL::VARCHAR AS trace, {cols}, NULL::UBIGINT AS input_hash WHERE false"
+    return (name, body, f.header["description"], False)

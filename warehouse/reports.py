@@ -189,22 +189,16 @@ def run(
         start = _trace_start(str(chosen), zone) if chosen else None
         labels = synthetic(con)
         made_up = [labels[t] for t in ([str(chosen)] if chosen else report.traces) if t in labels]
+        stored = _stored_walk(con, report, chosen)
         if spark is not None:
             from tracewh import spark as spark_engine
 
-            rows = spark_engine.run_statements(spark, report, params, zone)
+            walked = (stored, str(chosen)) if stored is not None else None
+            rows = spark_engine.run_statements(spark, report, params, zone, walked)
         elif not report.python:
             rows = query.fetch(con, report.sql, params)
         else:
-            from tracewh import derived
-
             first, _, second = report.sql.partition(STEP_MARKER)
-            done = (
-                set(query.fact(con, "SELECT trace, name FROM meta.derived"))
-                if derived.recorded(con)
-                else set()
-            )
-            stored = derived.stored_walk(report.python, str(chosen), done) if chosen else None
             if stored is not None:
                 # the step's rows as the ingest stored them (tracewh.derived): no job is walked
                 con.execute(
@@ -232,6 +226,17 @@ def run(
         "synthetic": "; ".join(made_up) or None,
     }
     return rows
+
+
+def _stored_walk(con: Any, report: Report, chosen: object) -> str | None:
+    """The view holding the rows of the report's Python step for its trace when an ingest stored
+    them (tracewh.derived.stored_walk); None: the step walks the jobs."""
+    from tracewh import derived, query
+
+    if not report.python or not chosen or not derived.recorded(con):
+        return None
+    done = set(query.fact(con, "SELECT trace, name FROM meta.derived"))
+    return derived.stored_walk(report.python, str(chosen), done)
 
 
 def synthetic(con) -> dict[str, str]:

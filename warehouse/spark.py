@@ -26,7 +26,6 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import functools
-import itertools
 import os
 import re
 import shutil
@@ -45,11 +44,8 @@ from tracewh.traces import (
     Table,
     expand_sql,
     get_trace,
-    meta_sql,
-    prelude_sql,
     registry,
     trace_names,
-    vocabulary_in,
     vocabulary_macros_sql,
 )
 
@@ -151,27 +147,6 @@ def rewrite_unpivot(text: str) -> str:
         return f"SELECT * FROM {m['rel']} UNPIVOT ({m['value']} FOR {m['name']} IN ({cols}))"
 
     return _UNPIVOT.sub(one, text)
-
-
-def rewrite_len(text: str) -> str:
-    """DuckDB ``len(x)`` is the length of a list in these files (``length`` is kept for strings):
-    sqlglot parses both as the string length, so ``len(`` becomes ``array_length(`` (Spark size)."""
-    import sqlglot
-    from sqlglot.tokens import TokenType
-
-    tokens = sqlglot.Dialect.get_or_raise("duckdb").tokenize(text)
-    out, last = [], 0
-    for tok, nxt in itertools.pairwise(tokens):
-        if (
-            tok.text.lower() == "len"
-            and tok.token_type == TokenType.VAR
-            and nxt.token_type == TokenType.L_PAREN
-        ):
-            out.append(text[last : tok.start])
-            out.append("array_length")
-            last = tok.end + 1
-    out.append(text[last:])
-    return "".join(out)
 
 
 def _fsum(node: exp.Expression) -> exp.Expression:
@@ -319,11 +294,14 @@ def _list_index(node: exp.Expression) -> exp.Expression:
 
 def _hugeint(node: exp.Expression) -> exp.Expression:
     """HUGEINT (128-bit) has no Spark type: DECIMAL(38, 0) holds every value the SQL files form
-    (lifecycle.event_order: time * 2^63 + seq < 2^126 < 10^38)."""
+    (lifecycle.event_order: time * 2^63 + seq < 2^126 < 10^38). UBIGINT (a stored hash, e.g.
+    derived.dag_paths.input_hash) neither: DECIMAL(20, 0), as Spark reads Parquet's UINT64."""
     from sqlglot import exp
 
     if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
         return exp.DataType.build("DECIMAL(38, 0)")
+    if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.UBIGINT:
+        return exp.DataType.build("DECIMAL(20, 0)")
     return node
 
 
@@ -522,40 +500,8 @@ def _paren_named_window(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _unordered_row_number(node: exp.Expression) -> exp.Expression:
-    """``row_number() OVER ()`` numbers the rows in no stated order; Spark wants an ORDER BY. The
-    rows are ordered by the other columns of the SELECT, so the numbering is the same each time the
-    query (or a CTE read twice) is evaluated; rows equal on all of them differ only by their number."""
-    from sqlglot import exp
-
-    if not (
-        isinstance(node, exp.Window)
-        and isinstance(node.this, exp.RowNumber)
-        and not node.args.get("order")
-        and not node.args.get("partition_by")
-        and not node.args.get("alias")
-    ):
-        return node
-    select = node.find_ancestor(exp.Select)
-    if select is None:
-        return node
-    keys = []
-    for item in select.expressions:
-        value = item.this if isinstance(item, exp.Alias) else item
-        if value.find(exp.Star):
-            raise SparkError("row_number() OVER () beside a * has no Spark form: name the columns")
-        if value.find(exp.Window):
-            continue  # this row number (or another window function)
-        keys.append(exp.Ordered(this=value.copy(), nulls_first=True))
-    if not keys:
-        raise SparkError("row_number() OVER () with no other column to order by has no Spark form")
-    node = node.copy()
-    node.set("order", exp.Order(expressions=keys))
-    return node
-
-
 # Text rewrites (before parsing) and AST rewrites (after), in order.
-TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot, rewrite_len)
+TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot,)
 OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _expand_aggregate_macro,
     _named_parameter,
@@ -566,7 +512,6 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _cast_unnest,
     _parallel_unnest,
     _paren_named_window,
-    _unordered_row_number,
     _regex_named_groups,
     _quantile,
     _fsum,
@@ -1057,16 +1002,20 @@ def register(
     if previous and previous != stamp:
         _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
     snap = _catalog_snapshot(home)
-    units = _units(snap)
-    wanted = set(units) if only is None else _closure(units, _names_read(_report_text(only)))
+    steps = catalog.plan()
+    wanted = (
+        {s.label for s in steps}
+        if only is None
+        else catalog.needed(steps, _report_names(only), functools.partial(_reads, snap))
+    )
     if wanted <= done:
         return _registered_views(spark)
     root = data_root.rstrip("/") if data_root else str(home.parquet)
     ctx = _Context(spark, home, snap, root, cache)
-    for label, unit in units.items():
-        if label in wanted and label not in done:
-            unit.run(ctx)
-            done.add(label)
+    for step in steps:
+        if step.label in wanted and step.label not in done:
+            _execute(ctx, step)
+            done.add(step.label)
     spark.conf.set(_REGISTERED, stamp)
     spark.conf.set(_UNITS, _ALL if only is None else "\n".join(sorted(done)))
     return _registered_views(spark)
@@ -1099,136 +1048,59 @@ class _Context:
     cache: bool
 
 
-@dataclasses.dataclass
-class _Unit:
-    """One step of register: what it runs (a function of the context), the DuckDB SQL whose
-    qualified names say what it reads, and the names it creates."""
-
-    run: Callable[[_Context], None]
-    text: str = ""
-    creates: frozenset[str] = frozenset()
-    always: bool = False  # run for every report (databases, the time macros, meta)
-
-
-def _units(snap: _Snapshot) -> dict[str, _Unit]:
-    """register's steps in order, each after those it reads (as catalog.rebuild orders them)."""
-    # meta first: the snapshot, the part-number rule, then the views over them (meta.parts...)
-    units: dict[str, _Unit] = {
-        "schemas:meta": _Unit(functools.partial(_create_database, "meta"), always=True)
-    }
-    for name in META_TABLES:
-        units[f"meta:{name}"] = _Unit(
-            functools.partial(_register_snapshot, name), creates=frozenset({f"meta.{name}"})
-        )
-    units["meta:registry"] = _Unit(
-        lambda ctx: _register_text(meta_sql(), "meta", ctx), meta_sql(), frozenset(_creates(meta_sql()))
-    )
-    for f in sqlfiles.folder("meta"):
-        text = expand_sql(f.body)
-        units[f"file:meta/{f.path.name}"] = _Unit(
-            functools.partial(_register_file, f, "meta"),
-            text,
-            frozenset(_creates(text)),
-            always=bool(_CREATES_SCHEMA.search(_COMMENT.sub("", text))),
-        )
-    for trace_name, trace in registry().items():
-        raw = catalog.raw_schema(trace_name)
-        units[f"schemas:{trace_name}"] = _Unit(functools.partial(_register_schemas, trace_name), always=True)
-        for table in trace.tables.values():
-            units[f"raw:{trace_name}.{table.name}"] = _Unit(
-                functools.partial(_register_raw, trace_name, table),
-                creates=frozenset({f"{raw}.{table.name}"}),
-            )
-        units[f"prelude:{trace_name}"] = _Unit(functools.partial(_register_prelude, trace), always=True)
-    for folder in sql_folders():
-        for f in sqlfiles.folder(folder):
-            text = expand_sql(f.body)
-            creates = _creates(text)
-            for schema, vocab, _ in vocabulary_in(f.body) if folder not in catalog.SHARED_SQL_FOLDERS else []:
-                creates |= _creates(vocabulary_macros_sql(schema, vocab, _VOCABULARY_PROBE[vocab]))
-            units[f"file:{folder}/{f.path.name}"] = _Unit(
-                functools.partial(_register_file, f, folder),
-                text,
-                frozenset(creates),
-                always=bool(_CREATES_SCHEMA.search(_COMMENT.sub("", text))),
-            )
-    units[f"schemas:{derived.SCHEMA}"] = _Unit(
-        functools.partial(_create_database, derived.SCHEMA), always=True
-    )
-    for f in derived.files():
-        name = derived.short(f)
-        if derived.reads(f):
-            text = snap.derived_sql.get(name) or derived.recomputed(f)
-        else:
-            unstored = [t for t in sorted(snap.ingested[name]) if (t, name) not in snap.stored]
-            text = " ".join(derived.query(f, t) for t in unstored)
-        units[f"derived:{name}"] = _Unit(
-            functools.partial(_register_derived, f), text, frozenset({f"{derived.SCHEMA}.{name}"})
-        )
-    return units
+def _report_names(report: Any) -> set[str]:
+    """What a report reads: the names of its SQL, and the stored rows of its Python step."""
+    names = catalog.names_read(expand_sql(report.template))
+    if report.python:
+        names |= {
+            f"{derived.SCHEMA}.{derived.short(f)}"
+            for f in derived.walk_files()
+            if f.header["python"] == report.python
+        }
+    return names
 
 
-# One row of each vocabulary table: enough for vocabulary_macros_sql to name the macros it makes.
-_VOCABULARY_PROBE: dict[str, list[tuple]] = {"codes": [("s", 0, "n")], "priority_tiers": [("t", 0, 1, True)]}
-_CREATES = re.compile(
-    r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO|FUNCTION)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+\.\w+)",
-    re.IGNORECASE,
-)
-_CREATES_SCHEMA = re.compile(r"\bCREATE\s+SCHEMA\b", re.IGNORECASE)
-_QUALIFIED = re.compile(r"(?=\b(\w+\.\w+)\b)")  # overlapping: a.b.c gives a.b and b.c
-_COMMENT = re.compile(r"--[^\n]*")
+def _reads(snap: _Snapshot, step: catalog.Step) -> str:
+    """The SQL whose names say what a step reads on Spark: a derived table reads the life-cycle
+    views only for a trace whose table is not stored (none on a home ingested by this tracewh)."""
+    if not isinstance(step, catalog.DerivedTable) or derived.walked(step.file):
+        return step.text
+    f = step.file
+    name = derived.short(f)
+    if derived.reads(f):
+        return snap.derived_sql.get(name) or derived.recomputed(f)
+    return " ".join(derived.query(f, t) for t in sorted(snap.ingested[name]) if (t, name) not in snap.stored)
 
 
-def _creates(text: str) -> set[str]:
-    return {n.lower() for n in _CREATES.findall(_COMMENT.sub("", text))}
+# Storage tables of the meta schema (``CREATE TABLE meta.x (...)``, no query): Spark has the
+# snapshot of those in META_TABLES instead.
+_STORAGE_TABLE = re.compile(r"\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?meta\.(\w+)\s*\(", re.IGNORECASE)
 
 
-def _names_read(text: str) -> set[str]:
-    """Every ``a.b`` of a SQL text (comments and identifier quotes left out; also the last two
-    parts of ``a.b.c``): a superset of the views and functions it reads (a column of an alias is a
-    name no unit creates)."""
-    return {n.lower() for n in _QUALIFIED.findall(_COMMENT.sub("", text).replace('"', ""))}
-
-
-def _report_text(report: Any) -> str:
-    return expand_sql(report.template)
-
-
-def _closure(units: dict[str, _Unit], names: set[str]) -> set[str]:
-    """The units that create what ``names`` reads, the units those read, and so on; and the steps
-    every query may need (meta, the databases, the time macros)."""
-    creator: dict[str, str] = {}
-    for label, u in units.items():
-        for n in u.creates:
-            # the first: meta's storage tables (00_meta.sql) are the snapshot views made before it
-            creator.setdefault(n, label)
-    wanted: set[str] = set()
-    todo = [label for label, u in units.items() if u.always] + [creator[n] for n in names if n in creator]
-    while todo:
-        label = todo.pop()
-        if label in wanted:
-            continue
-        wanted.add(label)
-        todo += [creator[n] for n in _names_read(units[label].text) if n in creator]
-    return wanted
-
-
-def _register_snapshot(name: str, ctx: _Context) -> None:
-    _run_view(ctx.spark, _meta_view(name, *ctx.snap.meta[name]), f"meta.{name}", ctx.cache)
-
-
-def _register_text(text: str, what: str, ctx: _Context) -> None:
-    for stmt in transpile(text, ctx.spark):
-        _run_view(ctx.spark, stmt, what, ctx.cache)
-
-
-def _create_database(name: str, ctx: _Context) -> None:
-    _run(ctx.spark, f"CREATE DATABASE IF NOT EXISTS {name}", name)
-
-
-def _register_schemas(trace_name: str, ctx: _Context) -> None:
-    for db in (trace_name, catalog.raw_schema(trace_name)):
-        _create_database(db, ctx)
+def _execute(ctx: _Context, step: catalog.Step) -> None:
+    """Spark's executor of one step of the catalog's build plan (catalog.plan)."""
+    if isinstance(step, catalog.Schemas):
+        for name in step.names:
+            _run(ctx.spark, f"CREATE DATABASE IF NOT EXISTS {name}", name)
+    elif isinstance(step, catalog.Sql):
+        what = step.label.split("/")[-1]
+        for name in _STORAGE_TABLE.findall(step.text):
+            if name in META_TABLES:
+                _run_view(ctx.spark, _meta_view(name, *ctx.snap.meta[name]), f"meta.{name}", ctx.cache)
+        # the shared unions are filled with the adapter views' columns as registered (transpile)
+        for stmt in transpile(step.body, ctx.spark):
+            _run_view(ctx.spark, stmt, what, ctx.cache)
+        for schema, vocab, rows_sql in step.vocabulary:
+            rows = [tuple(r) for r in ctx.spark.sql(rows_sql).collect()]
+            for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), ctx.spark):
+                _run(ctx.spark, stmt, f"{schema}.{vocab} macros")
+    elif isinstance(step, catalog.RawView):
+        _register_raw(step.trace, step.table, ctx)
+    elif isinstance(step, catalog.DerivedTable):
+        _register_derived(step.file, ctx)
+    elif not isinstance(step, catalog.Comments | catalog.AdapterCheck | catalog.Record):
+        # comments, the adapter check and the catalog's record are the DuckDB catalog's own
+        raise SparkError(f"no Spark executor for the catalog step {type(step).__name__}")
 
 
 def _register_raw(trace_name: str, table: Table, ctx: _Context) -> None:
@@ -1240,27 +1112,11 @@ def _register_raw(trace_name: str, table: Table, ctx: _Context) -> None:
     _run_view(ctx.spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", ctx.cache)
 
 
-def _register_prelude(trace: Any, ctx: _Context) -> None:
-    for stmt in transpile(prelude_sql(trace), ctx.spark):
-        _run_view(ctx.spark, stmt, f"{trace.name} time macros", ctx.cache)
-
-
-def _register_file(f: sqlfiles.SqlFile, folder: str | Path, ctx: _Context) -> None:
-    # each file after the ones before it: the shared unions read the adapter views' columns
-    for stmt in transpile(f.body, ctx.spark):
-        _run_view(ctx.spark, stmt, f.path.name, ctx.cache)
-    # the decode / tier macros built from the rows of a trace's vocabulary tables (as
-    # catalog.rebuild: trace folders only; lifecycle.priority_tiers mixes every trace's tiers)
-    for schema, vocab, rows_sql in vocabulary_in(f.body) if folder not in catalog.SHARED_SQL_FOLDERS else []:
-        rows = [tuple(r) for r in ctx.spark.sql(rows_sql).collect()]
-        for stmt in transpile(vocabulary_macros_sql(schema, vocab, rows), ctx.spark):
-            _run(ctx.spark, stmt, f"{schema}.{vocab} macros")
-
-
 def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     """``derived.<name>``: each trace's stored Parquet, typed as the DuckDB catalog types the
-    view; a trace ingested without it, the file's query over the life-cycle views. A file with
-    ``reads:``: the DuckDB catalog's view (the life-cycle view over the stored tables), translated."""
+    view; a trace ingested without it, the file's query over the life-cycle views (a walked table:
+    nothing). A file with ``reads:``: the DuckDB catalog's view (the life-cycle view over the
+    stored tables), translated."""
     name = derived.short(f)
     view = f"{derived.SCHEMA}.{name}"
     if derived.reads(f):
@@ -1268,7 +1124,11 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         for stmt in transpile(sql, ctx.spark):
             _run_view(ctx.spark, stmt, f.path.name, ctx.cache)
         return
-    cols = ctx.snap.derived_columns[name]
+    cols = ctx.snap.derived_columns.get(name)
+    if cols is None:  # a catalog from before the table (a walked one: nothing stored to read)
+        if derived.walked(f):
+            return
+        raise SparkError(f"{view}: not in the catalog {ctx.home.catalog}; run `tracewh repair` once")
     typed = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
     names = ", ".join(_ident(c) for c, _ in cols)
     branches = [
@@ -1278,7 +1138,7 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     ]
     branches += [
         f"SELECT {names} FROM ({derived.query(f, t)})"
-        for t in sorted(ctx.snap.ingested[name])
+        for t in sorted(ctx.snap.ingested.get(name, ()))  # a walked table: stored or nothing
         if (t, name) not in ctx.snap.stored
     ]
     if not branches:
@@ -1516,12 +1376,27 @@ def _in_zone(value: Any, tz: Any) -> Any:
 
 
 def run_statements(
-    spark: SparkSession, report: Any, params: dict[str, object], zone: str | None = None
+    spark: SparkSession,
+    report: Any,
+    params: dict[str, object],
+    zone: str | None = None,
+    stored: tuple[str, str] | None = None,
 ) -> Rows:
-    """A resolved report's SQL (and its Python step) on Spark; instants in ``zone``."""
+    """A resolved report's SQL (and its Python step) on Spark; instants in ``zone``. ``stored``:
+    the derived view holding the step's rows as an ingest stored them, and the trace (reports.run
+    asks the catalog): read instead of walking the jobs."""
     if not report.python:
         return fetch(spark, report.template, params, zone)
     first, _, second = report.template.partition(STEP_MARKER)
+    if stored is not None:
+        from tracewh import dag
+
+        cols = ", ".join(_ident(c) for c in dag.SCHEMAS[report.python].names)
+        view, trace = stored
+        # the step's temporary view, as in DuckDB (reports.run): the stored rows of the trace
+        rows = f"SELECT {cols} FROM {view.replace(chr(34), '`')} WHERE trace = {_literal(trace)}"
+        _run(spark, f"CREATE OR REPLACE TEMPORARY VIEW {report.python} AS {rows}", report.name)
+        return fetch(spark, second, params, zone)
     step = SPARK_STEPS.get(report.python)
     if step is None:
         raise SparkError(f"report {report.name}: its Python step {report.python!r} has no Spark form")

@@ -26,7 +26,7 @@ SELECT
     CASE p.form
         WHEN 'independent' THEN 'no_dag'
         WHEN 'merge_task' THEN 'no_dag'
-        WHEN 'dag' THEN CASE WHEN len(p.parent_task_ids) = 0 THEN 'dag_root' ELSE 'dag_dependent' END
+        WHEN 'dag' THEN CASE WHEN array_length(p.parent_task_ids) = 0 THEN 'dag_root' ELSE 'dag_dependent' END
     END AS dag_class,
     p.stage,
     p.stage IS NOT NULL AS has_stage_suffix,

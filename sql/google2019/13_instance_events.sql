@@ -30,7 +30,7 @@ SELECT
     CASE WHEN r.resource_request IS NOT NULL THEN coalesce(r.resource_request.cpus, 0) END AS request_cpus,
     CASE WHEN r.resource_request IS NOT NULL THEN coalesce(r.resource_request.memory, 0) END AS request_memory,
     coalesce(r."constraint", []) AS "constraint",
-    len(coalesce(r."constraint", [])) AS constraints,
+    array_length(coalesce(r."constraint", [])) AS constraints,
     r.day,
     r.seq
 FROM google2019_raw.instance_events AS r

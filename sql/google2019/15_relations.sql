@@ -7,6 +7,6 @@ SELECT DISTINCT cell, collection_id, parent_collection_id AS related_collection_
 FROM google2019.collection_events WHERE parent_collection_id IS NOT NULL
 UNION
 SELECT DISTINCT cell, collection_id, unnest(start_after_collection_ids), 'start_after'
-FROM google2019.collection_events WHERE len(start_after_collection_ids) > 0;
+FROM google2019.collection_events WHERE array_length(start_after_collection_ids) > 0;
 
 COMMENT ON VIEW google2019.collection_relations IS 'Edges between collections: relation = parent (killed when its parent exits) | start_after (runs after the related job finishes)';

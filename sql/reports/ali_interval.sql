@@ -33,9 +33,9 @@ nodes AS (
 ),
 children AS (
     SELECT d.job_name, d.task_id, d.parent_task_ids,
-           CASE WHEN len(d.parent_task_ids) = 1 THEN 'one parent' ELSE 'several parents' END AS "case"
+           CASE WHEN array_length(d.parent_task_ids) = 1 THEN 'one parent' ELSE 'several parents' END AS "case"
     FROM alibaba2018.dag_tasks AS d
-    WHERE len(d.parent_task_ids) > 0 AND d.job_name IN (SELECT job_name FROM dag_paths WHERE status <> 'cycle')
+    WHERE array_length(d.parent_task_ids) > 0 AND d.job_name IN (SELECT job_name FROM dag_paths WHERE status <> 'cycle')
 ),
 edges AS (
     SELECT c.job_name, c.task_id, c."case", n.actual_start, n.registered, p.end_time AS parent_end, p.run_s AS parent_run_s
@@ -79,7 +79,7 @@ summary AS (
 -- values at the whole trace's 4.2 M jobs: out of memory under 4GB); a sort spills. Same figures:
 -- quantile_cont's interpolation, the value at rank (n - 1) * q (0-based) between the values at its
 -- floor and ceiling ranks, lo + (rank - floor) * (hi - lo).
-groups AS (SELECT case_ord, ord, n, row_number() OVER () AS gid FROM summary WHERE n > 0),
+groups AS (SELECT case_ord, ord, n, row_number() OVER (ORDER BY case_ord, ord) AS gid FROM summary WHERE n > 0),
 vals AS (
     SELECT g.gid, m.v
     FROM measures AS m JOIN cases AS c ON c."case" = m."case"
