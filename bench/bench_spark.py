@@ -49,6 +49,7 @@ CLUSTER_CORES = (16, 64, 256)
 PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
+from tracewh import reports
 from tracewh import spark as ws
 from tracewh.home import Home
 s = ws.session("local[2]")
@@ -56,9 +57,9 @@ t1 = time.perf_counter()
 home = Home.resolve(sys.argv[1])
 ws.register(s, home)
 t2 = time.perf_counter()
-ws.run_report(s, home, sys.argv[2], trace="google2011")
+reports.run(home, sys.argv[2], trace="google2011", spark=s)
 t3 = time.perf_counter()
-rows = ws.run_report(s, home, sys.argv[2], trace="google2011")
+rows = reports.run(home, sys.argv[2], trace="google2011", spark=s)
 t4 = time.perf_counter()
 print(json.dumps({"session": t1 - t0, "register": t2 - t1, "cold": t3 - t2, "warm": t4 - t3,
                   "rows": len(rows.rows)}))

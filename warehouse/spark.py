@@ -3,8 +3,9 @@
 ``register(spark, home)`` creates, in the session catalog of a SparkSession, a database per
 registered trace, ``lifecycle``, the traces' ``*_raw`` typed views and
 ``meta`` (a snapshot of the catalog's small metadata tables), with the same names, columns and
-meanings as the DuckDB catalog. The Spark SQL is generated from the same SQL files as the DuckDB
-catalog: sqlglot parses each statement as DuckDB SQL and writes it as Spark SQL, after the override
+meanings as the DuckDB catalog: it executes the catalog's build plan (catalog.plan, the steps
+catalog.rebuild executes in DuckDB), translating each step's SQL: sqlglot parses each statement as
+DuckDB SQL and writes it as Spark SQL, after the override
 layer below rewrote what sqlglot does not translate (or translates with other semantics). Each
 override is one function, named in ``OVERRIDES``, and tested on its own (tests/test_spark.py).
 
