@@ -219,6 +219,25 @@ def test_task_parts_with_an_odd_float_or_boolean_are_refused_and_give_what_the_e
     assert fast == exact
 
 
+def test_duplicate_lines_are_counted_as_the_exact_path_counts_them_across_batches(tmp_path, monkeypatch):
+    # batches of ~4 lines: duplicates inside a batch and across its edges; two empty fields are
+    # alike, an empty field beside a value is not; the same value spelled twice is not
+    a, b = task_row(600, 1, 0, 0), task_row(600, 1, 1, 0)
+    lines = [a, a, a, b, b, task_row(600, 1, 1, 0, machine="5"), task_row(600, 1, 1, 0, machine="5")]
+    lines += [task_row(601, 2, 0, 0, cpu="0.5"), task_row(601, 2, 0, 0, cpu="0.50"), b, b, b]
+    lines += [task_row(602, 3, i, 0) for i in range(9)] + [a, a]
+    want = 2 + 1 + 1 + 2 + 1  # by hand: the repeats of a, b, the machine row, b, a
+    src = tmp_path / "src" / "task_events"
+    src.mkdir(parents=True)
+    (src / "part-00004-of-00500.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    (src / "part-00005-of-00500.csv").write_text("\n".join(lines))  # no line end after the last
+    monkeypatch.setattr(fastpath, "BLOCK", 4 * len(a) + 8)
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", src.parent)
+    assert [f.fast for f in files] == [True, True]
+    assert [f.duplicate_lines for f in files] == [want, want]
+    assert fast == exact
+
+
 FLOAT_SPELLINGS = [
     *("1", "-1", "+1", ".5", "-.5", "+.5", "1.", "-1.", "1.e5", "1e5", "1E5", "1e+5", "1e-5", "-0", "-0.0"),
     *("01.50", "1e-400", "4.9e-324", "2.2250738585072011e-308", "1.7976931348623157e308"),
