@@ -88,12 +88,14 @@ OutputOpt = Annotated[
         "--output", "-o", help="Write the result to FILE (replaced only when complete) instead of stdout."
     ),
 ]
+# The example zone of --tz: the first trace's own (a zone is a trace fact, its spec's).
+_ZONE_EXAMPLE = next((s.time_zone for s in registry().values() if s.time_zone), "UTC")
 TzOpt = Annotated[
     str | None,
     typer.Option(
         "--tz",
         help=(
-            "Time zone of the session and its timestamps, e.g. America/New_York "
+            f"Time zone of the session and its timestamps, e.g. {_ZONE_EXAMPLE} "
             "(default: a report's trace zone; sql and info: UTC)."
         ),
         show_default=False,

@@ -94,9 +94,9 @@ class Selection:
     """What to fetch; None = everything. ``parts`` and ``shards`` are ranges like ``0-99,120``."""
 
     tables: list[str] | None = None
-    parts: str | None = None  # google2011 part numbers
-    cells: list[str] | None = None  # google2019 cells
-    shards: str | None = None  # google2019 shard numbers
+    parts: str | None = None  # part numbers (a trace listed by a checksum file: download_options)
+    cells: list[str] | None = None  # cells (a trace with cells)
+    shards: str | None = None  # shard numbers (a trace listed by a storage listing)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class Plan:
     trace: str
     dest: Path
     files: list[RemoteFile]
-    # Files fetched while planning and written as they are (google2011's SHA256SUM, which the
+    # Files fetched while planning and written as they are (a trace's checksum file, which the
     # ingest verifies against later).
     side_files: dict[str, bytes] = field(default_factory=dict)
     # Hosts that answered while planning: the transfer retries a failed connection to them.

@@ -14,8 +14,8 @@ WITH outside(trace, table_name, rows_outside_window) AS ({outside})
 SELECT t.trace, t.table_name AS "table", t.rows, t.rows_rejected AS rejected, pc.parts_missing,
        -- to the second: a summary (the exact instants: meta.tables)
        date_trunc('second', t.first_time) AS first_time, date_trunc('second', t.last_time) AS last_time,
-       -- the raw times in seconds of the trace's own clock: one unit for every trace (the raw
-       -- unit is microseconds for Google, seconds for Alibaba)
+       -- the raw times in seconds of the trace's own clock: one unit for every trace (each raw
+       -- unit is its spec's, TraceSpec.units_per_day)
        meta.seconds(t.trace, t.min_time) AS clock_from_s, meta.seconds(t.trace, t.max_time) AS clock_to_s,
        o.rows_outside_window,
        pc.parts_present,

@@ -1,7 +1,7 @@
 -- name: lifecycle.observed_segments
 -- description: the time the ingested task events observe: one segment per run of consecutive present parts (a missing part splits the window), so time integrals count only what was observed.
 -- grain: observed_segments one row per (trace, cell, segment); missing_spans one row per (trace, cell, missing stretch); observed_window one row per Google trace
--- note: segment = gaps_before of its parts (0 before the first missing part, 1 after it, ...); [t0, t1] = smallest and largest in-window time of its events (0 and 2^63-1 excluded). cum_s = the observed seconds of the earlier segments of the same trace and cell, so an interval across segments adds the segments between without a join per segment. observed_window sums the segments (window_s) and spans them (t0, t1), over the cells. missing_spans = (t1 of a segment, t0 of the next): a time bucket that overlaps it holds missing time (its counts are not the trace's).
+-- note: segment = gaps_before of its parts (0 before the first missing part, 1 after it, ...); [t0, t1] = smallest and largest in-window time of its events (the special values before and after the window excluded). cum_s = the observed seconds of the earlier segments of the same trace and cell, so an interval across segments adds the segments between without a join per segment. observed_window sums the segments (window_s) and spans them (t0, t1), over the cells. missing_spans = (t1 of a segment, t0 of the next): a time bucket that overlaps it holds missing time (its counts are not the trace's).
 CREATE OR REPLACE VIEW lifecycle.observed_segments AS
 WITH seg AS (
     SELECT trace, cell, gaps_before AS segment,

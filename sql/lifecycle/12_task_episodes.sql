@@ -1,7 +1,7 @@
 -- name: lifecycle.task_episodes
 -- description: one row per run attempt of a task: from a SUBMIT to the first end event (EVICT, FAIL, FINISH, KILL, LOST) after it, with wait and run time, whether the trace window censors them, the run time observed inside the window, and whether a missing part lies inside the attempt, its wait or its run.
 -- grain: one row per (trace, cell, job_id, task_index, episode_no)
--- note: episode_no counts SUBMITs in (time, seq) order; episode 0 holds the events of a task before its first SUBMIT (a task whose first event is not SUBMIT). Episodes with no end event are kept (state pending_at_end / running_at_end), not dropped. An attempt ran when it has a SCHEDULE, or (episode 0, scheduled before the data) an UPDATE_RUNNING or an end event on a machine. observed_run_s = its run interval clipped to the observed time (lifecycle.observed_segments): an unknown start (scheduled at time 0 or before the data) is the start of the observed segment of its first event, an unknown end (no end event, 2^63-1) the next attempt's first event or the end of the segment of its last event; the time of missing parts never counts.
+-- note: episode_no counts SUBMITs in (time, seq) order; episode 0 holds the events of a task before its first SUBMIT (a task whose first event is not SUBMIT). Episodes with no end event are kept (state pending_at_end / running_at_end), not dropped. An attempt ran when it has a SCHEDULE, or (episode 0, scheduled before the data) an UPDATE_RUNNING or an end event on a machine. observed_run_s = its run interval clipped to the observed time (lifecycle.observed_segments): an unknown start (scheduled at time 0 or before the data) is the start of the observed segment of its first event, an unknown end (no end event, or one after the window) the next attempt's first event or the end of the segment of its last event; the time of missing parts never counts.
 CREATE OR REPLACE VIEW lifecycle.task_episode_core AS
 WITH numbered AS (
     SELECT
@@ -157,7 +157,7 @@ COMMENT ON COLUMN lifecycle.task_episode_core.first_segment IS 'The observed seg
 COMMENT ON COLUMN lifecycle.task_episode_core.last_segment IS 'The observed segment of the attempt''s end event, else of its last event';
 COMMENT ON VIEW lifecycle.task_episodes IS 'One row per task run attempt (SUBMIT -> first end event), with wait_s, run_s, censoring flags, observed_run_s (clipped to the observed segments) and spans_gap; open attempts kept';
 COMMENT ON COLUMN lifecycle.task_episodes.episode_no IS '1 = first SUBMIT of the task (a new submission), 2.. = resubmissions, 0 = events before any SUBMIT';
-COMMENT ON COLUMN lifecycle.task_episodes.wait_s IS 'Scheduling delay SUBMIT -> SCHEDULE in seconds; NULL when not scheduled or censored (time 0 / 2^63-1)';
+COMMENT ON COLUMN lifecycle.task_episodes.wait_s IS 'Scheduling delay SUBMIT -> SCHEDULE in seconds; NULL when not scheduled or censored (a time before or after the window)';
 COMMENT ON COLUMN lifecycle.task_episodes.run_s IS 'Execution time SCHEDULE -> end event in seconds; NULL when not ended, not scheduled or censored';
 COMMENT ON COLUMN lifecycle.task_episodes.state_at_end IS 'ended | running_at_end (scheduled, no end event in the data) | pending_at_end (never scheduled, no end event)';
 COMMENT ON COLUMN lifecycle.task_episodes.ran IS 'The attempt ran: a SCHEDULE, or (episode 0) UPDATE_RUNNING or an end event on a machine (scheduled before the data)';

@@ -1,5 +1,5 @@
 -- name: alloc-usage
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events, lifecycle_task_usage, lifecycle_machine_events
 -- description: CPU and memory allocation rate (requests of running attempts) and usage rate, both as fractions of the cluster capacity, for production tasks and for all tasks, per time bucket and over the whole window
 -- params: trace, cell, bucket_s: int > 0 = 3600
 -- needs: task_usage (cpu_used_all, cpu_used_production, memory_used_all, memory_used_production, production_cpu_used_per_allocated, production_share_of_cpu_used, production_share_of_memory_used), task_events, machine_events

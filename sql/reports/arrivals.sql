@@ -1,5 +1,5 @@
 -- name: arrivals
--- traces: google2011, google2019
+-- traces: with lifecycle_job_events, lifecycle_task_events
 -- description: jobs submitted per hour (median, mean, spread) and the ratio of task resubmissions to new task submissions
 -- params: trace, cell
 -- needs: job_events, task_events

@@ -1,5 +1,5 @@
 -- name: cpu-by-runtime
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events, lifecycle_task_usage
 -- description: the share of CPU (and memory) used by run attempts of each execution-time class, and by short-lived against long-running attempts
 -- params: trace, cell, short_s: int > 0 = 300
 -- needs: task_usage (attempts, cpu_core_hours, cpu_share, memory_share), task_events

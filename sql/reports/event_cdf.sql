@@ -1,10 +1,10 @@
 -- name: event-cdf
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events
 -- description: cumulative new task submissions, all submissions, schedules and completions over time, as counts, CDFs and the paper's weighted CDFs
 -- params: trace, cell, bucket_s: int > 0 = 3600
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 2 and 3 (methods 1 and 3-1); whole-trace totals 25,424,731 new submissions, 48,375,166 submissions, 47,331,507 schedules, 18,217,975 completions
 -- cites: zhu2015observations
--- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (2^63-1) are left out. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans): its values are not the trace's, and the chart leaves it out.
+-- note: a new submission is the first SUBMIT of a task. The weighted CDF of an event = its CDF x (its total / the total of new submissions), so the curves share the new-submission scale as in Figure 3. Events after the window (time_class after_window) are left out. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans): its values are not the trace's, and the chart leaves it out.
 -- caveat: counts are over the ingested parts; the published totals are for the whole trace
 -- plot: x=hours; y=new_submissions,submissions,schedules,completions; kind=line; title=Cumulative task events; xlabel=hours since the trace start; ylabel=events; xtime=hours; xstep=bucket_s/3600
 WITH ev AS (

@@ -1,5 +1,5 @@
 -- name: job-size
--- traces: google2011, google2019
+-- traces: with lifecycle_task_usage
 -- description: how concentrated usage is: share of CPU-hours and memory-hours used by the top 0.01% / 0.1% / 1% / 10% of jobs, squared coefficient of variation, Pareto tail index
 -- params: trace, cell
 -- needs: task_usage (jobs, cpu, memory)

@@ -1,5 +1,5 @@
 -- name: lifecycle-counts
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events
 -- description: event counts by type (real and synthesized), new submissions vs resubmissions, distinct tasks, tasks that finished
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion

@@ -1,5 +1,5 @@
 -- name: machines
--- traces: google2011, google2019
+-- traces: with lifecycle_machine_events, lifecycle_task_usage
 -- description: machines present over time (per day), the capacity histogram, machines without capacity, and the distribution of per-machine CPU and memory utilisation
 -- params: trace, cell
 -- needs: machine_events, task_usage

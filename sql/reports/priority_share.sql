@@ -1,5 +1,5 @@
 -- name: priority-share
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events, lifecycle_task_usage, lifecycle_priority_tiers
 -- description: tasks, requested CPU and memory (request x run time) and used CPU and memory (from task usage) per priority tier and for production (priority >= 9)
 -- params: trace, cell
 -- needs: task_events, task_usage (cpu_used_share, memory_used_share, cpu_used_per_requested, cpu_used_core_hours)

@@ -1,5 +1,5 @@
 -- name: task-times
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events
 -- description: distribution of scheduling delay (SUBMIT -> SCHEDULE) and execution time (SCHEDULE -> end event) over run attempts, by priority tier and by end reason, with every attempt counted: completed, left-censored, right-censored, both, across a missing part
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 8 and Observation 10: execution times from 1 us to 8.969 days; ~80% under 30 minutes; ~40% under 5 minutes

@@ -1,5 +1,5 @@
 -- name: task-times-trend
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events
 -- description: moving averages of scheduling delay (SUBMIT -> SCHEDULE) and execution time (SCHEDULE -> end event) along the trace, per time bucket, beside how many values each bucket adds
 -- params: trace, cell, bucket_s: int > 0 = 3600, window_s: int > 0 = 21600
 -- reproduces: "10 Observations on Google Cluster Trace", Figures 6 and 7 and Observation 9: execution and scheduling times vary hugely but show no trend as tasks accumulate in the cluster

@@ -1,5 +1,5 @@
 -- name: transitions
--- traces: google2011, google2019
+-- traces: with lifecycle_task_events
 -- description: per task, consecutive state events (from -> to, UPDATE_* collapsed) with counts, marking the pairs the documented state machine does not allow, and apart the pairs across a missing source part (gap artifacts, not anomalies)
 -- params: trace, cell
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 1 and section 2.2: tasks are evicted straight from pending (SUBMIT -> EVICT), and SUBMIT never follows SUBMIT

@@ -1,5 +1,5 @@
 -- name: utilization-change
--- traces: google2011, google2019
+-- traces: with lifecycle_task_usage
 -- description: cluster CPU and memory usage per measurement window (default 5 minutes) and the distribution of the relative change between consecutive windows
 -- params: trace, cell, window_s: int > 0 = 300
 -- needs: task_usage

@@ -34,7 +34,7 @@ class Column:
     # Type the CSV reader parses with, when it differs from the stored type
     # (time columns are read as UBIGINT so 2^64-1 survives to be clamped).
     read_type: str | None = None
-    is_time: bool = False  # special-valued trace time (0 / 2^63-1)
+    is_time: bool = False  # special-valued trace time (0 / TraceSpec.after_window)
     # Other source names of the same field (JSON exports disagree); the first present wins.
     aliases: tuple[str, ...] = ()
 
