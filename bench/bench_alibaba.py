@@ -20,7 +20,7 @@ What it does, in one run:
    max critical path are compared with tracewh's report (loud MISMATCH otherwise), and the
    anomaly / hierarchy reports are compared with the generator's own counts.
 5. An instrumented in-process run of the report's three steps (input SQL, Python walk of
-   ``tracewh.dag``, final SQL) shows where the time goes.
+   ``tracewh.catalog.dag``, final SQL) shows where the time goes.
 6. Writes the ``## Reports: Alibaba DAG timing ...`` section of bench/RESULTS.md (appended, or
    replaced when it exists; every other section stays as it is).
 
@@ -275,7 +275,8 @@ PHASES = r"""
 import inspect, json, resource, sys, time
 t_import = time.perf_counter()
 sys.path.insert(0, sys.argv[2])
-from tracewh import dag, query, reports
+from tracewh import reports
+from tracewh.catalog import dag, query
 from tracewh.home import Home
 
 def rss():
@@ -284,7 +285,8 @@ def rss():
 out = {"import_s": time.perf_counter() - t_import}
 rep = reports.get(sys.argv[3])
 first, _, second = rep.sql.partition(reports.STEP_MARKER)
-# The step takes Arrow (newer tracewh.dag: tasks, batch_rows) or (columns, rows) (older), as reports.run does.
+# The step takes Arrow (newer tracewh.catalog.dag: tasks, batch_rows) or (columns, rows) (older),
+# as reports.run does.
 arrow_step = "tasks" in inspect.signature(dag.register_dag_paths).parameters and hasattr(query, "fetch_arrow")
 out["mode"] = "query.fetch_arrow (Arrow table)" if arrow_step else "query.fetch (Python tuples)"
 COLS = ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")
@@ -357,7 +359,7 @@ def phases(home: Path, name: str) -> tuple[h.Run, dict]:
 SQL_PARTS = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[2])
-from tracewh import query
+from tracewh.catalog import query
 from tracewh.home import Home
 EDGE_JOIN = (" AS e JOIN {bt} AS c ON c.job_name = e.job_name AND c.task_id = e.task_id"
              " JOIN {bt} AS p ON p.job_name = e.job_name AND p.task_id = e.parent_task_id"

@@ -98,7 +98,7 @@ def polars(files: list[tuple[str, Path]], out: Path) -> None:
 
 def ingest(src: Path, home: Path, parts: str | None, tables: list[str] | None) -> None:
     import tracewh
-    from tracewh import fastpath
+    from tracewh.ingestion import fastpath
 
     result = tracewh.ingest(TRACE, src, home=home, parts=parts, tables=tables, workers=2)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -30,7 +30,7 @@ from pathlib import Path
 import duckdb
 import harness as h
 
-from tracewh import readers
+from tracewh.ingestion import readers
 from tracewh.quoting import quote_literal
 from tracewh.traces import get_trace
 

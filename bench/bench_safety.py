@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from harness import write_section  # noqa: E402
 
 from tracewh import ingestion as ingest  # noqa: E402
-from tracewh import readers  # noqa: E402
+from tracewh.ingestion import readers  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "realdata" / "google2011"
 HEADING = "## Ingest: the cost of the data-safety checks"

@@ -107,8 +107,8 @@ def measure(t: Timing, a: list[str], b: list[str] | None, runs: int) -> Timing:
 
 def report_runs(home: Path) -> list[tuple[str, str | None, list[str]]]:
     """(report, trace, extra args) per report and ingested trace it covers (as the summary picks)."""
-    from tracewh import summary
     from tracewh.home import Home
+    from tracewh.reports import summary
 
     out = []
     for report, trace in summary.applicable(Home.resolve(home)):

@@ -49,7 +49,7 @@ CLUSTER_CORES = (16, 64, 256)
 PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from tracewh import spark as ws
+from tracewh.engines import spark as ws
 from tracewh.home import Home
 s = ws.session("local[2]")
 t1 = time.perf_counter()

@@ -31,7 +31,7 @@ def cpu_now() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     from tracewh import reports
-    from tracewh import spark as ws
+    from tracewh.engines import spark as ws
     from tracewh.home import Home
 
     ap = argparse.ArgumentParser()

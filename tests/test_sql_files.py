@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tracewh import checks, reports, sqlfiles
+from tracewh import reports, sqlfiles
+from tracewh.catalog import checks
 
 ALL_FILES = [
     f

@@ -30,7 +30,8 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, derived, signals, sqlfiles
+from tracewh import __version__, signals, sqlfiles
+from tracewh.catalog import derived
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
@@ -282,7 +283,7 @@ def live_dirs(path: Path) -> dict[tuple[str, str], str]:
 
 def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
     """Every generation folder a catalog file names: the tables' and the derived layer's
-    (tracewh.derived; keyed (trace, 'derived.<name>'))."""
+    (tracewh.catalog.derived; keyed (trace, 'derived.<name>'))."""
     return _named_dirs(path, derived_too=True)
 
 

@@ -532,7 +532,7 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
     return [gen]
 
 
-# -- Walked tables: what a Python step computes per job (tracewh.dag.STEPS), stored at ingest ----
+# -- Walked tables: what a Python step computes per job (tracewh.catalog.dag.STEPS), stored at ingest ----
 #
 # A file with ``python:`` is the input statement of that step for the traces it names
 # (``traces:``); the stored table is the step's rows per job, trace first, and ``input_hash`` last:
@@ -628,7 +628,7 @@ def _build_walk(
 ) -> None:
     import pyarrow as pa
 
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     name, step = short(f), f.header["python"]
     job = sort_key(f)[0]  # the job key: the step's rows are one per job
@@ -704,7 +704,7 @@ def _create_walk_views(
     empty (typed as the step's rows) where none is stored."""
     import pyarrow as pa
 
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     for f in walk_files():
         name = short(f)

@@ -5,7 +5,7 @@ only lays them out (docs/make_catalog.py writes the file, a test keeps it curren
 
 from __future__ import annotations
 
-from tracewh import query
+from tracewh.catalog import query
 from tracewh.home import Home
 
 _OBJECTS = """

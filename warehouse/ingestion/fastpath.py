@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from tracewh import readers
+from tracewh.ingestion import readers
 from tracewh.traces import SEQ_FILE_SHIFT, Column, Table, TraceSpec
 
 if TYPE_CHECKING:
