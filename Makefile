@@ -84,7 +84,7 @@ test-lowest: install
 	TRACEWH_LOCK=build/lowest.lock .venv-lowest/bin/pytest -n 2 --dist loadgroup -q -m "not spark" $(ARGS)
 
 bench: install
-	$(BIN)/python bench/bench_ingest.py
+	$(BIN)/python -m bench.bench_ingest
 
 # The HTML summary of the bundled samples, rendered by Debian's headless Chromium (installed
 # here when missing, not by `make test`); the screenshot is committed and shown in the README.

@@ -1,8 +1,8 @@
 """The derived layer's build beside the keys-only sort floor of the same task events, one process
 each, for farm-bench to pair (A B A B):
 
-    farm-bench -n 3 --timeout 3000 -- .venv/bin/python bench/bench_derived.py build HOME \
-        --vs ".venv/bin/python bench/bench_derived.py floor HOME"
+    farm-bench -n 3 --timeout 3000 -- .venv/bin/python -m bench.bench_derived build HOME \
+        --vs ".venv/bin/python -m bench.bench_derived floor HOME"
 
 *build*: what an ingest that rebuilds a google2011 trace whole adds (tracewh.catalog.derived.build with a
 full plan), on a scratch copy of the home's catalog, written to a scratch folder (removed after);

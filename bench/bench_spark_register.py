@@ -2,7 +2,7 @@
 
 Usage (from the project root; the home e.g. from ``tracewh --home /tmp/h29 demo``):
 
-    SPARK_DRIVER_MEMORY=2g .venv/bin/python bench/bench_spark_register.py --home /tmp/h29 \
+    SPARK_DRIVER_MEMORY=2g .venv/bin/python -m bench.bench_spark_register --home /tmp/h29 \
         [--report task-times] [--trace google2011] [--master local[2]]
 
 Prints one JSON line: wall seconds and CPU seconds of the whole process tree (this Python process,
@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_spark import tree_usage
+from bench.bench_spark import tree_usage
 
 
 def cpu_now() -> float:

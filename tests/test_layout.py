@@ -238,3 +238,37 @@ def test_the_fact_scan_sees_a_fact():
     facts = _facts()
     assert {"google2011", "America/New_York", "600000000", "600_000_000"} <= facts["google2011"]
     assert "Europe/Helsinki" in facts["google2019"] and "alibaba2018" in facts["alibaba2018"]
+
+
+def _python_in_strings(path: Path) -> list[int]:
+    """The lines of string literals in ``path`` that hold a Python program (an import statement
+    on a line of its own, in a text of several lines): code no linter reads."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.count("\n") > 2
+            and re.search(r"^\s*(import \w|from \w[\w.]* import )", node.value, re.M)
+        ):
+            out.append(node.lineno)
+    return out
+
+
+def test_bench_is_modules_not_code_in_strings():
+    # The benchmarks are a package whose measured programs are modules of bench/probes/ (run with
+    # `python -m`), so ruff reads all of their code.
+    bench = REPO / "bench"
+    assert (bench / "__init__.py").is_file() and (bench / "probes" / "__init__.py").is_file()
+    found = {
+        p.relative_to(REPO).as_posix(): lines for p in bench.rglob("*.py") if (lines := _python_in_strings(p))
+    }
+    assert found == {}
+
+
+def test_the_string_scan_sees_a_program(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text(
+        'CODE = """\nimport json, sys\nprint(json.dumps(sys.argv))\n"""\nDOC = """a\nb\nc\nd"""\n'
+    )
+    assert _python_in_strings(path) == [1]
