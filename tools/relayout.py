@@ -6,9 +6,14 @@
                                        # dotted names in strings, warehouse/<file> paths)
 
 Both are idempotent: a file already moved is skipped, a reference already rewritten no longer
-matches. After merging a branch written against the flat layout, run `move` (for files it
-added under an old name, rare) and then `imports`, then `ruff check --fix` and `ruff format`.
-History (CHANGELOG.md, bench/RESULTS.md) is left as written.
+matches. History (CHANGELOG.md, bench/RESULTS.md) is left as written.
+
+Merging a branch written against the flat layout: git follows the renames, so its edits land in
+the moved files. Where it conflicts with the rewrite (an import block both sides touched), take
+that branch's side of the hunk (the rewrite's side only renamed modules), then run `move` (for a
+module it added under an old name, rare) and `imports`, which also sorts and formats the files it
+changed with the project's ruff; `make lint` then names any line a longer module path made too
+long.
 """
 
 from __future__ import annotations
@@ -128,7 +133,7 @@ def rewrite(text: str) -> str:
 
 
 # where references live; history is not rewritten
-TREES = ("warehouse", "cli", "tests", "bench", "docs", "tools")
+TREES = ("warehouse", "cli", "sql", "tests", "bench", "docs", "tools")
 FILES = ("README.md", "Makefile", "pyproject.toml", "setup.py")
 KEEP = {"CHANGELOG.md", "bench/RESULTS.md", "tools/relayout.py"}
 SUFFIXES = {".py", ".md", ".toml", ".sql", ".sh", ".cfg", ".txt", ".ipynb"}
