@@ -38,15 +38,15 @@ demo: install
 # folders are linked whole, so files added since still count.
 TYPECHECK := build/typecheck
 lint: install
-	$(BIN)/ruff check warehouse cli tests bench
-	$(BIN)/ruff format --check warehouse cli tests bench
+	$(BIN)/ruff check warehouse cli tests bench tools
+	$(BIN)/ruff format --check warehouse cli tests bench tools
 	@rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/tracewh
 	@ln -s $(CURDIR)/warehouse/* $(TYPECHECK)/tracewh/ && ln -s $(CURDIR)/cli $(TYPECHECK)/tracewh/cli
 	$(BIN)/mypy
 
 format: install
-	$(BIN)/ruff format warehouse cli tests bench
-	$(BIN)/ruff check --fix warehouse cli tests bench
+	$(BIN)/ruff format warehouse cli tests bench tools
+	$(BIN)/ruff check --fix warehouse cli tests bench tools
 
 # Spark (tests/test_spark.py, one xdist group: one JVM): `make test` runs the override layer and the
 # fanned-out ingest (~45 s); the parity of every view and report (marker `spark`, the tests that use
@@ -84,7 +84,7 @@ test-lowest: install
 	TRACEWH_LOCK=build/lowest.lock .venv-lowest/bin/pytest -n 2 --dist loadgroup -q -m "not spark" $(ARGS)
 
 bench: install
-	$(BIN)/python bench/bench_ingest.py
+	$(BIN)/python -m bench.bench_ingest
 
 # The HTML summary of the bundled samples, rendered by Debian's headless Chromium (installed
 # here when missing, not by `make test`); the screenshot is committed and shown in the README.

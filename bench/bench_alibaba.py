@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_alibaba.py [--jobs 1000000] [--out bench/work]
+    .venv/bin/python -m bench.bench_alibaba [--jobs 1000000] [--out bench/work]
 
 What it does, in one run:
 
@@ -20,7 +20,7 @@ What it does, in one run:
    max critical path are compared with tracewh's report (loud MISMATCH otherwise), and the
    anomaly / hierarchy reports are compared with the generator's own counts.
 5. An instrumented in-process run of the report's three steps (input SQL, Python walk of
-   ``tracewh.dag``, final SQL) shows where the time goes.
+   ``tracewh.catalog.dag``, final SQL) shows where the time goes.
 6. Writes the ``## Reports: Alibaba DAG timing ...`` section of bench/RESULTS.md (appended, or
    replaced when it exists; every other section stays as it is).
 
@@ -41,8 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-import harness as h
-
+from bench import harness as h
 from tracewh.synth import alibaba2018 as synth_ali
 
 ROOT = h.ROOT
@@ -124,14 +123,6 @@ def build_input(work: Path, jobs: int, seed: int, fraction: float | None = None)
 # --------------------------------------------------------------------------- tracewh runs
 
 
-CATALOG = r"""
-import duckdb, json, sys
-con = duckdb.connect(sys.argv[1], read_only=True)
-print(json.dumps(dict(con.execute(
-    "SELECT table_name, rows FROM meta.tables WHERE trace = 'alibaba2018'").fetchall())))
-"""
-
-
 def du_mb(d: Path) -> float:
     return sum(f.stat().st_size for f in d.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
 
@@ -154,7 +145,7 @@ def ingest(folder: Path, home: Path, gen: dict) -> h.Run:
         print(err[-3000:], file=sys.stderr)
         return run
     p = subprocess.run(
-        [str(h.VENV_PY), "-c", CATALOG, str(home / "tracewh.duckdb")], capture_output=True, text=True
+        h.probe("alibaba_catalog_rows", str(home / "tracewh.duckdb")), capture_output=True, text=True
     )
     try:
         rows = json.loads(p.stdout.strip().splitlines()[-1])
@@ -193,71 +184,13 @@ def report(home: Path, name: str, repeat: int) -> tuple[h.Run, list[dict]]:
 
 # --------------------------------------------------------------------------- naive baseline
 
-NAIVE = r"""
-import csv, json, re, sys, time
-import networkx as nx
-
-t0 = time.perf_counter()
-CORE = re.compile(r"([A-Za-z]+)([0-9]+)((?:_[0-9]+)*)")
-STG = re.compile(r"_Stg[0-9]+$")
-OPEN = ("Running", "Waiting", "Ready")
-jobs = {}
-with open(sys.argv[1], newline="") as fh:
-    for name, _num, job, _type, status, start, end, _cpu, _mem in csv.reader(fh):
-        if name.startswith("task_") or name == "MergeTask":
-            continue
-        m = CORE.fullmatch(STG.sub("", name.rstrip("_")))
-        if m is None:
-            continue
-        tid = int(m.group(2))
-        parents = {int(x) for x in m.group(3).split("_")[1:]}
-        s = int(start) if start else 0
-        e = int(end) if end else None
-        # A task still Running / Waiting / Ready has not ended: never timed.
-        run = e - s if s > 0 and e is not None and e >= s and status not in OPEN else None
-        nodes = jobs.setdefault(job, {})
-        old = nodes.get(tid)
-        if old is None:
-            nodes[tid] = [run, run is not None, parents]
-        else:  # a task id named twice: one node, its longest run, known only if all are
-            if run is not None and (old[0] is None or run > old[0]):
-                old[0] = run
-            old[1] = old[1] and run is not None
-            old[2] |= parents
-t1 = time.perf_counter()
-status = {"ok": 0, "cycle": 0, "unknown_times": 0}
-total, best, best_job = 0.0, -1.0, None
-for job, nodes in jobs.items():
-    g = nx.DiGraph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from((p, t) for t, v in nodes.items() for p in v[2] if p != t and p in nodes)
-    if not nx.is_directed_acyclic_graph(g):
-        status["cycle"] += 1
-        continue
-    if not all(v[1] for v in nodes.values()):
-        status["unknown_times"] += 1
-        continue
-    longest = {}
-    for t in nx.topological_sort(g):
-        longest[t] = nodes[t][0] + max((longest[p] for p in g.predecessors(t)), default=0)
-    cp = max(longest.values())
-    status["ok"] += 1
-    total += cp
-    if cp > best:
-        best, best_job = cp, job
-t2 = time.perf_counter()
-print("\n@@JSON " + json.dumps({"status": status, "mean": total / max(status["ok"], 1), "max": best,
-                  "max_job": best_job, "read_parse_s": t1 - t0, "graphs_s": t2 - t1,
-                  "networkx": nx.__version__}))
-"""
-
 
 last_json = h.last_json
 
 
 def naive(folder: Path) -> tuple[h.Run, dict]:
     run, out, err = h.measure(
-        "naive python + networkx", [str(h.VENV_PY), "-c", NAIVE, str(folder / "batch_task.csv")]
+        "naive python + networkx", h.probe("alibaba_naive_dag", str(folder / "batch_task.csv"))
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
@@ -271,76 +204,9 @@ def naive(folder: Path) -> tuple[h.Run, dict]:
 
 # --------------------------------------------------------------------------- where the time goes
 
-PHASES = r"""
-import inspect, json, resource, sys, time
-t_import = time.perf_counter()
-sys.path.insert(0, sys.argv[2])
-from tracewh import dag, query, reports
-from tracewh.home import Home
-
-def rss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-out = {"import_s": time.perf_counter() - t_import}
-rep = reports.get(sys.argv[3])
-first, _, second = rep.sql.partition(reports.STEP_MARKER)
-# The step takes Arrow (newer tracewh.dag: tasks, batch_rows) or (columns, rows) (older), as reports.run does.
-arrow_step = "tasks" in inspect.signature(dag.register_dag_paths).parameters and hasattr(query, "fetch_arrow")
-out["mode"] = "query.fetch_arrow (Arrow table)" if arrow_step else "query.fetch (Python tuples)"
-COLS = ("job_name", "task_id", "parent_task_ids", "run_s", "times_known")
-with query.read_only(Home.resolve(sys.argv[1])) as con:
-    t = time.perf_counter()
-    tbl = con.cursor().sql(first.strip().rstrip(";")).to_arrow_table()
-    out["input_sql_arrow_s"] = time.perf_counter() - t
-    out["input_rows"] = tbl.num_rows
-    del tbl
-    out["rss_after_arrow"] = rss()
-    t = time.perf_counter()
-    data = query.fetch_arrow(con, first) if arrow_step else query.fetch(con, first)
-    out["input_sql_fetch_s"] = time.perf_counter() - t
-    out["rss_after_fetch"] = rss()
-    # Grouping into per-job task lists, then walk_job alone, timed separately from the step.
-    t = time.perf_counter()
-    if arrow_step:
-        cols = [data.column(c).to_pylist() for c in COLS]
-    else:
-        ix = [data.columns.index(c) for c in COLS]
-        cols = [[r[i] for r in data.rows] for i in ix]
-    job_c, id_c, par_c, run_c, known_c = cols
-    jobs, start = [], 0
-    for end in range(1, len(job_c) + 1):
-        if end < len(job_c) and job_c[end] == job_c[start]:
-            continue
-        jobs.append([(id_c[i], par_c[i] or [], run_c[i], bool(known_c[i])) for i in range(start, end)])
-        start = end
-    out["group_s"] = time.perf_counter() - t
-    del cols, job_c, id_c, par_c, run_c, known_c
-    t = time.perf_counter()
-    for tasks in jobs:
-        dag.walk_job(tasks)
-    out["walk_s"] = time.perf_counter() - t
-    out["jobs"] = len(jobs)
-    del jobs
-    t = time.perf_counter()
-    if arrow_step:
-        dag.register_dag_paths(con, data)
-    else:
-        dag.register_dag_paths(con, data.columns, data.rows)
-    out["register_s"] = time.perf_counter() - t
-    out["rss_after_register"] = rss()
-    del data
-    t = time.perf_counter()
-    res = query.fetch(con, second)
-    out["final_sql_s"] = time.perf_counter() - t
-    out["output_rows"] = len(res.rows)
-print("\n@@JSON " + json.dumps(out))
-"""
-
 
 def phases(home: Path, name: str) -> tuple[h.Run, dict]:
-    run, out, err = h.measure(
-        f"phases (instrumented {name})", [str(h.VENV_PY), "-c", PHASES, str(home), str(ROOT), name]
-    )
+    run, out, err = h.measure(f"phases (instrumented {name})", h.probe("alibaba_dag_phases", str(home), name))
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
         return run, {}
@@ -354,50 +220,10 @@ def phases(home: Path, name: str) -> tuple[h.Run, dict]:
 # The SQL parts of the report, each timed alone (count(*) over the view or CTE, so no result
 # transfer), and the same parts over a TEMP table holding the parsed batch_task view (the parse
 # done once): how much of the SQL time is the task-name parse repeated in every view reference.
-SQL_PARTS = r"""
-import json, sys, time
-sys.path.insert(0, sys.argv[2])
-from tracewh import query
-from tracewh.home import Home
-EDGE_JOIN = (" AS e JOIN {bt} AS c ON c.job_name = e.job_name AND c.task_id = e.task_id"
-             " JOIN {bt} AS p ON p.job_name = e.job_name AND p.task_id = e.parent_task_id"
-             " WHERE e.parent_exists AND NOT e.is_self_loop"
-             " AND c.start_time_class = 'known' AND p.end_time_class = 'known'")
-PARTS = [
-    ("raw batch_task scan (no parse)", "SELECT count(*), sum(start_time) FROM alibaba2018_raw.batch_task"),
-    ("batch_task view: every task name parsed once", "SELECT count(*), count(task_id), "
-     "sum(len(parent_task_ids)) FROM alibaba2018.batch_task"),
-    ("dag_tasks view (the reports' input statement without ORDER BY)",
-     "SELECT count(*), sum(len(parent_task_ids)) FROM alibaba2018.dag_tasks"),
-    ("task_edges view alone (user-facing)",
-     "SELECT count(*), count(parent_exists) FROM alibaba2018.task_edges"),
-    ("task_edges joined to batch_task twice (child start, parent end: an edge-interval query)",
-     "SELECT count(*) FROM alibaba2018.task_edges" + EDGE_JOIN.format(bt="alibaba2018.batch_task")),
-    ("what-if: TEMP TABLE bt AS the batch_task view (one parse)",
-     "CREATE TEMP TABLE bt AS SELECT * FROM alibaba2018.batch_task"),
-    ("what-if: TEMP TABLE te = task_edges over bt",
-     "CREATE TEMP TABLE te AS WITH edges AS (SELECT DISTINCT job_name, task_id, unnest(parent_task_ids) "
-     "AS parent_task_id FROM bt WHERE name_form = 'dag'), ids AS (SELECT DISTINCT job_name, task_id FROM bt "
-     "WHERE name_form = 'dag') SELECT e.*, i.task_id IS NOT NULL AS parent_exists, "
-     "e.parent_task_id = e.task_id AS is_self_loop FROM edges AS e "
-     "LEFT JOIN ids AS i ON i.job_name = e.job_name AND i.task_id = e.parent_task_id"),
-    ("what-if: te joined to bt twice", "SELECT count(*) FROM te" + EDGE_JOIN.format(bt="bt")),
-]
-out = []
-with query.read_only(Home.resolve(sys.argv[1])) as con:
-    for label, sql in PARTS:
-        t = time.perf_counter()
-        con.execute(sql).fetchall()
-        out.append([label, time.perf_counter() - t])
-        print(f"{label}: {out[-1][1]:.2f} s", file=sys.stderr, flush=True)
-print("\n@@JSON " + json.dumps(out))
-"""
 
 
 def sql_parts(home: Path) -> tuple[h.Run, list]:
-    run, out, err = h.measure(
-        "SQL parts of the DAG reports", [str(h.VENV_PY), "-c", SQL_PARTS, str(home), str(ROOT)]
-    )
+    run, out, err = h.measure("SQL parts of the DAG reports", h.probe("alibaba_sql_parts", str(home)))
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
         return run, []
@@ -726,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     h.QUIET_WAIT_S = args.quiet_wait
     started = time.perf_counter()
     command = (
-        ".venv/bin/python bench/bench_alibaba.py "
+        ".venv/bin/python -m bench.bench_alibaba "
         + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     ).rstrip()
     _check_columns()

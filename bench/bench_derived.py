@@ -1,10 +1,10 @@
 """The derived layer's build beside the keys-only sort floor of the same task events, one process
 each, for farm-bench to pair (A B A B):
 
-    farm-bench -n 3 --timeout 3000 -- .venv/bin/python bench/bench_derived.py build HOME \
-        --vs ".venv/bin/python bench/bench_derived.py floor HOME"
+    farm-bench -n 3 --timeout 3000 -- .venv/bin/python -m bench.bench_derived build HOME \
+        --vs ".venv/bin/python -m bench.bench_derived floor HOME"
 
-*build*: what an ingest that rebuilds a google2011 trace whole adds (tracewh.derived.build with a
+*build*: what an ingest that rebuilds a google2011 trace whole adds (tracewh.catalog.derived.build with a
 full plan), on a scratch copy of the home's catalog, written to a scratch folder (removed after);
 the home is not changed. *floor*: the sort the episodes and transitions need, keys only
 (``row_number() OVER (PARTITION BY job_id, task_index ORDER BY time, seq)``, summed; as
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import duckdb
 
-from tracewh import derived, ingestion
+from tracewh import ingestion
+from tracewh.catalog import derived
 from tracewh.home import Home
 from tracewh.quoting import quote_literal
 

@@ -8,7 +8,7 @@ bucket layout with their SHA256SUM. Each tool fetches the same files into a fres
 - tracewh: `tracewh download google2011 OUT --mirror URL --tables task_usage --jobs J --quiet`.
 
 Wall time is best of 2. Random bytes: nothing compresses, nothing is cached by the server.
-Run: .venv/bin/python bench/bench_download.py [--files 8] [--mib 32]
+Run: .venv/bin/python -m bench.bench_download [--files 8] [--mib 32]
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ system of the process tree, A B A B pairs against a same-run baseline) beside ``
 
 Each run prints one JSON line; the baselines time their conversion alone too (imports aside).
 
-    python bench/bench_fastpath.py copy SRC OUT
-    python bench/bench_fastpath.py polars SRC OUT
-    python bench/bench_fastpath.py ingest SRC OUT >> phases.jsonl   # OUT: the home, emptied first
-    TRACEWH_INGEST_PATH=exact python bench/bench_fastpath.py ingest SRC OUT  # the exact path
-    python bench/bench_fastpath.py summary phases.jsonl              # medians per phase
+    python -m bench.bench_fastpath copy SRC OUT
+    python -m bench.bench_fastpath polars SRC OUT
+    python -m bench.bench_fastpath ingest SRC OUT >> phases.jsonl   # OUT: the home, emptied first
+    TRACEWH_INGEST_PATH=exact python -m bench.bench_fastpath ingest SRC OUT  # the exact path
+    python -m bench.bench_fastpath summary phases.jsonl              # medians per phase
 
 ``--parts 0-9`` and ``--tables a,b`` take only those parts and tables (the same files for every
 command). The figures
@@ -98,7 +98,7 @@ def polars(files: list[tuple[str, Path]], out: Path) -> None:
 
 def ingest(src: Path, home: Path, parts: str | None, tables: list[str] | None) -> None:
     import tracewh
-    from tracewh import fastpath
+    from tracewh.ingestion import fastpath
 
     result = tracewh.ingest(TRACE, src, home=home, parts=parts, tables=tables, workers=2)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_google2019.py [--scales 0.00025,0.0005] [--repeat 2]
+    .venv/bin/python -m bench.bench_google2019 [--scales 0.00025,0.0005] [--repeat 2]
 
 What it does, in one run:
 
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-import bench_ingest as bi
-import harness as h
+from bench import bench_ingest as bi
+from bench import harness as h
 
 ROOT = h.ROOT
 VENV_PY = h.VENV_PY
@@ -121,35 +121,12 @@ def build_inputs(work: Path, scale: float) -> Inputs:
     )
 
 
-CATALOG_CHECK = r"""
-import duckdb, glob, json, sys
-con = duckdb.connect(sys.argv[1], read_only=True)
-checks = json.loads(sys.argv[2])
-out = {"tables": dict(con.execute(
-    "SELECT table_name, rows FROM meta.tables WHERE trace = 'google2019'").fetchall())}
-out["ingests"] = con.execute(
-    "SELECT table_name, count(*), sum(rows_read), sum(rows_written), sum(rows_rejected), "
-    "sum(epoch(finished - started)), epoch(max(finished) - min(started)) "
-    "FROM meta.ingests WHERE trace = 'google2019' AND is_current GROUP BY ALL").fetchall()
-con.close()
-db = duckdb.connect()
-out["sums"] = {}
-for table, exprs in checks.items():
-    files = glob.glob(sys.argv[3] + "/" + table + "/**/*.parquet", recursive=True)
-    names = list(exprs)
-    row = db.execute("SELECT " + ", ".join(exprs[k] for k in names) + " FROM read_parquet($f, "
-                     "hive_partitioning = false, union_by_name = true)", {"f": files}).fetchone()
-    out["sums"][table] = {k: (int(v) if v is not None else None) for k, v in zip(names, row)}
-print(json.dumps(out))
-"""
-
-
 def check_catalog(home: Path, inp: Inputs) -> tuple[bool, str, dict]:
     """Catalog rows and rejects, and value checksums over the Parquet, against the manifest."""
     exprs = {t: {k: e for k, (e, _) in c.items()} for t, c in CHECKS.items() if t in inp.lines}
     p = subprocess.run(
-        [str(VENV_PY), "-c", CATALOG_CHECK, str(home / "tracewh.duckdb"), json.dumps(exprs),
-         str(home / "parquet" / "google2019")],
+        h.probe("google2019_catalog_check", str(home / "tracewh.duckdb"), json.dumps(exprs),
+                str(home / "parquet" / "google2019")),
         capture_output=True,
         text=True,
     )  # fmt: skip
@@ -192,44 +169,6 @@ def run_tracewh(inp: Inputs, work: Path) -> Run:
     return run
 
 
-NAIVE = {
-    "polars": r"""
-import json, sys
-from pathlib import Path
-import polars as pl
-job = json.loads(Path(sys.argv[1]).read_text())
-rows, fallbacks = {}, []
-for table, f in job["files"]:
-    try:
-        df = pl.read_ndjson(f)
-    except pl.exceptions.PolarsError as e:
-        # The schema comes from the first 100 lines: a field first seen as a number fails on a
-        # later string. Infer from the whole shard instead (slower).
-        fallbacks.append(Path(f).name + ": " + str(e).splitlines()[0][:80])
-        df = pl.read_ndjson(f, infer_schema_length=None)
-    out = Path(job["out"]) / Path(f).parent.name / table
-    out.mkdir(parents=True, exist_ok=True)
-    df.write_parquet(out / (Path(f).name.split(".")[0] + ".parquet"))
-    rows[table] = rows.get(table, 0) + df.height
-print(json.dumps({"rows": rows, "fallbacks": fallbacks}))
-""",
-    "pandas": r"""
-import json, sys
-from pathlib import Path
-import pandas as pd
-job = json.loads(Path(sys.argv[1]).read_text())
-rows = {}
-for table, f in job["files"]:
-    df = pd.read_json(f, lines=True)
-    out = Path(job["out"]) / Path(f).parent.name / table
-    out.mkdir(parents=True, exist_ok=True)
-    df.to_parquet(out / (Path(f).name.split(".")[0] + ".parquet"), engine="pyarrow")
-    rows[table] = rows.get(table, 0) + len(df)
-print(json.dumps({"rows": rows, "fallbacks": []}))
-""",
-}
-
-
 def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     out = work / f"out_g2019_{kind}_{inp.key}"
     shutil.rmtree(out, ignore_errors=True)
@@ -237,7 +176,7 @@ def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     files = [[f.name.split("-")[0], str(f)] for f in inp.files]
     job.write_text(json.dumps({"out": str(out), "files": files}))
     label = {"polars": "naive polars", "pandas": "naive pandas"}[kind]
-    run, stdout, err = h.measure(label, [str(VENV_PY), "-c", NAIVE[kind], str(job)])
+    run, stdout, err = h.measure(label, h.probe(f"google2019_naive_{kind}", str(job)))
     if run.ok:
         res = json.loads(stdout.strip().splitlines()[-1])
         rows = res["rows"]

@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_ingest.py [--scales 0.02,0.04] [--out bench/work]
+    .venv/bin/python -m bench.bench_ingest [--scales 0.02,0.04] [--out bench/work]
 
 What it does, in one run:
 
@@ -34,20 +34,20 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-import harness as h
-from harness import (
+from bench import harness as h
+from bench.harness import (
     GNU_TIME,
     QUIET_BUSY_CORES,
     QUIET_WAIT_S,
     ROOT,
     TRACEWH,
-    VENV_PY,
     Run,
     best_of,
     dir_mb,
     fmt,
     log,
     measure,
+    probe,
     write_section,
 )
 
@@ -156,22 +156,8 @@ def run_gzip_floor(inp: Inputs) -> Run:
 
 def check_catalog(home: Path, inp: Inputs) -> tuple[bool, str, dict]:
     """Compare meta.tables / meta.ingests with the generated line counts."""
-    code = r"""
-import duckdb, json, sys
-con = duckdb.connect(sys.argv[1], read_only=True)
-tables = dict(con.execute("SELECT table_name, rows FROM meta.tables WHERE trace = 'google2011'").fetchall())
-ing = con.execute(
-    "SELECT table_name, count(*), sum(rows_read), sum(rows_written), sum(rows_rejected), "
-    "epoch(max(finished) - min(started)), sum(epoch(finished - started)) "
-    "FROM meta.ingests WHERE trace = 'google2011' AND is_current GROUP BY ALL").fetchall()
-files = con.execute("SELECT table_name, files, partitions, bytes FROM meta.tables "
-                    "WHERE trace = 'google2011'").fetchall()
-span = con.execute("SELECT epoch(max(finished) - min(started)) FROM meta.ingests "
-                   "WHERE trace = 'google2011' AND is_current").fetchone()[0]
-print(json.dumps({"tables": tables, "ingests": ing, "files": files, "span": span}))
-"""
     p = subprocess.run(
-        [str(VENV_PY), "-c", code, str(home / "tracewh.duckdb")], capture_output=True, text=True
+        probe("ingest_catalog_check", str(home / "tracewh.duckdb")), capture_output=True, text=True
     )
     if p.returncode != 0:
         return False, f"could not read the catalog: {p.stderr.strip().splitlines()[-1:]}", {}
@@ -216,38 +202,6 @@ def run_tracewh(inp: Inputs, work: Path) -> Run:
     return run
 
 
-NAIVE = {
-    "polars": r"""
-import json, sys
-from pathlib import Path
-import polars as pl
-job = json.loads(Path(sys.argv[1]).read_text())
-rows = 0
-for table, f in job["files"]:
-    df = pl.read_csv(f, has_header=False, new_columns=job["columns"][table])
-    out = Path(job["out"]) / table
-    out.mkdir(parents=True, exist_ok=True)
-    df.write_parquet(out / (Path(f).name.split(".")[0] + ".parquet"))
-    rows += df.height
-print(rows)
-""",
-    "pandas": r"""
-import json, sys
-from pathlib import Path
-import pandas as pd
-job = json.loads(Path(sys.argv[1]).read_text())
-rows = 0
-for table, f in job["files"]:
-    df = pd.read_csv(f, header=None, names=job["columns"][table])
-    out = Path(job["out"]) / table
-    out.mkdir(parents=True, exist_ok=True)
-    df.to_parquet(out / (Path(f).name.split(".")[0] + ".parquet"), engine="pyarrow")
-    rows += len(df)
-print(rows)
-""",
-}
-
-
 def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     out = work / f"out_{kind}_{inp.size_mb}"
     shutil.rmtree(out, ignore_errors=True)
@@ -255,7 +209,7 @@ def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     files = [[f.parent.name, str(f)] for f in inp.files]
     job.write_text(json.dumps({"out": str(out), "files": files, "columns": COLUMNS}))
     label = {"polars": "naive polars", "pandas": "pandas"}[kind]
-    run, stdout, err = measure(label, [str(VENV_PY), "-c", NAIVE[kind], str(job)])
+    run, stdout, err = measure(label, probe(f"ingest_naive_{kind}", str(job)))
     if run.ok:
         rows = int(stdout.strip().splitlines()[-1])
         if rows != inp.rows:
@@ -269,61 +223,12 @@ def run_naive(kind: str, inp: Inputs, work: Path) -> Run:
     return run
 
 
-# Instrumented in-process ingest: the same library call the CLI makes, with
-# timing wrappers around the engine's phases (looked up at run time; a phase
-# whose function was renamed is simply not reported). Peak RSS is read before
-# and after the table-stats query to show what that query adds.
-PHASES = r"""
-import json, resource, sys, time
-t_start = time.perf_counter()
-sys.path.insert(0, sys.argv[3])
-from pathlib import Path
-import tracewh.ingestion as ing
-from tracewh.home import Home
-out = {"import_s": time.perf_counter() - t_start, "stats": {}}
-marks = {}
-def maxrss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-class P(ing.Progress):
-    def begin(self, files, total_bytes):
-        marks["begin"] = time.perf_counter()
-    def file_done(self, r):
-        marks["last_file"] = time.perf_counter()
-def wrap(name, key):
-    fn = getattr(ing, name, None)
-    if fn is None:
-        return
-    def w(*a, **k):
-        r0, t = maxrss(), time.perf_counter()
-        try:
-            return fn(*a, **k)
-        finally:
-            if key == "stats":
-                out["stats"][a[1].name] = time.perf_counter() - t
-                out.setdefault("rss_before_stats", r0)
-                out["rss_after_stats"] = maxrss()
-            else:
-                out[key] = time.perf_counter() - t
-    setattr(ing, name, w)
-wrap("_hash_all", "hash_s")
-wrap("_table_stats", "stats")
-wrap("_commit", "commit_s")
-t0 = time.perf_counter()
-ing.ingest(Home.resolve(sys.argv[1]), "google2011", Path(sys.argv[2]), progress=P())
-out["ingest_s"] = time.perf_counter() - t0
-if "begin" in marks and "last_file" in marks:
-    out["convert_s"] = marks["last_file"] - marks["begin"]
-out["rss_peak"] = maxrss()
-print(json.dumps(out))
-"""
-
-
 def run_phases(inp: Inputs, work: Path) -> Run:
     home = work / f"home_{inp.size_mb}_phases"
     shutil.rmtree(home, ignore_errors=True)
     run, stdout, err = measure(
-        "tracewh phases (instrumented library call)",
-        [str(VENV_PY), "-c", PHASES, str(home), str(inp.folder), str(ROOT)],
+        "tracewh phases (the library's own phase times)",
+        probe("ingest_phases", str(home), str(inp.folder)),
     )
     if run.ok:
         try:
@@ -440,33 +345,31 @@ def cpu_efficiency(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> l
 
 
 def phases_table(sizes: list[Inputs], results: dict[int, dict[str, Run]]) -> list[str]:
+    runs = [
+        (inp, r)
+        for inp in sizes
+        if (r := results[inp.size_mb].get("phases")) and r.ok and "phases" in r.extra
+    ]
+    names = list(dict.fromkeys(name for _, r in runs for name, _, _ in r.extra["phases"]))
     rows = []
-    for inp in sizes:
-        r = results[inp.size_mb].get("phases")
-        if not r or not r.ok or "ingest_s" not in r.extra:
-            continue
+    for inp, r in runs:
         x = r.extra
-        stats = sum(x["stats"].values())
-        known = x.get("hash_s", 0) + x.get("convert_s", 0) + stats + x.get("commit_s", 0)
-        te = x["stats"].get("task_events")
+        wall = {name: s for name, s, _ in x["phases"]}
         rows.append(
             f"| {inp.csv_bytes / 1e6:.0f} MB | {r.wall:.2f} | {x['import_s']:.2f} | "
-            f"{fmt(x.get('hash_s'), '.2f')} | {fmt(x.get('convert_s'), '.2f')} | {stats:.2f}"
-            f"{f' ({te:.2f} task_events)' if te is not None else ''} | "
-            f"{fmt(x.get('commit_s'), '.2f')} | {x['ingest_s'] - known:.2f} | "
-            f"{fmt(x.get('rss_before_stats'), '.0f')} -> {fmt(x.get('rss_after_stats'), '.0f')} | "
-            f"{r.others:.2f} |"
+            + "".join(f"{fmt(wall.get(n), '.2f')} | " for n in names)
+            + f"{x['ingest_s'] - sum(wall.values()):.2f} | {fmt(x.get('rss_peak'), '.0f')} | {r.others:.2f} |"
         )
     if not rows:
         return []
     return [
         "",
-        "Instrumented run (a separate `tracewh.ingestion.ingest` call in a fresh process, "
-        "timing wrappers around the engine's phases; seconds):",
+        "The ingest's phases (a separate `tracewh.ingestion.ingest` call in a fresh process, "
+        "the wall time of each phase as IngestResult.phases reports it; seconds):",
         "",
-        "| input | wall | python + imports | sha256 | convert (all COPYs) | table stats "
-        "| catalog commit | rest | peak RSS MB before -> after stats | other procs (cores) |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| input | wall | python + imports | " + "".join(f"{n} | " for n in names) + "rest | peak RSS MB "
+        "| other procs (cores) |",
+        "|---|--:|--:|" + "--:|" * len(names) + "--:|--:|--:|",
         *rows,
     ]
 

@@ -12,7 +12,7 @@ about the step. Steps, each best of ``--repeat``:
 - tracewh's COPY without and with ``PARTITION_BY (day)``, reading the ``.csv.gz`` directly;
 - tracewh's COPY as the ingest runs it: through the named pipe a thread feeds (CRC check on the way).
 
-    .venv/bin/python bench/bench_ingest_profile.py \
+    .venv/bin/python -m bench.bench_ingest_profile \
         --file /work/bigdata/g2011/task_events/part-00100-of-00500.csv.gz
 """
 
@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import duckdb
-import harness as h
 
-from tracewh import readers
+from bench import harness as h
+from tracewh.ingestion import readers
 from tracewh.quoting import quote_literal
 from tracewh.traces import get_trace
 

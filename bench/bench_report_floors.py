@@ -21,7 +21,7 @@ reads them. A report near the scan floor is bound by reading; the rest of a repo
 own work. Each row is one run under /usr/bin/time (wall, CPU s of the process tree, peak RSS), as
 bench_wholetrace.py.
 
-    .venv/bin/python bench/bench_report_floors.py HOME [HOME ...] --reports lifecycle-counts queue task-times
+    .venv/bin/python -m bench.bench_report_floors HOME [HOME ...] --reports lifecycle-counts queue task-times
 """
 
 from __future__ import annotations
@@ -31,25 +31,8 @@ import json
 import sys
 from pathlib import Path
 
-import harness as h
-
+from bench import harness as h
 from tracewh.home import Home
-
-FLOOR_CODE = r"""
-import json, sys, duckdb
-glob, limit, kind = sys.argv[1], sys.argv[2], sys.argv[3]
-con = duckdb.connect(config={"memory_limit": limit, "temp_directory": sys.argv[4]})
-src = f"read_parquet('{glob}', hive_partitioning = true)"
-sql = {
-    "usage scan": f"SELECT count(*), sum(hash(job_id, task_index, start_time, end_time, cpu_rate, "
-    f"canonical_memory_usage, machine_id)) FROM {src}",
-    "scan": f"SELECT count(*), sum(hash(job_id, task_index, time, seq, event_type, machine_id)) FROM {src}",
-    "sort": f"SELECT count(*), sum(o) FROM (SELECT row_number() OVER "
-    f"(PARTITION BY job_id, task_index ORDER BY time, seq) AS o FROM {src})",
-}[kind]
-rows, check = con.execute(sql).fetchall()[0]
-print("@@JSON " + json.dumps({"rows": rows, "check": str(check)}))
-"""
 
 
 def glob_of(home: Home, table: str) -> str:
@@ -75,15 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             source = "task_usage" if kind == "usage scan" else "task_events"
             run, out, _ = h.measure(
                 f"{kind} floor",
-                [
-                    str(h.VENV_PY),
-                    "-c",
-                    FLOOR_CODE,
-                    glob_of(home, source),
-                    a.memory_limit,
-                    kind,
-                    str(home.tmp),
-                ],
+                h.probe("report_floor", glob_of(home, source), a.memory_limit, kind, str(home.tmp)),
             )
             run.extra = h.last_json(out) or {}
             if run.ok and kind != "usage scan" and run.extra.get("rows") != events:

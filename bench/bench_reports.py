@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_reports.py [--events 20000000] [--out bench/work]
+    .venv/bin/python -m bench.bench_reports [--events 20000000] [--out bench/work]
 
 What it does, in one run:
 
@@ -46,9 +46,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import bench_ingest as bi
-import harness as h
-
+from bench import bench_ingest as bi
+from bench import harness as h
 from tracewh.synth import google2011 as synth_g2011
 
 ROOT = bi.ROOT
@@ -207,20 +206,12 @@ def _banner(msg: str) -> None:
     print(f"\n{bar}\n!!! {msg}\n{bar}\n", file=sys.stderr, flush=True)
 
 
-REPORTS_CODE = r"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from tracewh import reports
-print(json.dumps([[r.name, list(r.traces), r.needs_trace] for r in reports.all_reports().values()]))
-"""
 NO_TRACE: set[str] = {"overview"}  # reports run without --trace (filled by report_names)
 
 
 def report_names() -> list[str]:
     """The reports that cover google2011, from the library's report list (read-only)."""
-    p = subprocess.run(
-        [str(bi.VENV_PY), "-c", REPORTS_CODE, str(ROOT)], capture_output=True, text=True, check=False
-    )
+    p = subprocess.run(h.probe("reports_list"), capture_output=True, text=True, check=False)
     try:
         listed = json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -274,82 +265,6 @@ def best_report(home: Path, name: str, label: str, repeat: int, outputs: dict) -
 
 # --------------------------------------------------------------------------- naive queue baselines
 
-_QUEUE_COMMON = r"""
-import json, sys
-job = json.loads(open(sys.argv[1]).read())
-MAX, HOUR = 9223372036854775807, 3600000000
-USE = ["time", "job_id", "task_index", "event_type"]
-"""
-
-NAIVE_QUEUE = {
-    "pandas": _QUEUE_COMMON
-    + r"""
-import numpy as np
-import pandas as pd
-frames = [pd.read_csv(f, header=None, names=job["columns"], usecols=USE,
-                      dtype={c: "int64" for c in USE}) for f in job["files"]]
-df = pd.concat(frames, ignore_index=True)
-rows = len(df)
-df = df[~df["event_type"].isin([7, 8])]
-# Stable sort: events of a task at the same microsecond keep the file order.
-df = df.sort_values(["job_id", "task_index", "time"], kind="stable")
-df["prev"] = df.groupby(["job_id", "task_index"], sort=False)["event_type"].shift(1)
-ev, prev = df["event_type"], df["prev"]
-ends = ev.isin([2, 3, 5, 6])  # EVICT FAIL KILL LOST
-df["d_pending"] = (ev == 0).astype(int) - (ev == 1) - (ends & (prev == 0))
-df["d_running"] = (ev == 1).astype(int) - (ev == 4) - (ends & (prev == 1))
-df = df[df["time"] < MAX]
-df["bucket"] = df["time"] // HOUR
-df["submitted"], df["scheduled"], df["ended"] = ev == 0, ev == 1, ev.between(2, 6)
-per = df.groupby("bucket").agg(
-    d_pending=("d_pending", "sum"), d_running=("d_running", "sum"),
-    submitted=("submitted", "sum"), scheduled=("scheduled", "sum"), ended=("ended", "sum"),
-).sort_index()
-per["pending"], per["running"] = per["d_pending"].cumsum(), per["d_running"].cumsum()
-out = {int(b): [int(r.pending), int(r.running), int(r.submitted), int(r.scheduled), int(r.ended)]
-       for b, r in per.iterrows()}
-json.dump({"rows": rows, "buckets": out}, open(job["out"], "w"))
-""",
-    "polars": _QUEUE_COMMON
-    + r"""
-import polars as pl
-idx = [job["columns"].index(c) for c in USE]
-frames = [
-    pl.read_csv(f, has_header=False, columns=idx, schema_overrides={f"column_{i}": pl.Int64 for i in idx})
-    .rename(lambda c: job["columns"][int(c.split("_")[1])])
-    for f in job["files"]
-]
-df = pl.concat(frames)
-rows = df.height
-ev, prev = pl.col("event_type"), pl.col("prev")
-ends = ev.is_in([2, 3, 5, 6])  # EVICT FAIL KILL LOST
-per = (
-    df.filter(~ev.is_in([7, 8]))
-    # Stable sort: events of a task at the same microsecond keep the file order.
-    .sort(["job_id", "task_index", "time"], maintain_order=True)
-    .with_columns(ev.shift(1).over(["job_id", "task_index"]).alias("prev"))
-    .filter(pl.col("time") < MAX)
-    .group_by((pl.col("time") // HOUR).alias("bucket"))
-    .agg(
-        ((ev == 0).cast(pl.Int64) - (ev == 1) - (ends & (prev == 0)).fill_null(False))
-        .sum().alias("d_pending"),
-        ((ev == 1).cast(pl.Int64) - (ev == 4) - (ends & (prev == 1)).fill_null(False))
-        .sum().alias("d_running"),
-        (ev == 0).sum().alias("submitted"),
-        (ev == 1).sum().alias("scheduled"),
-        ev.is_between(2, 6).sum().alias("ended"),
-    )
-    .sort("bucket")
-    .with_columns(
-        pl.col("d_pending").cum_sum().alias("pending"), pl.col("d_running").cum_sum().alias("running")
-    )
-)
-out = {int(r["bucket"]): [int(r["pending"]), int(r["running"]), int(r["submitted"]), int(r["scheduled"]),
-                          int(r["ended"])] for r in per.iter_rows(named=True)}
-json.dump({"rows": rows, "buckets": out}, open(job["out"], "w"))
-""",
-}
-
 
 def tracewh_queue(rows: list[dict]) -> dict[int, list[int]]:
     keys = ("pending", "running", "submitted", "scheduled", "ended")
@@ -363,7 +278,7 @@ def run_naive_queue(kind: str, inp: Input, work: Path, reference: dict[int, list
     files = [str(f) for f in inp.task_event_files()]
     job.write_text(json.dumps({"files": files, "columns": bi.COLUMNS["task_events"], "out": str(out)}))
     run, _, err = bi.measure(
-        f"naive {kind} queue", [str(bi.VENV_PY), "-c", NAIVE_QUEUE[kind], str(job)], stdout_devnull=True
+        f"naive {kind} queue", h.probe("naive_queue", kind, str(job)), stdout_devnull=True
     )
     job.unlink(missing_ok=True)
     if not run.ok:
@@ -405,81 +320,13 @@ def run_naive_queue(kind: str, inp: Input, work: Path, reference: dict[int, list
 
 # --------------------------------------------------------------------------- profiling
 
-PROFILE = r"""
-import json, re, sys, time
-sys.path.insert(0, sys.argv[1])
-import duckdb
-from tracewh import catalog, reports
-from tracewh.home import Home
-job = json.loads(sys.argv[2])
-home = Home.resolve(job["home"])
-out = {"reports": {}, "views": {}}
-
-def walk(node, acc, depth=0):
-    if isinstance(node, list):
-        for n in node:
-            walk(n, acc, depth)
-        return
-    if not isinstance(node, dict):
-        return
-    kind = node.get("type") or node.get("operator_type") or node.get("operator_name")
-    t = node.get("timing", node.get("operator_timing"))
-    if kind and t is not None:
-        rows = node.get("intermediate_rows", node.get("operator_cardinality"))
-        info = node.get("extra_info") or {}
-        what = ""
-        if isinstance(info, dict):
-            keys = ("Function", "Table", "Partition By", "Order By", "Groups", "Aggregates", "Projections")
-            for key in keys:
-                if key in info:
-                    what = f"{key}: {str(info[key])[:70]}"
-                    break
-        acc.append({"op": kind, "s": t, "rows": rows, "depth": depth, "what": what})
-    for c in node.get("children", []) or []:
-        walk(c, acc, depth + 1)
-
-for name in job["reports"]:
-    rep = reports.get(name)
-    params = {k: reports._typed(v) for k, v in rep.options.items()}
-    if rep.needs_trace:
-        params["trace"] = "google2011"
-    if "cell" in rep.params:
-        params["cell"] = None
-    con = catalog.connect(home, read_only=True)
-    prof = job["tmp"] + "/profile_" + name + ".json"
-    con.execute("PRAGMA enable_profiling='json'")
-    con.execute(f"PRAGMA profiling_output='{prof}'")
-    t0 = time.perf_counter()
-    con.execute(rep.sql, params).fetchall()
-    wall = time.perf_counter() - t0
-    con.execute("PRAGMA disable_profiling")
-    con.close()
-    d = json.load(open(prof))
-    ops = []
-    walk(d.get("operator", d), ops)
-    total = sum(o["s"] for o in ops) or 1
-    ops.sort(key=lambda o: -o["s"])
-    system = d.get("system", {})
-    out["reports"][name] = {"wall": wall, "ops": ops[:6], "op_total": total,
-                            "peak_buffer_mb": (system.get("peak_buffer_memory") or 0) / 1e6}
-views = sorted({v for n in job["reports"] for v in re.findall(r"lifecycle\.(\w+)", reports.get(n).sql)})
-for view in views:
-    con = catalog.connect(home, read_only=True)
-    t0 = time.perf_counter()
-    probe = job["probes"].get(view, f"SELECT count(*), sum(hash(v)) FROM lifecycle.{view} AS v")
-    con.execute(probe).fetchall()
-    out["views"][view] = time.perf_counter() - t0
-    con.close()
-print(json.dumps(out))
-"""
-
 
 def profile(home: Path, names: list[str], work: Path) -> tuple[bi.Run, dict]:
     tmp = work / "profiles"
     tmp.mkdir(exist_ok=True)
     job = {"home": str(home), "reports": names, "tmp": str(tmp), "probes": VIEW_PROBES}
     run, stdout, err = bi.measure(
-        f"profile of {', '.join(names)}", [str(bi.VENV_PY), "-c", PROFILE, str(ROOT), json.dumps(job)]
+        f"profile of {', '.join(names)}", h.probe("reports_profile", json.dumps(job))
     )
     if not run.ok:
         print(err[-3000:], file=sys.stderr)
@@ -792,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     started = time.perf_counter()
     command = shlex.join(
-        [".venv/bin/python", "bench/bench_reports.py", *(argv if argv is not None else sys.argv[1:])]
+        [".venv/bin/python", "-m", "bench.bench_reports", *(argv if argv is not None else sys.argv[1:])]
     )
     work = args.out.resolve()
     work.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_safety.py [--baseline 56b7ba5] [--replicas 40] [--runs 3]
+    .venv/bin/python -m bench.bench_safety [--baseline 56b7ba5] [--replicas 40] [--runs 3]
 
 1. Inputs: the bundled google2011 sample, and ``--replicas`` copies of the real
    ``part-00001-of-00500.csv.gz`` of task_events and job_events (../shared/realdata)
@@ -30,14 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from harness import write_section  # noqa: E402
-
-from tracewh import ingestion as ingest  # noqa: E402
-from tracewh import readers  # noqa: E402
+from bench.harness import ROOT, write_section
+from tracewh import ingestion as ingest
+from tracewh.ingestion import readers
 
 REAL = ROOT.parent / "shared" / "realdata" / "google2011"
 HEADING = "## Ingest: the cost of the data-safety checks"
@@ -170,7 +165,7 @@ def main() -> None:
         "The machine is shared with other work: compare the two columns of one row (measured",
         "alternately), not rows of different runs.",
         "",
-        f"**Command**: `.venv/bin/python bench/bench_safety.py --baseline {args.baseline} "
+        f"**Command**: `.venv/bin/python -m bench.bench_safety --baseline {args.baseline} "
         f"--replicas {args.replicas} --runs {args.runs}`",
         "",
         "| input | baseline wall s (best of runs) | now wall s | now / baseline |",

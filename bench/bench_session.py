@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_session.py [--home DIR] [--baseline OTHER/.venv/bin/tracewh]
+    .venv/bin/python -m bench.bench_session [--home DIR] [--baseline OTHER/.venv/bin/tracewh]
         [--runs 5] [--summary-runs 3] [--only help,list,sql,reports,summary] [--write]
 
 What it measures, each command a fresh process (start-up included), stdout to /dev/null:
@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import harness as h
+from bench import harness as h
 
 HEADING = "## Session and start-up: the demo home"
 # What the issue asks of the demo home (seconds, wall).
@@ -107,8 +107,8 @@ def measure(t: Timing, a: list[str], b: list[str] | None, runs: int) -> Timing:
 
 def report_runs(home: Path) -> list[tuple[str, str | None, list[str]]]:
     """(report, trace, extra args) per report and ingested trace it covers (as the summary picks)."""
-    from tracewh import summary
     from tracewh.home import Home
+    from tracewh.reports import summary
 
     out = []
     for report, trace in summary.applicable(Home.resolve(home)):
@@ -183,7 +183,7 @@ def section(rows: list[Timing], args: argparse.Namespace, seconds: float) -> str
         "",
         h.machine_text(mi),
         "",
-        f"**Command**: `.venv/bin/python bench/bench_session.py {' '.join(sys.argv[1:])}`",
+        f"**Command**: `.venv/bin/python -m bench.bench_session {' '.join(sys.argv[1:])}`",
         "",
         "A = this checkout; B = "
         + (f"`{args.baseline}`, run in turn with A" if args.baseline else "none")

@@ -2,8 +2,8 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_spark.py [--events 5000000] [--report task-times] [--out bench/work]
-    .venv/bin/python bench/bench_spark.py --home /work/bigdata/c14   # an existing google2011 home
+    .venv/bin/python -m bench.bench_spark [--events 5000000] [--report task-times] [--out bench/work]
+    .venv/bin/python -m bench.bench_spark --home /work/bigdata/c14   # an existing google2011 home
 
 What it does:
 
@@ -38,32 +38,11 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_reports as br
-import harness as h
+from bench import bench_reports as br
+from bench import harness as h
 
 HEADING = "## Spark vs DuckDB"
 CLUSTER_CORES = (16, 64, 256)
-
-PHASES = r"""
-import json, sys, time
-t0 = time.perf_counter()
-from tracewh import reports
-from tracewh import spark as ws
-from tracewh.home import Home
-s = ws.session("local[2]")
-t1 = time.perf_counter()
-home = Home.resolve(sys.argv[1])
-ws.register(s, home)
-t2 = time.perf_counter()
-reports.run(home, sys.argv[2], trace="google2011", spark=s)
-t3 = time.perf_counter()
-rows = reports.run(home, sys.argv[2], trace="google2011", spark=s)
-t4 = time.perf_counter()
-print(json.dumps({"session": t1 - t0, "register": t2 - t1, "cold": t3 - t2, "warm": t4 - t3,
-                  "rows": len(rows.rows)}))
-"""
 
 
 def tree_usage(pid: int) -> tuple[float, dict[int, float]]:
@@ -178,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     same = sorted(duck_out.splitlines()) == sorted(spark_out.splitlines())
     _load, busy_before, _waited = h.wait_quiet()
     p = subprocess.run(
-        [sys.executable, "-c", PHASES, str(home), args.report], capture_output=True, text=True, check=True
+        h.probe("spark_phases", str(home), args.report), capture_output=True, text=True, check=True
     )
     record = {
         "report": args.report,
@@ -232,7 +211,7 @@ def render(m: dict) -> str:
         "",
         f"{h.machine_text(m['machine'])} Java 17, pyspark {m['pyspark']}.",
         "",
-        f"**Command**: `.venv/bin/python bench/bench_spark.py {m['command']}`",
+        f"**Command**: `.venv/bin/python -m bench.bench_spark {m['command']}`",
         "",
         f"**Input**: {m['input']}",
         "",

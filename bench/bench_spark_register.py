@@ -4,7 +4,7 @@ one home (one Spark session).
 Usage (from the project root; the home e.g. from ``tracewh --home /tmp/h29 demo`` or a synthetic
 google2011 home, ``tracewh synth google2011 DIR --scale 0.01`` then ``tracewh ingest``):
 
-    SPARK_DRIVER_MEMORY=2g .venv/bin/python bench/bench_spark_register.py --home /tmp/h29 \
+    SPARK_DRIVER_MEMORY=2g .venv/bin/python -m bench.bench_spark_register --home /tmp/h29 \
         [--report task-times ...] [--trace google2011] [--master local[2]] [--all] [--duckdb] [--repeat 2]
 
 Prints one JSON line: wall seconds and CPU seconds of the whole process tree (this Python process,
@@ -21,13 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_spark import tree_usage
+from bench.bench_spark import tree_usage
 
 
 def cpu_now() -> float:
@@ -37,8 +33,9 @@ def cpu_now() -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tracewh import query, reports
-    from tracewh import spark as ws
+    from tracewh import reports
+    from tracewh.catalog import query
+    from tracewh.engines import spark as ws
     from tracewh.home import Home
 
     ap = argparse.ArgumentParser()

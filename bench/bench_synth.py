@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python bench/bench_synth.py [--g2011 0.01] [--g2019 0.0005] [--ali 0.0005] [--out bench/work]
+    .venv/bin/python -m bench.bench_synth [--g2011 0.01] [--g2019 0.0005] [--ali 0.0005] [--out bench/work]
 
 For each trace, in fresh subprocesses (harness.measure: wall, peak RSS, CPU): ``tracewh synth``
 (gzip level 6 as the originals, one worker per core) into a new folder; then the same output,
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-import harness as h
+from bench import harness as h
 
 SECTION = "## Synth: generation speed"
 WORKERS = os.cpu_count() or 1  # tracewh synth's default

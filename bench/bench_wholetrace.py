@@ -14,7 +14,7 @@ shared, so the cores other processes used during each run are recorded beside it
 accumulate in ``--state`` (JSON), so a stage can be run when its parts exist; ``--write``
 renders the RESULTS.md section from it.
 
-    .venv/bin/python bench/bench_wholetrace.py --src /work/bigdata/g2011 --src /work/bigdata/g2011je \
+    .venv/bin/python -m bench.bench_wholetrace --src /work/bigdata/g2011 --src /work/bigdata/g2011je \
         --home /work/bigdata/home --stage 0-49
     ... --stage 50-199, --stage 200-499, then --write
 """
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import harness as h
+from bench import harness as h
 
 SECTION = "## Whole trace: google2011 synth at scale 1.0, ingest and every report by input size"
 GROWS = "task_events"  # the table whose stages make the input sizes (--grows)
@@ -50,24 +50,6 @@ def section_title(grows: str) -> str:
 PART_FILE = "part-{:05d}-of-00500.csv.gz"
 DEFAULT_TABLES = "task_events,job_events,machine_events"
 
-COPY_CODE = r"""
-import duckdb, sys, json
-files, out = json.loads(sys.argv[1]), sys.argv[2]
-con = duckdb.connect(config={"memory_limit": sys.argv[3]})
-n = con.execute(
-    f"COPY (SELECT * FROM read_csv({files!r}, header=false, auto_detect=true)) TO '{out}' "
-    "(FORMAT parquet, COMPRESSION zstd)"
-).fetchone()[0]
-print("@@JSON " + json.dumps({"rows": n}))
-"""
-
-REPORTS_CODE = r"""
-import json
-from tracewh import reports
-listed = reports.all_reports().values()
-print(json.dumps([[r.name, r.needs_trace] for r in listed if "google2011" in r.traces]))
-"""
-
 
 def parse_range(text: str) -> tuple[int, int]:
     lo, _, hi = text.partition("-")
@@ -85,8 +67,9 @@ def files_of(srcs: list[Path], table: str, lo: int, hi: int) -> list[Path]:
 
 
 def google_reports() -> list[tuple[str, bool]]:
-    p = subprocess.run([str(h.VENV_PY), "-c", REPORTS_CODE], capture_output=True, text=True, cwd=h.ROOT)
-    return [tuple(x) for x in json.loads(p.stdout.strip().splitlines()[-1])]
+    p = subprocess.run(h.probe("reports_list"), capture_output=True, text=True, cwd=h.ROOT)
+    listed = json.loads(p.stdout.strip().splitlines()[-1])
+    return [(name, needs_trace) for name, traces, needs_trace in listed if "google2011" in traces]
 
 
 def measure_ingest(a: argparse.Namespace) -> dict:
@@ -115,14 +98,12 @@ def measure_ingest(a: argparse.Namespace) -> dict:
             if a.no_copy
             else h.measure(
                 "bare COPY",
-                [
-                    str(h.VENV_PY),
-                    "-c",
-                    COPY_CODE,
+                h.probe(
+                    "wholetrace_copy",
                     json.dumps([str(f) for f in events]),
                     f"{tmp}/t.parquet",
                     a.ingest_limit,
-                ],
+                ),
             )
         )
         if bare is not None:

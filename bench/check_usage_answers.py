@@ -5,7 +5,7 @@ and compares them with the report csv files that ``bench_wholetrace.py --save DI
 usage windows, CPU and memory hours of tier-usage and cpu-by-runtime, the five-minute windows of
 utilization-change; and prints the usage-richest task with its last task_events priority.
 
-    .venv/bin/python bench/check_usage_answers.py /work/bigdata/tu50 20-49 /work/bigdata/tu_out
+    .venv/bin/python -m bench.check_usage_answers /work/bigdata/tu50 20-49 /work/bigdata/tu_out
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def last_json(out: str):
 
 def command_line(script: str, argv: list[str] | None) -> str:
     """The command as it was run, for the RESULTS.md section."""
-    return f".venv/bin/python bench/{script} " + " ".join(
+    return f".venv/bin/python -m bench.{script.removesuffix('.py')} " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
     )
 
@@ -186,15 +186,11 @@ def have_gnu_time() -> bool:
 
 GNU_TIME = have_gnu_time()
 
-# Fallback when /usr/bin/time is missing: a fresh wrapper process whose
-# RUSAGE_CHILDREN covers only the measured command.
-WRAPPER = r"""
-import json, resource, subprocess, sys
-r = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL if sys.argv[1] == "1" else None)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-sys.stderr.write("\n@@RUSAGE " + json.dumps([u.ru_maxrss, u.ru_utime + u.ru_stime]) + "\n")
-sys.exit(r.returncode)
-"""
+
+def probe(name: str, *args: str) -> list[str]:
+    """The command that runs one of bench/probes/ in the project's venv. The benches run from the
+    project root (`python -m bench.<name>`), and so do the probes they start."""
+    return [str(VENV_PY), "-m", f"bench.probes.{name}", *args]
 
 
 def measure(tool: str, cmd: list[str], *, stdout_devnull: bool = False) -> tuple[Run, str, str]:
@@ -208,7 +204,8 @@ def measure(tool: str, cmd: list[str], *, stdout_devnull: bool = False) -> tuple
         if GNU_TIME:
             full = ["/usr/bin/time", "-f", "@@RUSAGE %M %U %S", "-o", tf.name, *cmd]
         else:
-            full = [sys.executable, "-c", WRAPPER, "1" if stdout_devnull else "0", *cmd]
+            # a fresh wrapper process whose RUSAGE_CHILDREN covers only the measured command
+            full = [sys.executable, "-m", "bench.probes.rusage", "1" if stdout_devnull else "0", *cmd]
         b0 = _busy_seconds()
         t0 = time.perf_counter()
         p = subprocess.run(

@@ -9,7 +9,7 @@ spilled) and ``pyarrow.total_allocated_bytes()`` (pyarrow's own pool: Arrow batc
 exports count as "outside both"); it prints the sample with the largest RSS and a timeline. The
 peak RSS between samples is /usr/bin/time's, so run it under that:
 
-    /usr/bin/time -f '%M KiB' .venv/bin/python bench/report_memory_probe.py HOME REPORT TRACE [LIMIT]
+    /usr/bin/time -f '%M KiB' .venv/bin/python -m bench.report_memory_probe HOME REPORT TRACE [LIMIT]
 """
 
 from __future__ import annotations

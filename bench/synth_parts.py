@@ -7,7 +7,7 @@ same jobs, ~250 MB per worker) and drops the pieces outside the range. The files
 manifest are the ones synth writes (``part-NNNNN-of-00500.csv.gz``), so ``tracewh ingest
 --parts LO-HI`` reads them.
 
-    .venv/bin/python bench/synth_parts.py /work/bigdata/g2011tu --tables task_usage --range 0-49
+    .venv/bin/python -m bench.synth_parts /work/bigdata/g2011tu --tables task_usage --range 0-49
 """
 
 from __future__ import annotations

@@ -245,7 +245,7 @@ def home_of(ctx: typer.Context, home: Path | None) -> Home:
     return Home.resolve(home or state_of(ctx).home)
 
 
-# The Spark engine (warehouse/spark.py): the same views and reports on a SparkSession.
+# The Spark engine (warehouse/engines/spark.py): the same views and reports on a SparkSession.
 EngineOpt = Annotated[
     str, typer.Option("--engine", help="duckdb (default) or spark (needs the spark extra).")
 ]
@@ -266,7 +266,7 @@ def spark_session(engine: str, master: str | None, home: Any) -> Any:
         return None
     if engine != "spark":
         raise UsageError(f"--engine {engine!r}: choose duckdb or spark")
-    from tracewh import spark
+    from tracewh.engines import spark
 
     err_console.print(literal(f"starting Spark ({master or 'default master'})..."))
     return spark.session(master, home=home)

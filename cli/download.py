@@ -109,8 +109,8 @@ def download(
 def _print_plan(plan: Plan, fmt: str | None) -> None:
     """The files on stdout (data); the totals and the room check on stderr."""
     from tracewh import download as dl
+    from tracewh.catalog.query import Rows
     from tracewh.cli.render import render
-    from tracewh.query import Rows
 
     rows = plan.rows()
     render(
@@ -139,8 +139,8 @@ def _print_offline_plan(plan: OfflinePlan, fmt: str | None) -> None:
     """The files with their published sizes on stdout; on stderr what the sizes are, where they are
     stated, one line for the files without one, the whole trace's size and the room check."""
     from tracewh import download as dl
+    from tracewh.catalog.query import Rows
     from tracewh.cli.render import render
-    from tracewh.query import Rows
 
     rows = plan.rows()
     render(

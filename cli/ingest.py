@@ -110,7 +110,7 @@ def ingest(
     if not quiet:
         print_summary(result)
     # issue 9: a part missing inside the run of parts is named even with --quiet (it changes answers).
-    from tracewh import parts as part_gaps  # `parts` is the --parts option here
+    from tracewh.catalog import parts as part_gaps  # `parts` is the --parts option here
 
     for line in part_gaps.warnings(home_of(ctx, home), trace):
         err_console.print(f"Warning: {line}", markup=False, highlight=False)

@@ -127,7 +127,7 @@ def info(
     tz: TzOpt = None,
     columns: ColumnsOpt = None,
 ) -> None:
-    from tracewh import holdings
+    from tracewh.catalog import holdings
     from tracewh.cli.render import render
     from tracewh.session import Warehouse
 
@@ -164,7 +164,7 @@ def sql(
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
-    from tracewh import query as query_lib
+    from tracewh.catalog import query as query_lib
     from tracewh.cli.render import check_format, render
     from tracewh.errors import UsageError
 
@@ -178,7 +178,7 @@ def sql(
     spark = spark_session(engine, master, home_of(ctx, home))
     if spark is not None:
         # --engine spark: the same (DuckDB) SQL, translated, on Spark over the same views
-        from tracewh import spark as spark_engine
+        from tracewh.engines import spark as spark_engine
 
         with query_lib.read_only(home_of(ctx, home)) as con:
             zone = tz or query_lib.zone_for(con)
@@ -202,9 +202,9 @@ def sql(
 def _sql_duckdb(
     home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int, columns: str | None
 ) -> None:
-    from tracewh import provenance
-    from tracewh import query as query_lib
+    from tracewh.catalog import query as query_lib
     from tracewh.cli.render import render_stream
+    from tracewh.reports import provenance
     from tracewh.session import Warehouse
 
     with Warehouse(home) as wh, wh.reading(tz) as con:
@@ -232,8 +232,8 @@ def summary(
     home: HomeOpt = None,
     tz: TzOpt = None,
 ) -> None:
-    from tracewh import summary as summary_lib
     from tracewh.cli.render import atomic_file
+    from tracewh.reports import summary as summary_lib
 
     def progress(name: str) -> None:
         err_console.print(f"report {name}", markup=False, highlight=False)
@@ -258,7 +258,7 @@ def shell(
     home: HomeOpt = None,
     write: Annotated[bool, typer.Option("--write", help="Open read-write (blocks ingests).")] = False,
 ) -> None:
-    from tracewh import shell as shell_lib
+    from tracewh.engines import shell as shell_lib
 
     h = home_of(ctx, home)
     argv = shell_lib.command(h, write=write)
@@ -273,7 +273,7 @@ def shell(
     )
 )
 def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> None:
-    from tracewh import checks
+    from tracewh.catalog import checks
     from tracewh.cli.render import render
     from tracewh.session import Warehouse
 
@@ -302,7 +302,7 @@ def plot(
     dpi: DpiOpt = None,
     font_size: FontSizeOpt = None,
 ) -> None:
-    from tracewh import plots
+    from tracewh.reports import plots
 
     name, rows, record = plots.from_export(export)
     plots.check_target(name, output)
@@ -325,7 +325,7 @@ def cite(
         typer.Argument(help="A trace or a report (default: every trace).", metavar="[TRACE|REPORT]"),
     ] = None,
 ) -> None:
-    from tracewh import citations
+    from tracewh.reports import citations
 
     sys.stdout.write(citations.bibtex(target))
 

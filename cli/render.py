@@ -1,6 +1,6 @@
 """Putting result rows on stdout or into a file: table, csv, json, jsonl, markdown, parquet.
 
-How each value reads lives in tracewh.display (shared with the HTML summary); this module
+How each value reads lives in tracewh.reports.display (shared with the HTML summary); this module
 owns the layouts:
 - table: a box table that fits the width (``$COLUMNS``, else the terminal, else PIPE_WIDTH
   for a pipe or file). Numbers and times never wrap. Too wide: text columns wrap at words;
@@ -31,9 +31,9 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from tracewh import display
 from tracewh.cli.common import PIPE_WIDTH, StdoutClosed, err_console, literal
 from tracewh.errors import TracewhError, UsageError
+from tracewh.reports import display
 from tracewh.results import Rows
 
 FORMATS = ("table", "csv", "json", "jsonl", "markdown", "parquet")
@@ -82,7 +82,7 @@ def render(
     columns: str | None = None,
     max_rows: int | None = None,
 ) -> None:
-    """Render a tracewh.query.Rows."""
+    """Render a tracewh.catalog.query.Rows."""
     render_stream(
         rows.columns,
         rows.types,
@@ -112,7 +112,7 @@ def render_stream(
 ) -> None:
     """``total``: the row count when known (a table then says how many it left out).
     ``only`` (``a,b``, from --columns): just those columns, in that order.
-    ``provenance`` (tracewh.provenance.collect) goes with a file written to ``output``: in the
+    ``provenance`` (tracewh.reports.provenance.collect) goes with a file written to ``output``: in the
     Parquet metadata, else in a sidecar beside it."""
     fmt = check_format(fmt, output)
     if only:
@@ -211,7 +211,7 @@ def _umask() -> int:
 
 def write_sidecar(output: Path, record: dict) -> Path:
     """The provenance record beside an export: ``<file>.provenance.json``."""
-    from tracewh import provenance
+    from tracewh.reports import provenance
 
     path = provenance.sidecar(output)
     with atomic_file(path) as tmp:
@@ -261,7 +261,7 @@ def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path, rec
     import polars as pl
     import pyarrow.parquet as pq
 
-    from tracewh import provenance
+    from tracewh.reports import provenance
 
     frames = [
         pl.DataFrame(batch, schema=columns, orient="row", infer_schema_length=None)

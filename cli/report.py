@@ -189,7 +189,7 @@ def _make_command(report: reports.Report):
 
         style = None
         if plot is not None:
-            from tracewh import plots
+            from tracewh.reports import plots
 
             # a report without a chart, a bad suffix or style fails before the query runs
             plots.check_target(report.name, plot)
@@ -198,7 +198,7 @@ def _make_command(report: reports.Report):
         where = home_of(ctx, home)
         spark = spark_session(engine, master, where)
         if spark is not None:
-            from tracewh import spark as spark_engine
+            from tracewh.engines import spark as spark_engine
 
             # what this report reads, not the whole catalog (Spark analyses each view it creates)
             spark_engine.register(spark, where, only=report)
@@ -219,7 +219,7 @@ def _make_command(report: reports.Report):
         if output is not None:
             err_console.print(f"wrote {output}", markup=False, highlight=False)
         if plot is not None:
-            from tracewh import plots
+            from tracewh.reports import plots
 
             written = plots.write(report.name, result.rows, plot, dict(result.provenance), style)
             err_console.print(f"plot written to {written}", markup=False, highlight=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tracewh import reference
+from tracewh.catalog import reference
 from tracewh.home import Home
 
 if __name__ == "__main__":

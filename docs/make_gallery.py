@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 import tracewh
-from tracewh import plots, reports
+from tracewh import reports
 from tracewh.errors import TracewhError
+from tracewh.reports import plots
 
 OUT = Path(__file__).resolve().parent / "gallery"
 
@@ -60,7 +61,7 @@ def main(home: str) -> None:
         "`.venv/bin/python docs/make_gallery.py HOME`. These were drawn from a small synthetic home "
         "(`tracewh synth google2011 DIR --scale 0.004 --parts 2`, `google2019 --scale 0.0005 --cells a`, "
         "`alibaba2018 --scale 0.002 --form csv`, each ingested): the shapes are the generator's, not the "
-        "traces'. Each PNG carries its provenance (`tracewh.provenance.read(path)`).\n"
+        "traces'. Each PNG carries its provenance (`tracewh.reports.provenance.read(path)`).\n"
     )
     (OUT.parent / "gallery.md").write_text(head + "\n" + "\n".join(lines), encoding="utf-8")
 

@@ -44,7 +44,7 @@ def _isolated_home(tmp_path, monkeypatch):
 def ingest_path(request, monkeypatch) -> str:
     """The test runs twice: with the strict fast path first (falling back per file), and with the
     exact path only; a bad input must give the same rows, rejects and errors both ways."""
-    from tracewh import fastpath
+    from tracewh.ingestion import fastpath
 
     monkeypatch.setenv(fastpath.MODE_VARIABLE, request.param)
     return request.param

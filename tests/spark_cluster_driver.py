@@ -44,7 +44,7 @@ def task_jvm(_: object) -> tuple[int, int]:
 
 def main(master: str, home_dir: str, out: str, samples: str) -> None:
     from tracewh import ingestion, reports
-    from tracewh import spark as ws
+    from tracewh.engines import spark as ws
     from tracewh.home import Home
 
     home = Home.resolve(home_dir)

@@ -14,8 +14,9 @@ from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracewh import dag, reports
 from tracewh import ingestion as ingest
+from tracewh import reports
+from tracewh.catalog import dag
 from tracewh.errors import InputError
 from tracewh.home import Home
 
@@ -347,7 +348,7 @@ def test_start_delay_by_hand(home):
 
 
 def test_dag_timing_plot(home, tmp_path):
-    from tracewh import plots
+    from tracewh.reports import plots
 
     out = tmp_path / "dag.png"
     plots.write("ali-dag-timing", reports.run(home, "ali-dag-timing"), out)

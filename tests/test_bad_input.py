@@ -15,8 +15,8 @@ import duckdb
 import pytest
 from conftest import SAMPLE, write_gz
 
-from tracewh import checks
 from tracewh import ingestion as ingest
+from tracewh.catalog import checks
 from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent

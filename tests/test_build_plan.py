@@ -3,7 +3,8 @@ it says it makes, and the dependency walk an engine uses to run only what a repo
 
 from __future__ import annotations
 
-from tracewh import catalog, derived, reports
+from tracewh import catalog, reports
+from tracewh.catalog import derived
 from tracewh.traces import registry
 
 

@@ -104,8 +104,8 @@ def test_whole_numbers_and_repeated_options_arrive_typed(capsys, sample_home):
 
 def test_the_library_never_imports_the_cli_toolkit():
     code = (
-        "import sys, tracewh.ingestion, tracewh.reports, tracewh.catalog, tracewh.checks, "
-        "tracewh.demo, tracewh.holdings, tracewh.query, tracewh.plots\n"
+        "import sys, tracewh.ingestion, tracewh.reports, tracewh.catalog, tracewh.catalog.checks, "
+        "tracewh.demo, tracewh.catalog.holdings, tracewh.catalog.query, tracewh.reports.plots\n"
         "print(sorted(m for m in ('typer', 'rich', 'click', 'tracewh.cli') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -488,7 +488,7 @@ def test_sql_names_and_values_holding_markup_print_as_written(capsys, sample_hom
 def test_the_error_boundary_prints_an_unexpected_error_holding_markup_as_written(
     capsys, monkeypatch, sample_home
 ):
-    from tracewh import holdings
+    from tracewh.catalog import holdings
 
     def broken(*args, **kwargs):  # an unexpected failure whose text carries markup and lines
         raise RuntimeError("no [/x] here\n  ^\nsee above")

@@ -1,4 +1,4 @@
-"""Parquet compaction (tracewh.compaction): the small files of each day folder become one large
+"""Parquet compaction (tracewh.ingestion.compaction): the small files of each day folder become one large
 file; every row stays, with its part identity, so a part re-ingested or dropped later on a
 compacted table gives the rows it would give without compaction. (Interrupts during
 `tracewh compact`: tests/test_safety.py.)"""
@@ -11,9 +11,10 @@ import duckdb
 from conftest import SAMPLE
 from test_safety import job_parts, read
 
-from tracewh import checks, compaction
 from tracewh import ingestion as ingest
+from tracewh.catalog import checks
 from tracewh.home import Home
+from tracewh.ingestion import compaction
 
 
 def live_files(home: Home, table: str) -> list[Path]:

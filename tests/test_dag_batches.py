@@ -7,7 +7,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from tracewh import dag
+from tracewh.catalog import dag
 
 # (job, task, parents, run_s, times known), ordered by job as alibaba2018.dag_tasks is read:
 #   A: 1 (10 s) -> 2 (5 s): critical path 10 + 5 = 15 s

@@ -1,5 +1,5 @@
-"""The walked derived table derived.dag_paths (tracewh.derived, warehouse/dag.py): each Alibaba
-batch job's DAG walk stored at ingest, written again only for the jobs whose input changed (equal
+"""The walked derived table derived.dag_paths (tracewh.catalog.derived, warehouse/catalog/dag.py):
+each Alibaba batch job's DAG walk stored at ingest, written again only for the jobs whose input changed (equal
 to a full rebuild), and read by the DAG reports instead of walking every job."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pyarrow.parquet as pq
 from conftest import SAMPLE_ALIBABA
 
 import tracewh
-from tracewh import checks, dag, derived, reports
 from tracewh import ingestion as ingest
+from tracewh import reports
+from tracewh.catalog import checks, dag, derived
 from tracewh.home import Home
 
 LINES = (SAMPLE_ALIBABA / "batch_task.csv").read_text().splitlines()

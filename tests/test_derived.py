@@ -1,4 +1,4 @@
-"""The derived layer (tracewh.derived): the stored episodes, transitions, per-task summaries and
+"""The derived layer (tracewh.catalog.derived): the stored episodes, transitions, per-task summaries and
 observed window / segments equal the life-cycle views they store, whatever order the parts came
 in; an ingest interrupted while building them leaves the previous state whole."""
 
@@ -15,8 +15,9 @@ import pytest
 from cli_helpers import signal_at
 from conftest import REPO, SAMPLE, write_gz
 
-from tracewh import catalog, checks, derived
+from tracewh import catalog
 from tracewh import ingestion as ingest
+from tracewh.catalog import checks, derived
 from tracewh.home import Home
 
 TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]

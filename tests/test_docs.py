@@ -13,7 +13,7 @@ import pytest
 import typer.main
 from conftest import REPO
 
-from tracewh import reference
+from tracewh.catalog import reference
 from tracewh.cli.main import app
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

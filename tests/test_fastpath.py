@@ -1,4 +1,4 @@
-"""The strict fast path (tracewh.fastpath) against the exact path: the same Parquet (files, types,
+"""The strict fast path (tracewh.ingestion.fastpath) against the exact path: the same Parquet (files, types,
 rows in order, seq, day), the same meta.ingests, meta.tables and meta.rejects, on the real held-out
 parts, the bundled samples, synthetic traces and generated rows; a file with any line the exact
 path would reject or might read otherwise is refused whole and converted by the exact path.
@@ -22,9 +22,10 @@ from conftest import SAMPLE, SAMPLE_ALIBABA, task_row
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracewh import fastpath, synth
 from tracewh import ingestion as ingest
+from tracewh import synth
 from tracewh.home import Home
+from tracewh.ingestion import fastpath
 from tracewh.quoting import quote_literal
 
 REALDATA = Path("/work/shared/realdata/google2011")

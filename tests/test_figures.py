@@ -8,8 +8,9 @@ import math
 import pytest
 from cli_helpers import run_cli
 
-from tracewh import api, plots, provenance
+from tracewh import api
 from tracewh.home import Home
+from tracewh.reports import plots, provenance
 
 
 @pytest.fixture(scope="module")

@@ -99,7 +99,7 @@ def test_a_bad_parameter_value_is_a_usage_error(capsys):
 def test_plots_read_the_chart_spec_from_the_parsed_header(monkeypatch):
     from dataclasses import replace
 
-    from tracewh import plots
+    from tracewh.reports import plots
 
     # queue's header line: "x=hours; y=pending,running; kind=step; title=Tasks pending and running; ..."
     spec = plots.spec("queue")

@@ -22,8 +22,9 @@ from cli_helpers import run_cli, signal_at
 from conftest import REPO, SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 from test_safety import JOB, TRACEWH
 
-from tracewh import catalog, checks, holdings
+from tracewh import catalog
 from tracewh import ingestion as ingest
+from tracewh.catalog import checks, holdings
 from tracewh.errors import InputError
 from tracewh.home import Home
 
@@ -275,7 +276,7 @@ def test_a_ctrl_c_that_duckdb_turns_into_its_own_error_is_exit_130_and_says_noth
 def test_an_ingest_committing_while_the_summary_page_is_built_is_not_on_the_page(home, tmp_path):
     # Old code: each report opened the catalog anew, so the page mixed the old and the new data
     # (here: the "What is ingested" table, read last, showed the 3 new rows beside reports of 2).
-    from tracewh import summary
+    from tracewh.reports import summary
 
     ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
     new = _jobs(tmp_path / "new", [7, 8, 9])

@@ -87,8 +87,46 @@ def test_no_import_circle():
     assert _cycles(graph) == []
 
 
+def _layer(module: str) -> str:
+    """The layer a module belongs to: its subpackage (tracewh.catalog, tracewh.cli...), or itself
+    for a module at the top of the package."""
+    parts = module.split(".")
+    if (len(parts) > 1 and (PACKAGES["tracewh"] / parts[1]).is_dir()) or parts[:2] == ["tracewh", "cli"]:
+        return ".".join(parts[:2])
+    return module
+
+
+def _layers(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for name, imported in graph.items():
+        out.setdefault(_layer(name), set()).update(_layer(m) for m in imported)
+    return {name: imported - {name} for name, imported in out.items()}
+
+
+def test_no_import_circle_between_subpackages():
+    # The folders are the architecture: a subpackage never imports one that imports it back.
+    modules = _modules()
+    layers = _layers({name: _imports(path, set(modules)) - {name} for name, path in modules.items()})
+    assert {"tracewh.catalog", "tracewh.engines", "tracewh.ingestion", "tracewh.reports"} <= set(layers)
+    assert "tracewh.catalog" in layers["tracewh.ingestion"]  # the walk sees imports between them
+    assert _cycles(layers) == []
+
+
 def test_the_cycle_finder_finds_a_circle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_a_circle_between_subpackages_is_found():
+    # no circle among the modules, one between their folders (and none through the top's modules)
+    graph = {
+        "tracewh.catalog.query": {"tracewh.reports.display"},
+        "tracewh.reports.display": set(),
+        "tracewh.reports": {"tracewh.catalog", "tracewh.errors"},
+        "tracewh.catalog": {"tracewh.errors"},
+        "tracewh.errors": set(),
+    }
+    assert _cycles(graph) == []
+    assert _cycles(_layers(graph)) == [["tracewh.catalog", "tracewh.reports"]]
 
 
 # What identifies a trace in text: its name, its zones, its time offset and unit, its after-window
@@ -185,3 +223,37 @@ def test_the_fact_scan_sees_a_fact():
     facts = _facts()
     assert {"google2011", "America/New_York", "600000000", "600_000_000", "2^63-1"} <= facts["google2011"]
     assert "Europe/Helsinki" in facts["google2019"] and "alibaba2018" in facts["alibaba2018"]
+
+
+def _python_in_strings(path: Path) -> list[int]:
+    """The lines of string literals in ``path`` that hold a Python program (an import statement
+    on a line of its own, in a text of several lines): code no linter reads."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.count("\n") > 2
+            and re.search(r"^\s*(import \w|from \w[\w.]* import )", node.value, re.M)
+        ):
+            out.append(node.lineno)
+    return out
+
+
+def test_bench_is_modules_not_code_in_strings():
+    # The benchmarks are a package whose measured programs are modules of bench/probes/ (run with
+    # `python -m`), so ruff reads all of their code.
+    bench = REPO / "bench"
+    assert (bench / "__init__.py").is_file() and (bench / "probes" / "__init__.py").is_file()
+    found = {
+        p.relative_to(REPO).as_posix(): lines for p in bench.rglob("*.py") if (lines := _python_in_strings(p))
+    }
+    assert found == {}
+
+
+def test_the_string_scan_sees_a_program(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text(
+        'CODE = """\nimport json, sys\nprint(json.dumps(sys.argv))\n"""\nDOC = """a\nb\nc\nd"""\n'
+    )
+    assert _python_in_strings(path) == [1]

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 import pytest
 from conftest import SAMPLE
 
-from tracewh import catalog, dag, query, reports
+from tracewh import catalog, reports
 from tracewh import ingestion as ingest
+from tracewh.catalog import dag, query
 from tracewh.errors import UsageError
 from tracewh.home import Home
 

@@ -219,7 +219,7 @@ def test_every_bucket_that_overlaps_missing_time_is_flagged(gap_35, name):
 
 
 def test_plots_leave_flagged_buckets_empty(gap_35):
-    from tracewh import plots
+    from tracewh.reports import plots
 
     rows = reports.run(gap_35, "event-cdf", trace="google2011", options={"bucket_s": "1000"})
     fig = plots.figure("event-cdf", rows)
@@ -239,7 +239,7 @@ def test_lifecycle_counts_does_not_call_a_task_first_seen_after_a_gap_new(gap_35
 def test_info_counts_the_rows_that_min_time_and_max_time_leave_out(sample_home):
     from conftest import SAMPLE, awk
 
-    from tracewh import holdings
+    from tracewh.catalog import holdings
 
     rows = holdings.tables(sample_home)
     got = {(r[0], r[1]): r[rows.columns.index("rows_outside_window")] for r in rows.rows}

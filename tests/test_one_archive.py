@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from tracewh import ingestion as ingest
-from tracewh import readers
 from tracewh.errors import InputError
 from tracewh.home import Home
+from tracewh.ingestion import readers
 from tracewh.traces import MODULES_ENV
 
 MODULE = """

@@ -12,8 +12,8 @@ import math
 import pyarrow.parquet as pq
 import pytest
 
-from tracewh import display
 from tracewh.cli.main import main
+from tracewh.reports import display
 
 
 def run(capsys, monkeypatch, *args: str, width: int = 80, stdin: str | None = None) -> tuple[int, str, str]:
@@ -245,7 +245,7 @@ def test_parquet_needs_a_file_and_unknown_format_is_a_usage_error(capsys, monkey
 def test_report_times_default_to_the_traces_zone_and_tz_changes_it(capsys, monkeypatch, sample_home):
     home = str(sample_home.root)
     # google2011.time_zone() is America/New_York; the trace starts 2011-05-01 23:00 UTC = 19:00 EDT
-    from tracewh import query
+    from tracewh.catalog import query
 
     with query.read_only(sample_home) as con:
         assert query.zone_for(con, "google2011") == "America/New_York"
@@ -275,7 +275,7 @@ def test_durations_stay_raw_in_csv(capsys, monkeypatch, sample_home):
 
 
 def test_lines_break_at_missing_data_instead_of_bridging_it():
-    from tracewh.plots import with_gaps
+    from tracewh.reports.plots import with_gaps
 
     # hourly points 0,1,2 then 6,7: the usual step is 1, the jump 2 -> 6 gets a NaN at 4
     xs, ys = with_gaps([(0, 5), (1, 6), (2, None), (6, 7), (7, 8)])
@@ -347,7 +347,7 @@ def test_an_interrupted_export_keeps_the_earlier_file_and_leaves_no_temporary(sa
 
 
 def test_log_spaced_x_is_not_a_grid_with_gaps():
-    from tracewh.plots import with_gaps
+    from tracewh.reports.plots import with_gaps
 
     # steps 0.009, 0.09, 0.9: no step size holds half of them, so no NaN is inserted
     assert with_gaps([(0.001, 1), (0.01, 2), (0.1, 3), (1.0, 4)]) == (
@@ -357,8 +357,8 @@ def test_log_spaced_x_is_not_a_grid_with_gaps():
 
 
 def test_buckets_inside_missing_parts_are_drawn_as_gaps():
-    from tracewh.plots import figure
-    from tracewh.query import Rows
+    from tracewh.catalog.query import Rows
+    from tracewh.reports.plots import figure
 
     # queue's chart (x=hours; y=pending,running): hour 1 lies inside missing parts
     rows = Rows(

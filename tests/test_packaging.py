@@ -41,7 +41,8 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
     (top_level,) = (n for n in names if n.endswith(".dist-info/top_level.txt"))
     assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["tracewh"]
     assert "tracewh/api.py" in names and "tracewh/cli/main.py" in names
-    assert "tracewh/ingestion.py" in names and "tracewh/traces/google2011.py" in names
+    assert "tracewh/ingestion/__init__.py" in names and "tracewh/catalog/query.py" in names
+    assert "tracewh/traces/google2011.py" in names
     assert "tracewh/sql/google2011/11_task_events.sql" in names
     assert "tracewh/sql/reports/lifecycle_counts.sql" in names
     assert "tracewh/data/sample/google2011/task_events/part-00001-of-00500.csv.gz" in names

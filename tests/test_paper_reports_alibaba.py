@@ -12,8 +12,10 @@ import pytest
 from handbuilt import PAPER_ALIBABA_INSTANCES as INSTANCES
 from handbuilt import PAPER_ALIBABA_TASKS as TASKS
 
-from tracewh import dag, plots, reports
+from tracewh import reports
+from tracewh.catalog import dag
 from tracewh.home import Home
+from tracewh.reports import plots
 
 
 @pytest.fixture(scope="module")

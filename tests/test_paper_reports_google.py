@@ -20,7 +20,8 @@ from __future__ import annotations
 import pytest
 from test_reports_google2011 import by, home, run  # noqa: F401 (home is the module's fixture)
 
-from tracewh import plots, reports
+from tracewh import reports
+from tracewh.reports import plots
 
 
 def test_task_times_trend_places_values_when_they_become_known(home):  # noqa: F811

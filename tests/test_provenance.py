@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import run_cli
 from conftest import REPO
 
-from tracewh import provenance
+from tracewh.reports import provenance
 
 
 def _digests_on_disk(trace_dir: Path) -> dict[str, str]:

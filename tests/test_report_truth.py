@@ -16,7 +16,8 @@ from cli_helpers import run_cli
 from handbuilt import EVICT, FAIL, FINISH, KILL, LOST, SCHEDULE, SUBMIT, UPD_RUNNING, gapped_google2011
 
 from tracewh import ingestion as ingest
-from tracewh import parts, reports
+from tracewh import reports
+from tracewh.catalog import parts
 from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent

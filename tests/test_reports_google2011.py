@@ -292,7 +292,7 @@ def test_episodes_view_keeps_open_and_censored_attempts(home):
     "name", ["queue", "event-cdf", "task-times", "utilization-change", "job-size", "machines"]
 )
 def test_plots_are_written_as_png(home, tmp_path, name):
-    from tracewh import plots
+    from tracewh.reports import plots
 
     rows = reports.run(home, name, trace="google2011")
     out = tmp_path / f"{name}.png"

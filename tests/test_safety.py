@@ -19,8 +19,9 @@ import pytest
 from cli_helpers import signal_at
 from conftest import SAMPLE_2019, SAMPLE_ALIBABA, write_gz
 
-from tracewh import catalog, checks, demo
+from tracewh import catalog, demo
 from tracewh import ingestion as ingest
+from tracewh.catalog import checks
 from tracewh.errors import InputError, UsageError
 from tracewh.home import Home
 
@@ -266,7 +267,7 @@ def test_a_session_holding_the_catalog_open_neither_blocks_an_ingest_nor_loses_i
 
 
 def test_the_duckdb_cli_shell_open_read_only_does_not_block_an_ingest(home, tmp_path):
-    from tracewh import shell
+    from tracewh.engines import shell
 
     ingest.ingest(home, "google2011", job_parts(tmp_path / "a", {0: [1, 2]}))
     proc = subprocess.Popen(

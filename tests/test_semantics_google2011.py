@@ -256,7 +256,7 @@ def test_an_empty_time_is_a_reject_with_its_line_not_a_row(tmp_path):
         (1, "time", "EMPTY MANDATORY")
     ]
     con.close()
-    from tracewh import checks
+    from tracewh.catalog import checks
 
     assert not {r.name for r in checks.run_all(home) if r.failed}
 

@@ -9,7 +9,8 @@ import subprocess
 import duckdb
 import pytest
 
-from tracewh import catalog, shell
+from tracewh import catalog
+from tracewh.engines import shell
 
 
 def run_shell(catalog_path, sql: str, cwd) -> subprocess.CompletedProcess:

@@ -24,10 +24,12 @@ from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, SAMPLES, write_gz
 from test_cli import run
 from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
-from tracewh import catalog, derived, fastpath, query, reports, sqlfiles
+from tracewh import catalog, reports, sqlfiles
 from tracewh import ingestion as ingest
-from tracewh import spark as ws
+from tracewh.catalog import derived, query
+from tracewh.engines import spark as ws
 from tracewh.home import Home
+from tracewh.ingestion import fastpath
 from tracewh.traces import expand_sql, trace_names
 
 # `make install` installs the spark extra (a missing pyspark fails here, it is not skipped). One

@@ -13,9 +13,9 @@ import duckdb
 import pytest
 
 from tracewh import ingestion as ingest
-from tracewh import readers
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import Home
+from tracewh.ingestion import readers
 from tracewh.traces import MODULES_ENV, Column, Layout, Table, TraceSpec, prelude_sql, registry, time_zone
 
 

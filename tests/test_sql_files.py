@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLES
 
-from tracewh import checks, reports, sqlfiles
+from tracewh import reports, sqlfiles
+from tracewh.catalog import checks
 
 ALL_FILES = [
     f

@@ -612,7 +612,7 @@ def test_a_synthetic_archive_is_verified_against_its_own_manifest(tmp_path):
 
 
 def test_synthetic_data_is_labelled_in_the_catalog_every_footer_plot_and_the_summary(ali, sample_home):
-    from tracewh import plots, summary
+    from tracewh.reports import plots, summary
 
     out, m, home = ali
     con = _catalog(home)

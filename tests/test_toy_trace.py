@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tracewh import checks, reports
 from tracewh import ingestion as ingest
-from tracewh.holdings import tables as info_tables
+from tracewh import reports
+from tracewh.catalog import checks
+from tracewh.catalog.holdings import tables as info_tables
 from tracewh.home import Home
 from tracewh.traces import BUILTIN, MODULES_ENV, registry
 

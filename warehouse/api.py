@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from tracewh import plots
     from tracewh.ingestion import IngestResult, Progress
+    from tracewh.reports import plots
 
 PathLike = str | Path
 
@@ -46,7 +46,7 @@ def connect(home: PathLike | None = None, *, tz: str | None = None) -> duckdb.Du
     The session zone is ``tz``, else UTC whatever the home holds (so ``hour(event_time)`` gives one
     answer); ``event_time_local`` columns carry the trace's own wall clock.
     """
-    from tracewh import query
+    from tracewh.catalog import query
 
     con = query.open_read_only(_home(home))
     try:
@@ -90,9 +90,9 @@ def plot(
     **params: object,
 ) -> Figure:
     """The report's chart as a matplotlib Figure (pass a ReportResult to draw rows you already have).
-    ``style``: a tracewh.plots.Style, or a preset name: ``single`` / ``double`` (paper column /
+    ``style``: a tracewh.reports.plots.Style, or a preset name: ``single`` / ``double`` (paper column /
     text width), ``screen``. In Jupyter the figure shows itself, without ``%matplotlib inline``."""
-    from tracewh import plots
+    from tracewh.reports import plots
 
     result = name if isinstance(name, ReportResult) else report(name, trace, cell, home=home, **params)  # type: ignore[arg-type]
     chosen = style if isinstance(style, plots.Style) else plots.Style.parse(style)
@@ -102,7 +102,7 @@ def plot(
 def cite(target: str | None = None) -> str:
     """BibTeX for the traces (``target``: one trace) or for a report: its traces and the papers it
     reproduces (the same text as `tracewh cite`)."""
-    from tracewh import citations
+    from tracewh.reports import citations
 
     return citations.bibtex(target)
 
@@ -148,8 +148,8 @@ def ingest(
 ) -> IngestResult:
     """Ingest raw trace files (download folders, or single files with ``table=``) into the home:
     the parts given are written, every other part is kept (``replace=True``: only these).
-    ``spark``: a SparkSession to convert the files on, one task per file (warehouse/spark.py).
-    ``compact``: merge each day's small Parquet files into large ones (tracewh.compaction)."""
+    ``spark``: a SparkSession to convert the files on, one task per file (warehouse/engines/spark.py).
+    ``compact``: merge each day's small Parquet files into large ones (tracewh.ingestion.compaction)."""
     from tracewh.session import IngestOptions, open_warehouse
 
     options = IngestOptions(
@@ -172,7 +172,7 @@ def ingest(
 def snapshot(home: PathLike | Home | None = None) -> Iterator[None]:
     """A session: every ``report``, ``plot`` and ``info`` on this home inside the block reads one
     state of the warehouse (the one when the block began), whatever ingests commit meanwhile."""
-    from tracewh import query
+    from tracewh.catalog import query
 
     with query.snapshot(_home(home)):
         yield

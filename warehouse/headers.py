@@ -39,7 +39,7 @@ KEYS = {
     "note": "definitions and details",
     "caveat": "what to keep in mind when comparing with the paper",
     "example": "parameter values that fit the bundled sample (job=j_1)",
-    "plot": "the report's chart (warehouse/plots.py)",
+    "plot": "the report's chart (warehouse/reports/plots.py)",
     "python": "the Python step between a report's two statements, or whose rows a derived table stores",
     "needs": "the life-cycle inputs a report reads, each with the columns computed from it",
     "source": "the documents the semantics come from",

@@ -40,7 +40,7 @@ class ReportResult:
     zone: str
     params: Mapping[str, object]
     rows: Rows = field(repr=False)
-    # Where the numbers come from (tracewh.provenance.collect): version, catalog generations,
+    # Where the numbers come from (tracewh.reports.provenance.collect): version, catalog generations,
     # source digests, parameters, caveats; exports and figures carry it.
     provenance: Mapping[str, Any] = field(default_factory=dict, repr=False)
 

@@ -32,9 +32,9 @@ from tracewh.results import ReportResult
 if TYPE_CHECKING:
     import duckdb
 
-    from tracewh.checks import CheckResult
-    from tracewh.compaction import TableCompaction
+    from tracewh.catalog.checks import CheckResult
     from tracewh.ingestion import IngestResult, Progress
+    from tracewh.ingestion.compaction import TableCompaction
     from tracewh.reports import Report
     from tracewh.results import Rows
 
@@ -112,7 +112,8 @@ class Warehouse:
     def __init__(
         self, home: Home, *, memory_limit: str | None = None, tz: str | None = None, read_only: bool = True
     ) -> None:
-        from tracewh import catalog, query
+        from tracewh import catalog
+        from tracewh.catalog import query
 
         self.home = home
         # The limit of the session's reads (checked now); writes take the one asked for, else
@@ -133,7 +134,7 @@ class Warehouse:
         """The session's read-only connection (the session closes it; queries on it see every
         trace's views). Inside a ``tracewh.snapshot`` block on the same home: the block's."""
         if self._con is None:
-            from tracewh import query
+            from tracewh.catalog import query
 
             shared = query.shared_connection(self.home)
             if shared is not None:
@@ -168,7 +169,7 @@ class Warehouse:
         """A cursor of the session's connection, its zone ``tz`` (else the session's, else UTC);
         every tracewh read inside the block (footers, gaps, provenance) shares the connection, and
         Ctrl-C cancels what runs on it."""
-        from tracewh import query
+        from tracewh.catalog import query
 
         con = self.connection
         with query.sharing(self.home, con, self._facts), query.read_only(self.home) as cur:
@@ -187,8 +188,10 @@ class Warehouse:
 
     def report(self, name: str, options: ReportOptions | None = None, *, spark: Any = None) -> ReportResult:
         """Run a report read-only: its rows, footer and provenance from the one connection.
-        ``spark``: a SparkSession with the catalog registered (warehouse/spark.py) to run it on."""
-        from tracewh import provenance, query, reports, results
+        ``spark``: a SparkSession with the catalog registered (warehouse/engines/spark.py) to run it on."""
+        from tracewh import reports, results
+        from tracewh.catalog import query
+        from tracewh.reports import provenance
 
         opts = options or ReportOptions()
         meta = reports.get(name)
@@ -224,7 +227,8 @@ class Warehouse:
 
     def rows(self, name: str, options: ReportOptions | None = None, *, spark: Any = None) -> Rows:
         """A report's rows only (tracewh.reports.run: no footer, no provenance)."""
-        from tracewh import query, reports
+        from tracewh import reports
+        from tracewh.catalog import query
 
         opts = options or ReportOptions()
         reports.bind(reports.get(name), opts.texts())  # a bad parameter fails before the catalog opens
@@ -241,28 +245,28 @@ class Warehouse:
 
     def sql(self, text: str, params: Mapping[str, object] | None = None, *, tz: str | None = None) -> Rows:
         """Run one read-only query; its rows (times in ``tz``, else the session's zone, else UTC)."""
-        from tracewh import query
+        from tracewh.catalog import query
 
         with self.reading(tz) as cur:
             return query.fetch(cur, text, dict(params or {}))
 
     def info(self, tz: str | None = None) -> Rows:
         """What is ingested: per table rows, rejects, time range, files, size, last update."""
-        from tracewh import holdings, query
+        from tracewh.catalog import holdings, query
 
         with query.sharing(self.home, self.connection, self._facts):
             return holdings.tables(self.home, tz=tz or self.tz)
 
     def gaps(self) -> list[str]:
         """One line per table with parts missing inside its ingested run."""
-        from tracewh import parts, query
+        from tracewh.catalog import parts, query
 
         with query.sharing(self.home, self.connection, self._facts):
             return parts.warnings(self.home)
 
     def check(self) -> list[CheckResult]:
         """The data invariants (sql/checks/ and the mandatory columns); a failed one has rows."""
-        from tracewh import checks, query
+        from tracewh.catalog import checks, query
 
         with query.sharing(self.home, self.connection, self._facts):
             return checks.run_all(self.home)
@@ -297,8 +301,9 @@ class Warehouse:
         )
 
     def compact(self, trace: str | None = None) -> list[TableCompaction]:
-        """Merge each day folder's small Parquet files (tracewh.compaction); then read the new state."""
-        from tracewh import compaction
+        """Merge each day folder's small Parquet files (tracewh.ingestion.compaction); then read the new
+        state."""
+        from tracewh.ingestion import compaction
 
         self._writable()
         self.refresh()

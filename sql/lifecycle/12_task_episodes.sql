@@ -118,7 +118,7 @@ FROM (
 
 -- The attempts with their run clipped to the observed segments: apart from the small segments
 -- table, only what one task's events give (lifecycle.task_episode_core), so a task's attempts are
--- stored once and the clipping reads the segments of the day (tracewh.derived).
+-- stored once and the clipping reads the segments of the day (tracewh.catalog.derived).
 CREATE OR REPLACE VIEW lifecycle.task_episodes AS
 -- the observed segments once for both joins below
 WITH seg AS MATERIALIZED (SELECT * FROM lifecycle.observed_segments)

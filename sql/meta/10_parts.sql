@@ -1,7 +1,7 @@
 -- name: meta.parts
 -- description: which numbered parts (2011 part-NNNNN, 2019 shards) of each table are live, and which are missing inside the run of present parts, derived from the per-file records of meta.ingests.
 -- grain: meta.parts one row per live source file with a part number; meta.missing_parts one row per missing part; meta.part_gaps one row per table (and cell) with a gap; meta.part_coverage one row per table (and cell) with numbered parts; meta.table_parts one row per table
--- note: meta.part_number(trace, file) applies the trace module's PART_RULE (warehouse/parts.py). A part is missing when a smaller and a larger part of the same table (and cell) are present and it is not: parts before the first or after the last present one cannot be told from a shorter download. Data rows carry the same number as seq // 2^32.
+-- note: meta.part_number(trace, file) applies the trace module's PART_RULE (warehouse/catalog/parts.py). A part is missing when a smaller and a larger part of the same table (and cell) are present and it is not: parts before the first or after the last present one cannot be told from a shorter download. Data rows carry the same number as seq // 2^32.
 CREATE OR REPLACE VIEW meta.parts AS
 SELECT trace, table_name, cell, file, meta.part_number(trace, file) AS part
 FROM meta.ingests

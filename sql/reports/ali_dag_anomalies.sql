@@ -4,7 +4,7 @@
 -- params: none
 -- python: dag_paths
 -- reproduces: traces.md section 3 quirks (e.g. cycles in job j_1053726; names like J30_4_5_25_ and M9_Stg4)
--- note: cycles come from the DAG walk (warehouse/dag.py): the tasks listed are on or behind a cycle. Everything else is read from alibaba2018.batch_task (missing parents and self-loops as in alibaba2018.task_edges). start 0 = unknown start; status Running / Waiting / Ready = not ended (end unknown, whatever end_time says). Negative edges (child start < parent end) and critical path > job time are counted in jobs without a cycle and with known times, as ali-dag-timing leaves them out; example = the edge child <- parent with its interval, the job's two times. The example shown is the first flagged row by job name, then by its text.
+-- note: cycles come from the DAG walk (warehouse/catalog/dag.py): the tasks listed are on or behind a cycle. Everything else is read from alibaba2018.batch_task (missing parents and self-loops as in alibaba2018.task_edges). start 0 = unknown start; status Running / Waiting / Ready = not ended (end unknown, whatever end_time says). Negative edges (child start < parent end) and critical path > job time are counted in jobs without a cycle and with known times, as ali-dag-timing leaves them out; example = the edge child <- parent with its interval, the job's two times. The example shown is the first flagged row by job name, then by its text.
 -- caveat: counts are over the ingested batch_task rows
 SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.dag_tasks ORDER BY job_name, task_id;
 -- then:

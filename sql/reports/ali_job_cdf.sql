@@ -5,7 +5,7 @@
 -- python: dag_paths
 -- reproduces: Alibaba co-location paper, Figure 8: job time and critical path CDFs are nearly straight up to about 500 s; communication time lies mostly within 0-25 s
 -- cites: wang2020colocation
--- note: one value per DAG job whose every task has a known start and end (start_time 0, end_time 0 or before the start, and a task still Running, Waiting or Ready leave the job out) and no cycle; critical path by the DAG walk (warehouse/dag.py) as in ali-dag-timing, whose Table 8 summary (means, maxima) goes with this chart. Job time = latest task end - earliest task start. A job whose critical path exceeds its job time is counted in jobs_left_out, not drawn. value_s at each fraction = quantile_cont over the jobs.
+-- note: one value per DAG job whose every task has a known start and end (start_time 0, end_time 0 or before the start, and a task still Running, Waiting or Ready leave the job out) and no cycle; critical path by the DAG walk (warehouse/catalog/dag.py) as in ali-dag-timing, whose Table 8 summary (means, maxima) goes with this chart. Job time = latest task end - earliest task start. A job whose critical path exceeds its job time is counted in jobs_left_out, not drawn. value_s at each fraction = quantile_cont over the jobs.
 -- caveat: only DAG jobs whose every task has a known start and end: jobs still running at the trace end are absent
 -- plot: x=value_s; y=fraction; group=measure; kind=line; title=Job time, critical path and communication time (CDF over DAG jobs); xlabel=seconds (log scale); ylabel=fraction of jobs; logx=true
 SELECT job_name, task_id, parent_task_ids, run_s, times_known FROM alibaba2018.dag_tasks ORDER BY job_name, task_id;

@@ -587,7 +587,7 @@ def time_zone(trace: str | None, cell: str | None = None) -> str:
 
 
 # seq = file order * 2^32 + line order in the file: the source order, which breaks ties between
-# events at the same time (a part holds far fewer than 2^32 lines). Written by tracewh.readers.
+# events at the same time (a part holds far fewer than 2^32 lines). Written by tracewh.ingestion.readers.
 SEQ_FILE_SHIFT = 2**32
 
 

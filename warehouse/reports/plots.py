@@ -11,7 +11,7 @@ says how to draw the report's own rows:
 - kind=bar: grouped bars, one per y column, over the x column's values as categories;
 - kind=area: stacked areas, one layer per value of the ``group`` columns, for each y column (with
   ``panels``: one panel per prefix, e.g. CPU and memory);
-- kind=dag: the report's rows are the tasks of one job, drawn as its DAG (warehouse/dagplot.py);
+- kind=dag: the report's rows are the tasks of one job, drawn as its DAG (warehouse/reports/dagplot.py);
 - logx=true / logy=true use a logarithmic x / y axis;
 - panels=a_,b_ (line, step): one panel per prefix, holding the y columns that start with it;
 - dashed=word (line, step): y columns whose name holds the word are drawn dashed;
@@ -46,10 +46,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tracewh.dagplot import literal
+from tracewh.catalog.query import Rows
 from tracewh.errors import TracewhError, UsageError
-from tracewh.query import Rows
 from tracewh.reports import get
+from tracewh.reports.dagplot import literal
 
 _QUANTILE = re.compile(r"^p(\d+)(_s)?$")
 # The formats matplotlib writes that carry our metadata, and the ones without a metadata field.
@@ -205,7 +205,7 @@ def _draw(
     if kind == "dag":
         import matplotlib.pyplot as plt
 
-        from tracewh import dagplot
+        from tracewh.reports import dagplot
 
         dag_fig = dagplot.draw(rows.columns, data, _title(style, s, report_name, rows))
         plt.close(dag_fig)  # the caller owns it, not pyplot's list of open figures
@@ -501,8 +501,8 @@ def write(
     report_name: str, rows: Rows, path: Path, record: dict[str, Any] | None = None, style: Style | None = None
 ) -> Path:
     """Draw the chart into a file (PNG, PDF, SVG: the suffix says which); ``record``
-    (tracewh.provenance.collect) goes into the file's metadata. Returns the path written."""
-    from tracewh import provenance
+    (tracewh.reports.provenance.collect) goes into the file's metadata. Returns the path written."""
+    from tracewh.reports import provenance
 
     path = check_target(report_name, path)
     fig = figure(report_name, rows, style)
@@ -594,14 +594,14 @@ def _interactive() -> bool:
 
 def from_export(path: Path) -> tuple[str, Rows, dict[str, Any]]:
     """A report result read back from its export (csv, json, jsonl, parquet) and its provenance
-    (tracewh.provenance): the report's name, its rows with the context a chart needs (trace,
+    (tracewh.reports.provenance): the report's name, its rows with the context a chart needs (trace,
     cell, zone, parameters, trace start), and the provenance record. Re-styling a chart this
     way never runs the query again."""
     import zoneinfo
 
     import polars as pl
 
-    from tracewh import provenance
+    from tracewh.reports import provenance
     from tracewh.traces import registry
 
     path = Path(path)

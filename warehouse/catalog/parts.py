@@ -8,12 +8,12 @@ spec declares its part rule (the ``part`` group of its layout pattern); this mod
 it into the SQL macro ``meta.part_number(trace, file)`` (tracewh.traces.meta_sql) over which the catalog
 views ``meta.parts`` / ``meta.missing_parts`` / ``meta.part_gaps``
 (sql/meta/10_parts.sql) are built from the per-file records of ``meta.ingests``.
-The data rows carry the same number: ``seq // 2^32`` (tracewh.readers).
+The data rows carry the same number: ``seq // 2^32`` (tracewh.ingestion.readers).
 """
 
 from __future__ import annotations
 
-from tracewh import query
+from tracewh.catalog import query
 from tracewh.home import Home
 
 

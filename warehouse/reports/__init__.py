@@ -29,7 +29,7 @@ from tracewh.quoting import quote_literal
 from tracewh.traces import MODULES_ENV, expand_sql, providing, registry, trace_names
 
 if TYPE_CHECKING:
-    from tracewh.query import Rows
+    from tracewh.catalog.query import Rows
 
 # Parameters the runner fills itself; the others come from --param NAME=VALUE or the defaults.
 BUILTIN_PARAMS = headers.BUILTIN_PARAMS
@@ -46,7 +46,7 @@ class Report:
     plot: dict[str, str] = field(default_factory=dict)
     note: str = field(default="")
     # A step in Python between two statements (header `-- python: dag_paths`): the first
-    # statement's rows go to tracewh.dag.STEPS[name], which makes the tables the second reads.
+    # statement's rows go to tracewh.catalog.dag.STEPS[name], which makes the tables the second reads.
     python: str = ""
     caveat: str = ""
     example: str = ""
@@ -165,9 +165,10 @@ def run(
 
     Times come back in ``tz``, else in the zone of the report's trace (or cell). DuckDB spills
     what does not fit in ``memory_limit`` (else $TRACEWH_MEMORY_LIMIT, else query.DEFAULT_MEMORY_LIMIT).
-    ``spark``: a SparkSession the catalog is registered in (warehouse/spark.py) to run the SQL on instead.
+    ``spark``: a SparkSession the catalog is registered in (warehouse/engines/spark.py) to run the SQL
+    on instead.
     """
-    from tracewh import query
+    from tracewh.catalog import query
 
     report = get(name)
     params = bind(report, options)
@@ -191,7 +192,7 @@ def run(
         made_up = [labels[t] for t in ([str(chosen)] if chosen else report.traces) if t in labels]
         stored = _stored_walk(con, report, chosen)
         if spark is not None:
-            from tracewh import spark as spark_engine
+            from tracewh.engines import spark as spark_engine
 
             walked = (stored, str(chosen)) if stored is not None else None
             rows = spark_engine.run_statements(spark, report, params, zone, walked)
@@ -200,13 +201,13 @@ def run(
         else:
             first, _, second = report.sql.partition(STEP_MARKER)
             if stored is not None:
-                # the step's rows as the ingest stored them (tracewh.derived): no job is walked
+                # the step's rows as the ingest stored them (tracewh.catalog.derived): no job is walked
                 con.execute(
                     f"CREATE OR REPLACE TEMP VIEW {report.python} AS SELECT * EXCLUDE (trace, input_hash) "
                     f"FROM {stored} WHERE trace = {quote_literal(str(chosen))}"
                 )
             else:
-                from tracewh import dag  # pyarrow: only a walk needs it
+                from tracewh.catalog import dag  # pyarrow: only a walk needs it
 
                 # Arrow batches, not Python rows: millions of DAG tasks cross into the step a batch at a time.
                 with query.stream_arrow(con, first, _used(first, params)) as batches:
@@ -230,8 +231,8 @@ def run(
 
 def _stored_walk(con: Any, report: Report, chosen: object) -> str | None:
     """The view holding the rows of the report's Python step for its trace when an ingest stored
-    them (tracewh.derived.stored_walk); None: the step walks the jobs."""
-    from tracewh import derived, query
+    them (tracewh.catalog.derived.stored_walk); None: the step walks the jobs."""
+    from tracewh.catalog import derived, query
 
     if not report.python or not chosen or not derived.recorded(con):
         return None
@@ -244,7 +245,7 @@ def synthetic(con) -> dict[str, str]:
     report, plot and page on it carries."""
     import duckdb
 
-    from tracewh import query
+    from tracewh.catalog import query
 
     try:
         found = query.fact(
@@ -267,7 +268,7 @@ def synthetic(con) -> dict[str, str]:
 def absent_inputs(con, report: Report, trace: str) -> list[tuple[str, str]]:
     """(input, table) for each input the report needs that the trace maps to a table it has not
     ingested: what the report computes from it is unknown, not zero."""
-    from tracewh import query
+    from tracewh.catalog import query
 
     spec = registry().get(trace)
     if spec is None or not report.needs:
@@ -331,7 +332,7 @@ def _choose_trace(con, report: Report, trace: str | None) -> str:
         if trace not in report.traces:
             raise UsageError(f"report {report.name} covers {', '.join(report.traces)}, not {trace!r}")
         return trace
-    from tracewh import query
+    from tracewh.catalog import query
 
     ingested = {t for (t,) in query.fact(con, "SELECT DISTINCT trace FROM meta.tables")}
     candidates = [t for t in report.traces if t in ingested]
@@ -351,7 +352,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
     """What the printed report reproduces and the caveats that apply to this data, one line each:
     the header's reproduces and caveat, parts missing in the traces it read, the bundled sample,
     and for the reports over run attempts the observed window that censors long attempts."""
-    from tracewh import parts, query
+    from tracewh.catalog import parts, query
 
     report = get(name)
     lines = [f"{name} reproduces: {report.reproduces}"] if report.reproduces else []
@@ -376,7 +377,7 @@ def footer(home: Home, name: str, trace: str | None = None) -> list[str]:
             )
         }
         labels = synthetic(con)
-        # the stored window (tracewh.derived): no scan of the task events
+        # the stored window (tracewh.catalog.derived): no scan of the task events
         windows = (
             dict(query.fact(con, "SELECT trace, window_s FROM derived.observed_window"))
             if _TIMES_ATTEMPTS.search(report.sql)

@@ -33,7 +33,8 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, derived, signals, sqlfiles
+from tracewh import __version__, signals, sqlfiles
+from tracewh.catalog import derived
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
@@ -305,7 +306,7 @@ def live_dirs(path: Path) -> dict[tuple[str, str], str]:
 
 def kept_dirs(path: Path) -> dict[tuple[str, str], str]:
     """Every generation folder a catalog file names: the tables' and the derived layer's
-    (tracewh.derived; keyed (trace, 'derived.<name>'))."""
+    (tracewh.catalog.derived; keyed (trace, 'derived.<name>'))."""
     return _named_dirs(path, derived_too=True)
 
 
@@ -457,7 +458,7 @@ def link_problems(home: Home) -> list[tuple[str, str, str]]:
 
 # ---------------------------------------------------------------------------------------------
 # The build plan: one ordered list of typed steps, from the registry, that every engine executes
-# (``rebuild`` here in DuckDB; tracewh.spark.register in a SparkSession, translating each step's
+# (``rebuild`` here in DuckDB; tracewh.engines.spark.register in a SparkSession, translating each step's
 # SQL). The steps' SQL is DuckDB SQL; what a step creates and reads (qualified names) lets an engine
 # run only the steps a query needs (``needed``).
 # ---------------------------------------------------------------------------------------------
@@ -517,7 +518,7 @@ class AdapterCheck(Step):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class DerivedTable(Step):
-    """``derived.<name>``: the stored Parquet of the derived layer (tracewh.derived) where an
+    """``derived.<name>``: the stored Parquet of the derived layer (tracewh.catalog.derived) where an
     ingest wrote it, else the file's query over the life-cycle views."""
 
     file: sqlfiles.SqlFile

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracewh import catalog, derived, query, sqlfiles
+from tracewh import catalog, sqlfiles
+from tracewh.catalog import derived, query
 from tracewh.home import Home
 from tracewh.quoting import quote_ident
 from tracewh.traces import registry

@@ -220,5 +220,5 @@ def job_dag_table(tasks: pa.Table | pa.RecordBatchReader) -> pa.Table:
 
 
 STEPS = {"dag_paths": register_dag_paths, "job_dag": register_job_dag}
-# The rows a step leaves in its temporary table, for a step an ingest stores (tracewh.derived).
+# The rows a step leaves in its temporary table, for a step an ingest stores (tracewh.catalog.derived).
 SCHEMAS = {"dag_paths": PATHS_SCHEMA}

@@ -1,6 +1,6 @@
 """How results show themselves in a notebook or a REPL: short text and HTML summaries instead of
 the dataclass dumps (an ingest of 500 parts would print every file and reject). The objects'
-``__repr__`` / ``_repr_html_`` call these; figures show themselves (tracewh.plots)."""
+``__repr__`` / ``_repr_html_`` call these; figures show themselves (tracewh.reports.plots)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tracewh import readers
+from tracewh.ingestion import readers
 
 # The ingest's (and compaction's) DuckDB memory limit unless --memory-limit or TRACEWH_MEMORY_LIMIT.
 DEFAULT_MEMORY_LIMIT = "2GB"

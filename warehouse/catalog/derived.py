@@ -594,7 +594,7 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
     return [gen]
 
 
-# -- Walked tables: what a Python step computes per job (tracewh.dag.STEPS), stored at ingest ----
+# -- Walked tables: what a Python step computes per job (tracewh.catalog.dag.STEPS), stored at ingest ----
 #
 # A file with ``python:`` is the input statement of that step for the traces it names
 # (``traces:``); the stored table is the step's rows per job, trace first, and ``input_hash`` last:
@@ -690,7 +690,7 @@ def _build_walk(
 ) -> None:
     import pyarrow as pa
 
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     name, step = short(f), f.header["python"]
     job = sort_key(f)[0]  # the job key: the step's rows are one per job
@@ -762,7 +762,7 @@ def _build_walk(
 def schemas_text() -> str:
     """The walked tables' row types as text: what their empty views are typed from (a part of
     catalog.views_key)."""
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     return repr(sorted((name, str(schema)) for name, schema in dag.SCHEMAS.items()))
 
@@ -774,7 +774,7 @@ def _walk_view(
     (typed as the step's rows) where none is stored."""
     import pyarrow as pa
 
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     name = short(f)
     paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(stored.items()) if n == name]

@@ -12,7 +12,7 @@ The rules, in one place:
   ``29d 0h`` / ``3h 12m`` / ``4m 05s`` / ``12.3s`` in the human form and stays raw seconds
   in the raw form;
 - a timestamp with a zone prints in the zone the connection was set to (the fixed rule of
-  tracewh.query.zone_for) with its abbreviation; raw form: ISO 8601 with the offset.
+  tracewh.catalog.query.zone_for) with its abbreviation; raw form: ISO 8601 with the offset.
 """
 
 from __future__ import annotations

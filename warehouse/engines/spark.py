@@ -37,7 +37,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracewh import catalog, derived, sqlfiles
+from tracewh import catalog, sqlfiles
+from tracewh.catalog import derived
 from tracewh.errors import TracewhError, UsageError
 from tracewh.headers import STEP_MARKER
 from tracewh.home import Home
@@ -1191,7 +1192,7 @@ def _registered_views(spark: SparkSession) -> list[str]:
 
 def _catalog_snapshot(home: Home) -> _Snapshot:
     """What register reads of the DuckDB catalog (one read-only connection)."""
-    from tracewh import query
+    from tracewh.catalog import query
 
     with query.read_only(home) as con:
         live = {
@@ -1390,7 +1391,7 @@ def run_statements(
         return fetch(spark, report.template, params, zone)
     first, _, second = report.template.partition(STEP_MARKER)
     if stored is not None:
-        from tracewh import dag
+        from tracewh.catalog import dag
 
         cols = ", ".join(_ident(c) for c in dag.SCHEMAS[report.python].names)
         view, trace = stored
@@ -1412,10 +1413,10 @@ DAG_PATHS_SCHEMA = (
 
 def walk_jobs_pandas(tasks: Any) -> Any:
     """One job's rows of <trace>.dag_tasks (a pandas DataFrame) -> its one dag_paths row; runs
-    on the executors as a grouped pandas UDF, with the walk of warehouse/dag.py."""
+    on the executors as a grouped pandas UDF, with the walk of warehouse/catalog/dag.py."""
     import pandas as pd
 
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     job = [
         (int(t), [int(p) for p in (ps if ps is not None else [])], None if pd.isna(r) else float(r), bool(k))
@@ -1436,16 +1437,16 @@ def walk_jobs_pandas(tasks: Any) -> Any:
 
 
 def register_dag_paths(spark: SparkSession, tasks: DataFrame) -> None:
-    """The temporary view ``dag_paths`` (in DuckDB a temporary table, tracewh.dag.register_dag_paths),
+    """The temporary view ``dag_paths`` (in DuckDB a temporary table, tracewh.catalog.dag.register_dag_paths),
     one walk per job, jobs spread over the executors."""
     paths = tasks.groupBy("job_name").applyInPandas(walk_jobs_pandas, DAG_PATHS_SCHEMA)
     paths.createOrReplaceTempView("dag_paths")
 
 
 def register_job_dag(spark: SparkSession, tasks: DataFrame) -> None:
-    """The temporary view ``job_dag`` of one job (tracewh.dag.job_dag_table, as in DuckDB): its
+    """The temporary view ``job_dag`` of one job (tracewh.catalog.dag.job_dag_table, as in DuckDB): its
     tasks are few, so they are laid out on the driver."""
-    from tracewh import dag
+    from tracewh.catalog import dag
 
     table = dag.job_dag_table(_arrow(tasks))
     try:

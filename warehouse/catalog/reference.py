@@ -7,7 +7,8 @@ home holds, so a trace added to tracewh changes it only where it is ingested."""
 
 from __future__ import annotations
 
-from tracewh import catalog, query
+from tracewh import catalog
+from tracewh.catalog import query
 from tracewh.home import Home
 from tracewh.traces import trace_names
 

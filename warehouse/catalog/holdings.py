@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tracewh import catalog, query
+from tracewh import catalog
+from tracewh.catalog import query
 from tracewh.home import Home
 from tracewh.traces import trace_names
 

@@ -17,9 +17,11 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tracewh import __version__, display, provenance, query, reports, results
+from tracewh import __version__, reports, results
+from tracewh.catalog import query
 from tracewh.errors import TracewhError
 from tracewh.home import Home
+from tracewh.reports import display, provenance
 
 # Rows shown per report table; the rest is counted under it.
 TABLE_ROWS = 40
@@ -86,7 +88,7 @@ def html_page(home: Home, tz: str | None = None, progress: Callable[[str], None]
 
 
 def _html_page(home: Home, tz: str | None, progress: Callable[[str], None] | None) -> Page:
-    from tracewh import holdings
+    from tracewh.catalog import holdings
 
     page = Page(html="")
     for report, trace in applicable(home):
@@ -185,7 +187,7 @@ def _chart(report: reports.Report, rows: query.Rows) -> str:
     """The report's chart as an <img> with a PNG data URI; '' when it has none or no rows to draw."""
     if not report.plot:
         return ""
-    from tracewh import plots
+    from tracewh.reports import plots
 
     try:
         fig = plots.figure(report.name, rows)
@@ -205,7 +207,7 @@ def _parameters(params: object) -> str:
 
 
 def _footer(record: dict) -> str:
-    """Where the page's numbers come from (tracewh.provenance): shown, and as JSON a tool reads
+    """Where the page's numbers come from (tracewh.reports.provenance): shown, and as JSON a tool reads
     back (a hidden <pre>, so the page still has no script)."""
     generations = "".join(
         f"<li>{_e(table)}: {_e(str(v['generation']))}</li>" for table, v in record["catalog"].items()

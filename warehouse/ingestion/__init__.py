@@ -48,11 +48,13 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, derived, fastpath, readers, signals, synth
+from tracewh import __version__, catalog, signals, synth
+from tracewh.catalog import derived
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
-from tracewh.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
-from tracewh.generations import source_stem as _stem
 from tracewh.home import Home
+from tracewh.ingestion import fastpath, readers
+from tracewh.ingestion.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
+from tracewh.ingestion.generations import source_stem as _stem
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
@@ -82,7 +84,7 @@ class FileResult:
     damage: str | None = None  # why the file's gzip stream is broken, found while hashing
     synthetic: synth.Origin | None = None  # the synth manifest's record of a generated file
     text: readers.LineCount | None = None  # its lines, counted while hashing (not for archives)
-    fast: bool = False  # converted by the strict fast path (tracewh.fastpath), not the exact one
+    fast: bool = False  # converted by the strict fast path (tracewh.ingestion.fastpath), not the exact one
 
     @property
     def rows_read(self) -> int:
@@ -116,12 +118,12 @@ class IngestResult:
     committed: bool = True
 
     def __repr__(self) -> str:
-        from tracewh import notebook
+        from tracewh.ingestion import notebook
 
         return notebook.ingest_text(self)
 
     def _repr_html_(self) -> str:
-        from tracewh import notebook
+        from tracewh.ingestion import notebook
 
         return notebook.ingest_html(self)
 
@@ -139,7 +141,7 @@ class PhaseTime:
 
 # The phases of an ingest, in the order they run (a phase with nothing to do is left out):
 # hashing (sha256, gzip checks of the input), converting (CSV/JSON to Parquet), compacting (merging
-# small files), counting (the table stats), deriving (the derived tables, tracewh.derived),
+# small files), counting (the table stats), deriving (the derived tables, tracewh.catalog.derived),
 # committing (the staged catalog and its publication).
 PHASES = ("hashing", "converting", "compacting", "counting", "deriving", "committing")
 
@@ -264,10 +266,10 @@ def ingest(
     spark: Any = None,
     compact: bool = True,
 ) -> IngestResult:
-    """``spark``: a SparkSession to convert the files on (one task per file, warehouse/spark.py);
+    """``spark``: a SparkSession to convert the files on (one task per file, warehouse/engines/spark.py);
     None converts them on local threads. Everything else (checks, commit) runs here either way.
     ``compact``: merge the small Parquet files of each day folder of the new generations
-    (tracewh.compaction); without it each part keeps its own files."""
+    (tracewh.ingestion.compaction); without it each part keeps its own files."""
     ingest_id = new_writer_id()
     # Ctrl-C inside a DuckDB query reaches Python as DuckDB's own error ("Query interrupted"), or
     # not at all when the query ends first: whether one came is noticed here, and the answer to it
@@ -306,7 +308,7 @@ def ingest(
                     _precheck(r)
                 progress.begin(len(results), sum(r.size for r in results))
                 if spark is not None:
-                    from tracewh import spark as spark_engine
+                    from tracewh.engines import spark as spark_engine
 
                     spark_engine.hash_files(
                         spark, results, _hash_and_check
@@ -738,7 +740,7 @@ def _convert(
             progress.file_done(r)
 
     if spark is not None:
-        from tracewh import spark as spark_engine
+        from tracewh.engines import spark as spark_engine
 
         # The same per-file conversion as Spark tasks; the threads below then have nothing left.
         converted = spark_engine.convert_files(
@@ -767,7 +769,7 @@ def _convert(
         # under the limit.
         db.execute(f"SET threads = {os.cpu_count() or 1}")
         catalog.no_progress_bar(db)
-        from tracewh import compaction  # it builds on this module's name rule and linking
+        from tracewh.ingestion import compaction  # it builds on this module's name rule and linking
 
         if compact and gens:
             progress.phase("compacting")
@@ -796,7 +798,7 @@ def _convert_file(
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
-    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see tracewh.generations)
+    stem = f"{_stem(r.name)}.{ingest_id}"  # a name no live file has (see tracewh.ingestion.generations)
     # The strict fast path first; a file it refuses is converted by the exact path, which records
     # every reject with its line.
     meter = meter or _Meter(Progress(), threading.Lock(), r.size)

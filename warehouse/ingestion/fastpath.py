@@ -45,7 +45,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from isal import isal_zlib
 
-from tracewh import readers
+from tracewh.ingestion import readers
 from tracewh.traces import SEQ_FILE_SHIFT, Column, Table, TraceSpec
 
 if TYPE_CHECKING:

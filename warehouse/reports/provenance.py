@@ -10,7 +10,7 @@ where its readers look for metadata (``attach`` / ``read`` / the ``*_metadata`` 
 - Parquet: the file's key-value metadata, key ``tracewh.provenance``;
 - PNG: the text chunk ``tracewh.provenance``; PDF: the document info's ``Subject``; SVG: its
   ``Description`` (each format's own field for free text);
-- the HTML summary: its footer (tracewh.summary).
+- the HTML summary: its footer (tracewh.reports.summary).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tracewh import __version__, query
+from tracewh import __version__
+from tracewh.catalog import query
 from tracewh.home import Home
 
 KEY = "tracewh.provenance"

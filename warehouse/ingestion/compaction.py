@@ -5,7 +5,7 @@ is thousands of small files, slow to list and plan (worse on Spark and object st
 module owns the compacted files: it merges the small files of each leaf folder (a day, a cell's
 day, a table without days) of a generation into files of up to ``TARGET_BYTES``, rows in
 ``seq`` order (the source order), and keeps part identity: a row's part is ``seq // 2^32``
-(tracewh.readers), so a part re-ingested later is dropped from the compacted files that hold its
+(tracewh.ingestion.readers), so a part re-ingested later is dropped from the compacted files that hold its
 rows (they are rewritten without them) before its new rows come in.
 
 Writes follow the ingest's commit protocol (tracewh.ingestion): they go only into a new
@@ -25,9 +25,10 @@ from pathlib import Path
 
 import duckdb
 
-from tracewh import catalog, generations, signals
+from tracewh import catalog, signals
 from tracewh.errors import CatalogError, Interrupted
 from tracewh.home import Home
+from tracewh.ingestion import generations
 from tracewh.quoting import glob_escape, quote_literal
 from tracewh.traces import SEQ_FILE_SHIFT
 

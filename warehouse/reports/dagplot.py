@@ -2,7 +2,7 @@
 
 As the paper's Figure 3 draws job j_2041: a start and an end node, one node per task, an edge x -> y
 for every dependency labelled with the run time of x (and, as in its Figure 7, the interval in
-brackets), the critical path highlighted. Columns are the Kahn levels of warehouse/dag.py. What the
+brackets), the critical path highlighted. Columns are the Kahn levels of warehouse/catalog/dag.py. What the
 trace gets wrong is drawn as such, never dropped: tasks on or behind a cycle sit in a red column of
 their own with their edges in red, parents that no task of the job has are dashed ghost nodes, and a
 self-dependency is marked on its node (\u21bb). Tasks outside the DAG (task_<base64>, MergeTask) run in
