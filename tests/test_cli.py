@@ -86,7 +86,9 @@ def test_a_bad_number_is_a_usage_error_naming_the_option(capsys, sample_home, op
     assert f"Invalid value for '{option}': {message}" in " ".join(err.split())
 
 
-def test_whole_numbers_and_repeated_options_arrive_typed(capsys, sample_home):
+def test_whole_numbers_and_repeated_options_arrive_typed(capsys, sample_home, monkeypatch):
+    # wide enough for the table in one piece whatever terminal runs the suite
+    monkeypatch.setenv("COLUMNS", "400")
     # "5.0" is a whole number (as pydantic reads it); --param repeats into a list
     code, out, _ = run(
         capsys, "--home", str(sample_home.root), "report", "queue", "--trace", "google2011",
