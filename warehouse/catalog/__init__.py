@@ -663,8 +663,7 @@ class _DuckRun:
 
     def live(self) -> dict[tuple[str, str], str]:
         if self._live is None:  # after the meta steps: meta.tables exists
-            rows = self.con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
-            self._live = {(t, n): d for t, n, d in rows}
+            self._live = named_dirs(self.con, derived_too=False)
         return self._live
 
     def step(self, step: Step) -> None:
@@ -759,9 +758,7 @@ def refresh(con: duckdb.DuckDBPyConnection, home: Home, tables: set[tuple[str, s
     if built.get("home") != str(home.root) or built.get(BUILT_FROM) != views_key():
         rebuild(con, home)
         return
-    live = {
-        (t, n): d for t, n, d in con.execute("SELECT trace, table_name, data_dir FROM meta.tables").fetchall()
-    }
+    live = named_dirs(con, derived_too=False)
     for trace_name, table_name in sorted(tables):
         table = get_trace(trace_name).tables[table_name]
         _raw_view(con, home, trace_name, table, live.get((trace_name, table_name)))
