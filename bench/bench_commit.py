@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tracewh import ingestion
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 from tracewh.sqlfiles import data_root
 
 CASES = (
@@ -46,7 +47,7 @@ def main() -> None:
             home = Home.resolve(root / f"home{i}")
             for k, (_, tables) in enumerate(CASES):
                 start = time.process_time()
-                ingestion.ingest(home, "google2011", sample, tables=tables)
+                ingestion.ingest(home, "google2011", sample, IngestOptions(tables=tables))
                 times[k].append(time.process_time() - start)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -159,9 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.what == "ingest":
         ingest(a.src, a.out, a.parts, tables)
         return 0
-    from tracewh.ingestion import parse_parts
+    from tracewh.options import IngestOptions
 
-    files = _files(a.src, parse_parts(a.parts) if a.parts else None, tables)
+    files = _files(a.src, IngestOptions(parts=a.parts).part_numbers(), tables)
     a.out.mkdir(parents=True)
     # the conversion alone (imports and start-up aside), as the ingest's converting phase
     wall, cpu = time.monotonic(), time.process_time()

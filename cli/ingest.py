@@ -84,21 +84,18 @@ def ingest(
     engine: EngineOpt = "duckdb",
     master: MasterOpt = None,
 ) -> None:
-    from tracewh.session import IngestOptions, Warehouse
+    from tracewh.options import IngestOptions, from_keywords
+    from tracewh.session import Warehouse
 
-    wanted = [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None
-    options = IngestOptions(
-        tables=wanted,
-        table_for_file=table,
-        cell=cell,
-        replace=replace,
-        append=append,
-        parts=parts,
-        allow_empty=allow_empty,
-        verify=not no_verify,
-        workers=workers,
-        compact=not no_compact,
-    )
+    # The options made once, checked as they are made (an OptionError, worded with these flags by
+    # the error boundary); the flags that differ from IngestOptions' fields are given their value.
+    given = {
+        **locals(),
+        "tables": [t.strip() for item in tables or [] for t in item.split(",") if t.strip()] or None,
+        "verify": not no_verify,
+        "compact": not no_compact,
+    }
+    options = from_keywords(IngestOptions, given, table_for_file="table")
     # --engine spark: one Spark task per file (executors share the source and home paths)
     spark = spark_session(engine, master, home_of(ctx, home))
     progress = make_progress(quiet)

@@ -40,7 +40,7 @@ from tracewh.cli.common import (
     literal,
     spark_session,
 )
-from tracewh.errors import Interrupted, TracewhError, UsageError
+from tracewh.errors import Interrupted, OptionError, TracewhError, UsageError
 from tracewh.traces import registry
 
 if TYPE_CHECKING:
@@ -402,6 +402,8 @@ def main(argv: list[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except OptionError as e:  # worded with the command line's flags, not the API's keywords
+        _fail(e, 2, debug, e.worded(OptionError.flag))
     except UsageError as e:
         _fail(e, 2, debug)
     except Interrupted as e:
@@ -416,12 +418,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
 
 
-def _fail(e: TracewhError, code: int, debug: bool) -> None:
+def _fail(e: TracewhError, code: int, debug: bool, text: str | None = None) -> None:
     if debug:
         import traceback
 
         traceback.print_exc()
-    err_console.print(f"Error: {e}", markup=False, highlight=False, soft_wrap=True)
+    err_console.print(f"Error: {text or e}", markup=False, highlight=False, soft_wrap=True)
     sys.exit(code)
 
 

@@ -19,6 +19,7 @@ from tracewh import reports
 from tracewh.catalog import dag
 from tracewh.errors import InputError
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 SAMPLE = REPO / "data" / "sample" / "alibaba2018"
 
@@ -148,7 +149,7 @@ def test_archives_plain_and_gzip_ingest_alike(tmp_path, home):
     with pytest.raises(InputError, match="does not match the published digest"):
         ingest.ingest(Home.resolve(tmp_path / "h0"), "alibaba2018", arch)  # not the official archives
     h = Home.resolve(tmp_path / "h1")
-    result = ingest.ingest(h, "alibaba2018", arch, verify=False)
+    result = ingest.ingest(h, "alibaba2018", arch, IngestOptions(verify=False))
     assert sorted(f.name for f in result.files) == sorted(
         f"{t}.tar.gz"
         for t in (
@@ -178,7 +179,7 @@ def test_archives_plain_and_gzip_ingest_alike(tmp_path, home):
 
 def test_a_truncated_archive_fails_and_leaves_the_warehouse_as_it_was(tmp_path):
     h = Home.resolve(tmp_path / "h")
-    ingest.ingest(h, "alibaba2018", SAMPLE, tables=["batch_task"])
+    ingest.ingest(h, "alibaba2018", SAMPLE, IngestOptions(tables=["batch_task"]))
     data = gzip.decompress((SAMPLE / "machine_meta.csv.gz").read_bytes())
     (tmp_path / "machine_meta.csv").write_bytes(data)
     src = tmp_path / "src"
@@ -188,7 +189,7 @@ def test_a_truncated_archive_fails_and_leaves_the_warehouse_as_it_was(tmp_path):
     blob = (src / "machine_meta.tar.gz").read_bytes()
     (src / "machine_meta.tar.gz").write_bytes(blob[: len(blob) // 2])
     with pytest.raises(InputError, match=r"machine_meta\.tar\.gz"):
-        ingest.ingest(h, "alibaba2018", src, verify=False)
+        ingest.ingest(h, "alibaba2018", src, IngestOptions(verify=False))
     c = duckdb.connect(str(h.catalog), read_only=True)
     assert c.execute("SELECT table_name FROM meta.tables").fetchall() == [("batch_task",)]
     c.close()

@@ -18,6 +18,7 @@ from conftest import SAMPLE, write_gz
 from tracewh import ingestion as ingest
 from tracewh.catalog import checks
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 REPO = Path(__file__).resolve().parent.parent
 TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
@@ -205,7 +206,7 @@ def test_a_truncated_archive_fails_fast_naming_it(home, tmp_path):
         (src / "machine_meta.tar.gz").write_bytes(buf.getvalue()[:cut])
         started = time.monotonic()
         with pytest.raises(ingest.InputError, match=r"machine_meta\.tar\.gz"):
-            ingest.ingest(home, "alibaba2018", src, verify=False)
+            ingest.ingest(home, "alibaba2018", src, IngestOptions(verify=False))
         assert time.monotonic() - started < 120
 
 

@@ -15,6 +15,7 @@ from tracewh import ingestion as ingest
 from tracewh.catalog import checks
 from tracewh.home import Home
 from tracewh.ingestion import compaction
+from tracewh.options import IngestOptions
 
 
 def live_files(home: Home, table: str) -> list[Path]:
@@ -41,8 +42,10 @@ def green(home: Home) -> bool:
 def test_an_ingest_merges_each_day_into_one_file_and_keeps_every_row(tmp_path):
     compacted = Home.resolve(tmp_path / "a")
     plain = Home.resolve(tmp_path / "b")
-    ingest.ingest(compacted, "google2011", SAMPLE, tables=["task_events", "job_events"])
-    ingest.ingest(plain, "google2011", SAMPLE, tables=["task_events", "job_events"], compact=False)
+    ingest.ingest(compacted, "google2011", SAMPLE, IngestOptions(tables=["task_events", "job_events"]))
+    ingest.ingest(
+        plain, "google2011", SAMPLE, IngestOptions(tables=["task_events", "job_events"], compact=False)
+    )
     # The sample's task_events parts 0 and 1 both fall on day 0, part 499 on the last day: without
     # compaction day 0 holds two files (one per part), with it one; job_events (no days) 3 -> 1.
     assert folders(live_files(plain, "task_events"))["day=0"] == 2
@@ -62,11 +65,11 @@ def test_a_part_reingested_or_added_on_a_compacted_table_gives_the_rows_it_gives
     again = job_parts(tmp_path / "again", {1: [30, 31], 3: [40]})
     jobs = "SELECT list(job_id ORDER BY job_id) FROM google2011.job_events"
     for compact, home in homes.items():
-        ingest.ingest(home, "google2011", first, compact=compact)
+        ingest.ingest(home, "google2011", first, IngestOptions(compact=compact))
         assert len(live_files(home, "job_events")) == (1 if compact else 3)
         # part 1 rewritten (job 3 -> jobs 30, 31), part 3 added; parts 0 and 2 kept:
         # by hand {1, 2} + {30, 31} + {4} + {40}
-        ingest.ingest(home, "google2011", again, compact=compact)
+        ingest.ingest(home, "google2011", again, IngestOptions(compact=compact))
         assert read(home, jobs) == [([1, 2, 4, 30, 31, 40],)]
         assert read(home, "SELECT count(*), sum(rows_written) FROM meta.ingests WHERE is_current") == [(4, 6)]
         assert green(home)
@@ -93,13 +96,15 @@ def test_a_part_reingested_or_added_on_a_compacted_table_gives_the_rows_it_gives
         assert green(home)
     # --replace makes the table exactly the given parts, compacted files or not
     for home in homes.values():
-        ingest.ingest(home, "google2011", only, replace=True)
+        ingest.ingest(home, "google2011", only, IngestOptions(replace=True))
         assert read(home, jobs) == [([7],)]
 
 
 def test_compact_merges_a_home_ingested_without_and_says_when_nothing_is_left(tmp_path):
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2011", SAMPLE, tables=["task_events", "job_events"], compact=False)
+    ingest.ingest(
+        home, "google2011", SAMPLE, IngestOptions(tables=["task_events", "job_events"], compact=False)
+    )
     before = {t: read(home, f"SELECT * FROM {t_(t)}") for t in ("task_events", "job_events")}
     files = len(live_files(home, "task_events")), len(live_files(home, "job_events"))
     reader = duckdb.connect(str(home.catalog), read_only=True)  # a session on the old generation

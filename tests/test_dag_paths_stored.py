@@ -16,6 +16,7 @@ from tracewh import ingestion as ingest
 from tracewh import reports
 from tracewh.catalog import checks, dag, derived
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 LINES = (SAMPLE_ALIBABA / "batch_task.csv").read_text().splitlines()
 COLUMNS = "job_name, status, critical_path_s, tasks, cycle_task_ids"
@@ -87,7 +88,7 @@ def test_a_changed_batch_task_walks_only_the_changed_jobs_and_equals_a_full_rebu
 
 def test_the_dag_reports_read_the_stored_walk_and_answer_as_the_walk(tmp_path, monkeypatch):
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, tables=["batch_task", "batch_instance"])
+    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, IngestOptions(tables=["batch_task", "batch_instance"]))
     names = ["ali-dag-anomalies", "ali-dag-timing", "ali-interval", "ali-job-cdf"]
     assert names == sorted(n for n, r in reports.all_reports().items() if r.python == "dag_paths")
     with monkeypatch.context() as m:
@@ -108,7 +109,7 @@ def test_the_view_is_typed_and_empty_before_batch_task_and_an_ingest_of_another_
     tmp_path,
 ):
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, tables=["machine_meta"])
+    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, IngestOptions(tables=["machine_meta"]))
     assert read(home, "SELECT count(*) FROM derived.dag_paths") == [(0,)]
     types = dict(
         read(home, "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'dag_paths'")
@@ -117,7 +118,7 @@ def test_the_view_is_typed_and_empty_before_batch_task_and_an_ingest_of_another_
     ingest.ingest(home, "alibaba2018", batch_task(tmp_path / "a", LINES))
     before = read(home, "SELECT name, data_dir, writer_id FROM meta.derived")
     assert [n for n, _, _ in before] == ["dag_paths"]
-    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, tables=["batch_instance"])
+    ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, IngestOptions(tables=["batch_instance"]))
     assert read(home, "SELECT name, data_dir, writer_id FROM meta.derived") == before
 
 

@@ -19,6 +19,7 @@ from tracewh import catalog
 from tracewh import ingestion as ingest
 from tracewh.catalog import checks, derived
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 NAMES = [derived.short(f) for f in derived.files()]
@@ -93,7 +94,9 @@ def test_the_build_puts_back_the_lifecycle_views_it_pointed_at_its_files(tmp_pat
     # while the tables are built, the view of each one written reads its file (the window and the
     # missing spans come from the stored segments); the catalog keeps the views the files make
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), tables=["task_events"])
+    ingest.ingest(
+        home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
+    )
     rows = read(home, "SELECT view_name, sql, comment FROM duckdb_views() WHERE schema_name = 'lifecycle'")
     views = {name: (sql, comment) for name, sql, comment in rows}
     for name in STORED:
@@ -133,7 +136,9 @@ def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_par
     ]
     recomputed = []
     for i, (parts, replace) in enumerate(steps):
-        ingest.ingest(step, "google2011", source(tmp_path / f"s{i}", parts), tables=only, replace=replace)
+        ingest.ingest(
+            step, "google2011", source(tmp_path / f"s{i}", parts), IngestOptions(tables=only, replace=replace)
+        )
         same_as_the_views(step)
         (n,) = {r for (r,) in read(step, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'tasks'")}
         recomputed.append(n)
@@ -147,7 +152,7 @@ def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_par
     assert recomputed[3] == len(tasks_of[1] | {tuple(line.split(",")[2:4]) for line in PART_1_AGAIN})
     final = steps[-1][0]
     fresh = Home.resolve(tmp_path / "fresh")
-    ingest.ingest(fresh, "google2011", source(tmp_path / "g", final), tables=only)
+    ingest.ingest(fresh, "google2011", source(tmp_path / "g", final), IngestOptions(tables=only))
     for name in (derived.short(f) for f in derived.stored_files()):
         assert stored(step, name) == stored(fresh, name), name
     # and both hold what an independent reading of the files says: one task per (job, index) seen
@@ -164,9 +169,11 @@ def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_par
 
 def test_an_ingest_of_another_table_keeps_the_derived_tables(tmp_path):
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), tables=["task_events"])
+    ingest.ingest(
+        home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
+    )
     before = read(home, "SELECT name, data_dir, writer_id FROM meta.derived ORDER BY 1")
-    ingest.ingest(home, "google2011", SAMPLE, tables=["machine_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["machine_events"]))
     assert read(home, "SELECT name, data_dir, writer_id FROM meta.derived ORDER BY 1") == before
 
 
@@ -176,7 +183,9 @@ def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_stat
 ):
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), tables=["task_events"])
+    ingest.ingest(
+        home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
+    )
     before = {name: stored(home, name) for name in STORED}
     meta_before = read(home, "SELECT * FROM meta.derived ORDER BY ALL")
     env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root)}
@@ -199,7 +208,10 @@ def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_stat
 def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(
-        home, "google2011", source(tmp_path / "a", {0: SLICES[0], 1: SLICES[1]}), tables=["task_events"]
+        home,
+        "google2011",
+        source(tmp_path / "a", {0: SLICES[0], 1: SLICES[1]}),
+        IngestOptions(tables=["task_events"]),
     )
     # a stored table overwritten with another's rows: every task of the sample differs
     assert failed_after_changing(home, "tasks", "events") == ["derived.tasks.recomputed"]
@@ -238,7 +250,9 @@ def test_the_stored_tables_read_in_polars_with_decoded_columns_and_integer_keys(
 
 def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_next_ingest(tmp_path):
     home = Home.resolve(tmp_path / "h")
-    ingest.ingest(home, "google2011", source(tmp_path / "s", {1: SLICES[1]}), tables=["task_events"])
+    ingest.ingest(
+        home, "google2011", source(tmp_path / "s", {1: SLICES[1]}), IngestOptions(tables=["task_events"])
+    )
     sql = "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'task_transitions'"
     ((data_dir,),) = read(home, sql)
     path = home.root / data_dir / "task_transitions.parquet"
@@ -255,7 +269,9 @@ def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_
     assert read(home, first) == [(len(with_submit),)]
     # the next ingest stores it again, whole (not the old rows of the tasks it does not touch)
     # (part 0 before part 1 opens no gap: with the old table kept it would recompute its tasks only)
-    ingest.ingest(home, "google2011", source(tmp_path / "t", {0: SLICES[0]}), tables=["task_events"])
+    ingest.ingest(
+        home, "google2011", source(tmp_path / "t", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
+    )
     assert len(read(home, sql)) == 1
     recomputed = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_transitions'"
     assert read(home, recomputed) == [(None,)]
@@ -345,7 +361,10 @@ def test_the_usage_rollup_after_parts_out_of_order_a_replaced_and_a_removed_part
     recomputed = []
     for i, (parts, replace) in enumerate(steps):
         ingest.ingest(
-            step, "google2011", usage_source(tmp_path / f"s{i}", parts), tables=only, replace=replace
+            step,
+            "google2011",
+            usage_source(tmp_path / f"s{i}", parts),
+            IngestOptions(tables=only, replace=replace),
         )
         same_as_the_views(step)
         (n,) = read(step, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_usage_hourly'")[0]
@@ -360,7 +379,7 @@ def test_the_usage_rollup_after_parts_out_of_order_a_replaced_and_a_removed_part
     )
     final = steps[-1][0]
     fresh = Home.resolve(tmp_path / "fresh")
-    ingest.ingest(fresh, "google2011", usage_source(tmp_path / "g", final), tables=only)
+    ingest.ingest(fresh, "google2011", usage_source(tmp_path / "g", final), IngestOptions(tables=only))
     assert stored(step, "task_usage_hourly") == stored(fresh, "task_usage_hourly")
     # and both hold what a plain reading of the files gives
     want = hourly_by_hand([line for ls in final.values() for line in ls])
@@ -373,7 +392,9 @@ def test_the_usage_rollup_after_parts_out_of_order_a_replaced_and_a_removed_part
 
 def test_check_finds_a_usage_rollup_that_differs_from_the_windows(tmp_path):
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2011", usage_source(tmp_path / "a", USAGE_SLICES), tables=["task_usage"])
+    ingest.ingest(
+        home, "google2011", usage_source(tmp_path / "a", USAGE_SLICES), IngestOptions(tables=["task_usage"])
+    )
     assert failed_after_changing(home, "task_usage_hourly", "windows") == [
         "derived.task_usage_hourly.recomputed"
     ]

@@ -487,7 +487,7 @@ def test_no_room_fails_the_dry_run_and_the_download(server, tmp_path, capsys, mo
         (("google2019",), "choose cells with --cells"),
         (("google2019", "--cells", "z"), "unknown google2019 cell 'z'"),
         (("google2011", "--parts", "5-2"), "runs backwards"),
-        (("google2011", "--parts", "x"), "expected numbers and ranges"),
+        (("google2011", "--parts", "x"), "--parts 'x': 'x' is not a number or a range"),
         (("google2011", "--tables", "nope"), "unknown google2011 table 'nope'"),
         (("google2011", "--mirror", "ftp://x"), "expected an http:// or https:// address"),
         (("nosuch",), "unknown trace"),

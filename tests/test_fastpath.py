@@ -26,6 +26,7 @@ from tracewh import ingestion as ingest
 from tracewh import synth
 from tracewh.home import Home
 from tracewh.ingestion import fastpath
+from tracewh.options import IngestOptions
 from tracewh.quoting import quote_literal
 
 REALDATA = Path("/work/shared/realdata/google2011")
@@ -397,7 +398,9 @@ def test_progress_counts_input_bytes_while_a_large_file_is_read_and_ends_at_the_
     small.write_bytes(gzip.compress((task_row(90_000_000, 1, 0, 0) + "\n").encode()))
     sizes = big.stat().st_size + small.stat().st_size
     rec = Recorder()
-    result = ingest.ingest(Home.resolve(tmp_path / "home"), "google2011", src.parent, progress=rec, workers=1)
+    result = ingest.ingest(
+        Home.resolve(tmp_path / "home"), "google2011", src.parent, IngestOptions(workers=1), progress=rec
+    )
     # task_events feed the derived tables, built inside the commit (which resumes after them)
     assert rec.names() == [
         "hashing",
@@ -437,7 +440,9 @@ def test_progress_of_an_archive_moves_with_its_compressed_bytes(tmp_path):
         tar.addfile(info, io.BytesIO(text))
     assert archive.stat().st_size > 3 << 20
     rec = Recorder()
-    result = ingest.ingest(Home.resolve(tmp_path / "home"), "alibaba2018", src, progress=rec, verify=False)
+    result = ingest.ingest(
+        Home.resolve(tmp_path / "home"), "alibaba2018", src, IngestOptions(verify=False), progress=rec
+    )
     assert [f.rows_written for f in result.files] == [len(lines)]
     converting = rec.within("converting")
     assert converting[0] == ("begin", archive.stat().st_size)
@@ -449,7 +454,11 @@ def test_progress_of_an_archive_moves_with_its_compressed_bytes(tmp_path):
 def test_an_ingest_of_a_table_that_feeds_no_derived_table_has_no_deriving_phase(tmp_path):
     rec = Recorder()
     result = ingest.ingest(
-        Home.resolve(tmp_path / "home"), "google2011", SAMPLE, tables=["job_events"], progress=rec
+        Home.resolve(tmp_path / "home"),
+        "google2011",
+        SAMPLE,
+        IngestOptions(tables=["job_events"]),
+        progress=rec,
     )
     assert rec.names() == ["hashing", "converting", "compacting", "counting", "committing"]
     assert [p.name for p in result.phases] == rec.names()

@@ -17,6 +17,7 @@ from tracewh import ingestion as ingest
 from tracewh import reports
 from tracewh.errors import UsageError
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 # One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
 # each worker that gets one of its tests.
@@ -293,7 +294,7 @@ def test_tier_usage_for_cell_b(home):
 
 def test_unknown_cell_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="unknown google2019 cell"):
-        ingest.ingest(Home.resolve(tmp_path / "h"), "google2019", SAMPLE_2019, cell="z")
+        ingest.ingest(Home.resolve(tmp_path / "h"), "google2019", SAMPLE_2019, IngestOptions(cell="z"))
 
 
 def test_a_second_cell_does_not_touch_the_first(tmp_path):
@@ -305,7 +306,7 @@ def test_a_second_cell_does_not_touch_the_first(tmp_path):
     before = {p.relative_to(live).as_posix(): p.stat().st_ino for p in live.rglob("*.parquet")}
     flat = tmp_path / "flat_b"
     shutil.copytree(SAMPLE_2019 / "clusterdata_2019_b", flat)
-    ingest.ingest(home, "google2019", flat, cell="b")
+    ingest.ingest(home, "google2019", flat, IngestOptions(cell="b"))
     live = (home.root / "parquet/google2019/instance_events").resolve()
     after = {p.relative_to(live).as_posix(): p.stat().st_ino for p in live.rglob("*.parquet")}
     # cell a's files are the same files (hard links, same inodes); cell b's are new
@@ -317,7 +318,7 @@ def test_a_second_cell_does_not_touch_the_first(tmp_path):
         "b": 3,
     }
     c.close()
-    ingest.ingest(home, "google2019", flat, cell="b")  # re-ingesting b replaces b only
+    ingest.ingest(home, "google2019", flat, IngestOptions(cell="b"))  # re-ingesting b replaces b only
     c = duckdb.connect(str(home.catalog), read_only=True)
     assert dict(c.execute("SELECT cell, count(*) FROM google2019.instance_events GROUP BY 1").fetchall()) == {
         "a": 24,
@@ -387,7 +388,7 @@ def test_a_cell_of_alloc_instances_only_says_why_its_life_cycle_reports_show_0(t
     ]
     (flat / "instance_events-000000000000.json").write_text("".join(json.dumps(x) + "\n" for x in lines))
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2019", flat, cell="c")
+    ingest.ingest(home, "google2019", flat, IngestOptions(cell="c"))
     r = reports.run(home, "lifecycle-counts", trace="google2019")
     assert {row[0]: row[1] for row in r.rows}["distinct tasks"] == 0
     said = [line for line in reports.footer(home, "lifecycle-counts", trace="google2019") if "alloc" in line]

@@ -27,6 +27,7 @@ from tracewh import ingestion as ingest
 from tracewh.catalog import checks, holdings
 from tracewh.errors import InputError
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 META = ["m_1,0,219,17,96,100,USING", "m_2,10,219,17,96,100,USING", "m_3,20,219,17,96,100,USING"]
 
@@ -55,7 +56,7 @@ def test_glob_characters_in_a_source_folder_read_only_that_folder(home, tmp_path
     for folder, lines in ((odd, META), (sibling, META[:2])):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "machine_meta.csv").write_text("".join(f"{ln}\n" for ln in lines))
-    ingest.ingest(home, "alibaba2018", tmp_path / odd, verify=False)
+    ingest.ingest(home, "alibaba2018", tmp_path / odd, IngestOptions(verify=False))
     assert count(home, "SELECT count(*) FROM alibaba2018.machine_meta") == 3  # the file's 3 lines
     assert count(home, "SELECT sum(rows_read) FROM meta.ingests WHERE is_current") == 3
 
@@ -67,7 +68,7 @@ def test_a_google2019_cell_folder_with_a_star_reads_only_its_own_shard(home, tmp
     for folder in ("c*", "cd"):
         (tmp_path / folder).mkdir()
         shutil.copy(shard, tmp_path / folder / shard.name)
-    ingest.ingest(home, "google2019", tmp_path / "c*", cell="a", allow_empty=True)
+    ingest.ingest(home, "google2019", tmp_path / "c*", IngestOptions(cell="a", allow_empty=True))
     assert count(home, "SELECT count(*) FROM google2019_raw.instance_events") == lines
 
 
@@ -92,7 +93,7 @@ def test_a_table_ingested_as_csv_then_as_its_tar_gz_is_one_part(home, tmp_path):
     (tmp_path / "arch").mkdir()
     _tar(tmp_path / "arch" / "machine_meta.tar.gz", {"machine_meta.csv": data}, tmp_path)
     ingest.ingest(home, "alibaba2018", tmp_path / "plain")
-    ingest.ingest(home, "alibaba2018", tmp_path / "arch", verify=False)
+    ingest.ingest(home, "alibaba2018", tmp_path / "arch", IngestOptions(verify=False))
     assert count(home, "SELECT count(*) FROM alibaba2018.machine_meta") == lines
     assert count(home, "SELECT count(*) FROM meta.ingests WHERE is_current") == 1
     ingest.ingest(home, "alibaba2018", tmp_path / "plain")  # and back: still one part
@@ -109,7 +110,7 @@ def test_an_archive_with_two_csv_members_is_refused_naming_both(home, tmp_path):
     two = f"{META[2]}\n".encode()
     _tar(tmp_path / "src" / "machine_meta.tar.gz", {"a/machine_meta.csv": one, "b/more.csv": two}, tmp_path)
     with pytest.raises(InputError, match=r"machine_meta\.tar\.gz: .*several \.csv files.*more\.csv"):
-        ingest.ingest(home, "alibaba2018", tmp_path / "src", verify=False)
+        ingest.ingest(home, "alibaba2018", tmp_path / "src", IngestOptions(verify=False))
     assert not home.catalog.exists() or count(home, "SELECT count(*) FROM meta.ingests") == 0
 
 
@@ -118,7 +119,7 @@ def test_an_archive_with_one_csv_member_and_a_readme_is_read(home, tmp_path):
     data = "".join(f"{ln}\n" for ln in META).encode()
     members = {"README.txt": b"notes\n", "machine_meta.csv": data}
     _tar(tmp_path / "src" / "machine_meta.tar.gz", members, tmp_path)
-    ingest.ingest(home, "alibaba2018", tmp_path / "src", verify=False)
+    ingest.ingest(home, "alibaba2018", tmp_path / "src", IngestOptions(verify=False))
     assert count(home, "SELECT count(*) FROM alibaba2018.machine_meta") == 3
 
 
@@ -167,7 +168,7 @@ def test_the_superseded_generation_is_deleted_by_the_next_command_and_info_says_
     ingest.ingest(home, "google2011", _jobs(tmp_path / "old", [1, 2]))
     old_gen = home.root / catalog.live_dirs(home.catalog)[("google2011", "job_events")]
     old_bytes = sum(f.stat().st_size for f in old_gen.rglob("*") if f.is_file())
-    ingest.ingest(home, "google2011", _jobs(tmp_path / "new", [7]), replace=True)
+    ingest.ingest(home, "google2011", _jobs(tmp_path / "new", [7]), IngestOptions(replace=True))
     assert old_gen.is_dir()  # kept: a reader may have opened the old catalog a moment ago
     assert holdings.beyond_live(home) >= old_bytes
     for dirs in home.retired.glob("*.dirs"):  # the grace time has passed (no reader took a lock)
@@ -325,7 +326,7 @@ def test_duplicate_lines_are_kept_and_counted_per_file_in_meta_and_info(home, tm
     (tmp_path / "ali").mkdir()
     # plain csv, counted in the hashing pass: m1 m1 m1 m2 -> 2
     (tmp_path / "ali" / "machine_meta.csv").write_text(f"{META[0]}\n{META[0]}\n{META[0]}\n{META[1]}\n")
-    ingest.ingest(home, "alibaba2018", tmp_path / "ali", verify=False)
+    ingest.ingest(home, "alibaba2018", tmp_path / "ali", IngestOptions(verify=False))
     q = "SELECT table_name, rows_written, duplicate_lines FROM meta.ingests WHERE is_current ORDER BY 1"
     con = duckdb.connect(str(home.catalog), read_only=True)
     try:

@@ -15,6 +15,7 @@ from conftest import SAMPLE, awk, task_row, write_gz
 from tracewh import ingestion as ingest
 from tracewh.errors import CatalogError, InputError, UsageError
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 JOB_ROW = "5000000,,42,0,user,1,name,logical"
 
@@ -104,7 +105,7 @@ def test_malformed_lines_are_rejected_with_line_number_and_reason(home, tmp_path
 
 @pytest.mark.usefixtures("ingest_path")
 def test_truncated_gzip_fails_naming_the_file_and_leaves_the_warehouse_as_it_was(home, tmp_path):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["task_events", "job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["task_events", "job_events"]))
     before = snapshot(home)
     src = tmp_path / "bad"
     shutil.copytree(SAMPLE / "task_events", src / "task_events")
@@ -112,7 +113,7 @@ def test_truncated_gzip_fails_naming_the_file_and_leaves_the_warehouse_as_it_was
     data = part.read_bytes()
     part.write_bytes(data[: len(data) // 2])
     with pytest.raises(InputError, match=r"part-00001-of-00500\.csv\.gz"):
-        ingest.ingest(home, "google2011", src, verify=False)
+        ingest.ingest(home, "google2011", src, IngestOptions(verify=False))
     assert snapshot(home) == before
     on_disk = {p.name for p in home.generations("google2011").iterdir()}
     named = "SELECT data_dir FROM meta.tables UNION SELECT data_dir FROM meta.derived"
@@ -120,7 +121,7 @@ def test_truncated_gzip_fails_naming_the_file_and_leaves_the_warehouse_as_it_was
 
 
 def test_a_failure_during_the_commit_leaves_everything_as_it_was(home, monkeypatch):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     before = snapshot(home)
 
     def boom(*args, **kwargs):
@@ -129,7 +130,7 @@ def test_a_failure_during_the_commit_leaves_everything_as_it_was(home, monkeypat
     # the views of the commit: re-pointed (refresh) when the catalog's views are this code's
     monkeypatch.setattr(ingest.catalog, "refresh", boom)
     with pytest.raises(Exception, match="power cut"):
-        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"], replace=True)
+        ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"], replace=True))
     assert snapshot(home) == before
 
 
@@ -174,10 +175,10 @@ def test_the_views_an_ingest_repoints_equal_a_rebuild_of_every_view(tmp_path):
 
     for name in ("first", "second"):
         home = Home.resolve(tmp_path / name)
-        ingest.ingest(home, "google2011", SAMPLE, tables=["task_events", "machine_events"])
-        ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, tables=["batch_task"])
+        ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["task_events", "machine_events"]))
+        ingest.ingest(home, "alibaba2018", SAMPLE_ALIBABA, IngestOptions(tables=["batch_task"]))
         part = SAMPLE / "job_events" / "part-00000-of-00500.csv.gz"
-        ingest.ingest(home, "google2011", part, table_for_file="job_events")
+        ingest.ingest(home, "google2011", part, IngestOptions(table_for_file="job_events"))
         refreshed = catalog_dump(home)
         assert any("read_parquet" in v and "job_events" in v for v in refreshed["views"])
         catalog.repair(home)
@@ -189,12 +190,12 @@ def test_a_catalog_whose_views_another_build_made_is_rebuilt_whole_at_the_next_c
     catalog lacks (here dropped, the key changed as another version would have it) is made again."""
     from tracewh import catalog
 
-    ingest.ingest(home, "google2011", SAMPLE, tables=["machine_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["machine_events"]))
     con = duckdb.connect(str(home.catalog))
     con.execute("DROP VIEW google2011.job_events")
     con.execute("UPDATE meta.catalog SET value = 'another build' WHERE key = $k", {"k": catalog.BUILT_FROM})
     con.close()
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(3172,)]
     assert read(
         home, f"SELECT value = '{catalog.views_key()}' FROM meta.catalog WHERE key = '{catalog.BUILT_FROM}'"
@@ -202,9 +203,9 @@ def test_a_catalog_whose_views_another_build_made_is_rebuilt_whole_at_the_next_c
 
 
 def test_an_ingest_of_only_unchanged_parts_leaves_the_catalog_file_untouched(home):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     st = home.catalog.stat()
-    again = ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    again = ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     assert not again.committed and again.files == []
     assert [(t.table, len(t.skipped), t.rows_total) for t in again.tables] == [("job_events", 3, 3172)]
     after = home.catalog.stat()
@@ -215,7 +216,7 @@ def test_an_ingest_of_only_unchanged_parts_leaves_the_catalog_file_untouched(hom
 
 
 def test_an_ingest_killed_midway_is_invisible_and_its_leftovers_are_cleaned_next_time(home, tmp_path):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     before = snapshot(home)
     # A kill -9 between the Parquet writes and the commit leaves an orphan generation and spill files.
     orphan = home.generations("google2011") / "job_events.20990101T000000-dead00"
@@ -224,19 +225,19 @@ def test_an_ingest_killed_midway_is_invisible_and_its_leftovers_are_cleaned_next
     (home.tmp / "20990101T000000-dead00").mkdir(parents=True)
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(3172,)]
     assert snapshot(home)["meta"] == before["meta"]
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     assert not orphan.exists()
     assert not home.tmp.exists()
 
 
 def test_reingest_skips_unchanged_parts_and_replace_rewrites_without_duplicating(home, monkeypatch):
     monkeypatch.setattr(ingest.catalog, "RETIRED_GRACE_S", 0)
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     first = read(home, "SELECT count(*) FROM google2011.job_events")
-    again = ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    again = ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     assert again.files == [] and len(again.tables[0].skipped) == 3
     assert read(home, "SELECT count(*), count(*) FILTER (is_current) FROM meta.ingests") == [(3, 3)]
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"], replace=True)
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"], replace=True))
     assert read(home, "SELECT count(*) FROM google2011.job_events") == first == [(3172,)]
     assert read(home, "SELECT count(*), count(*) FILTER (is_current) FROM meta.ingests") == [(6, 3)]
     # exactly one generation left on disk (no reader holds the old catalog), the one the catalog names
@@ -252,7 +253,7 @@ def test_append_adds_only_new_parts(home, tmp_path):
     shutil.copy(SAMPLE / "job_events" / "part-00000-of-00500.csv.gz", src / "job_events")
     ingest.ingest(home, "google2011", src)
     shutil.copy(SAMPLE / "job_events" / "part-00001-of-00500.csv.gz", src / "job_events")
-    result = ingest.ingest(home, "google2011", src, append=True)
+    result = ingest.ingest(home, "google2011", src, IngestOptions(append=True))
     assert [f.name for f in result.files] == ["part-00001-of-00500.csv.gz"]
     assert result.tables[0].skipped == ["part-00000-of-00500.csv.gz"]
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(62 + 3099,)]
@@ -261,7 +262,7 @@ def test_append_adds_only_new_parts(home, tmp_path):
         ("part-00001-of-00500.csv.gz",),
     ]
     # appending again is a no-op
-    again = ingest.ingest(home, "google2011", src, append=True)
+    again = ingest.ingest(home, "google2011", src, IngestOptions(append=True))
     assert again.files == [] and read(home, "SELECT count(*) FROM google2011.job_events") == [(3161,)]
 
 
@@ -271,7 +272,7 @@ def test_append_refuses_a_part_whose_content_changed(home, tmp_path):
     ingest.ingest(home, "google2011", src)
     write_gz(src / "job_events" / "part-00000-of-00500.csv.gz", [JOB_ROW, JOB_ROW])
     with pytest.raises(InputError, match="different size or sha256"):
-        ingest.ingest(home, "google2011", src, append=True)
+        ingest.ingest(home, "google2011", src, IngestOptions(append=True))
 
 
 def test_sha256sum_mismatch_is_fatal_unless_no_verify(home, tmp_path):
@@ -281,7 +282,7 @@ def test_sha256sum_mismatch_is_fatal_unless_no_verify(home, tmp_path):
     with pytest.raises(InputError, match="does not match the published digest"):
         ingest.ingest(home, "google2011", src)
     assert not home.catalog.exists() or read(home, "SELECT count(*) FROM meta.ingests") == [(0,)]
-    ingest.ingest(home, "google2011", src, verify=False)
+    ingest.ingest(home, "google2011", src, IngestOptions(verify=False))
     assert read(home, "SELECT sha256_verified FROM meta.ingests") == [(False,)]
 
 
@@ -289,7 +290,7 @@ def test_single_part_file_with_table(home, tmp_path):
     f = write_gz(tmp_path / "loose.csv.gz", [JOB_ROW])
     with pytest.raises(UsageError, match="--table"):
         ingest.ingest(home, "google2011", f)
-    ingest.ingest(home, "google2011", f, table_for_file="job_events")
+    ingest.ingest(home, "google2011", f, IngestOptions(table_for_file="job_events"))
     assert read(home, "SELECT job_id, file FROM google2011.job_events, meta.ingests") == [
         (42, "loose.csv.gz")
     ]
@@ -322,22 +323,22 @@ def test_empty_and_non_gzip_files_fail_with_a_clear_error(home, tmp_path, conten
 
 @pytest.mark.usefixtures("ingest_path")
 def test_a_gzip_of_nothing_is_an_error_unless_an_empty_part_is_expected(home, tmp_path):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     before = snapshot(home)
     src = tmp_path / "src"
     (src / "job_events").mkdir(parents=True)
     (src / "job_events" / "part-00000-of-00001.csv.gz").write_bytes(gzip.compress(b""))
     with pytest.raises(InputError, match=r"part-00000-of-00001\.csv\.gz: no rows; pass --allow-empty"):
-        ingest.ingest(home, "google2011", src, replace=True)
+        ingest.ingest(home, "google2011", src, IngestOptions(replace=True))
     assert snapshot(home) == before
-    result = ingest.ingest(home, "google2011", src, replace=True, allow_empty=True)
+    result = ingest.ingest(home, "google2011", src, IngestOptions(replace=True, allow_empty=True))
     assert result.files[0].rows_read == 0
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(0,)]
 
 
 @pytest.mark.usefixtures("ingest_path")
 def test_a_file_whose_rows_are_all_rejected_is_an_error_even_when_empty_parts_are_allowed(home, tmp_path):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     before = snapshot(home)
     src = tmp_path / "src"
     write_gz(
@@ -348,7 +349,7 @@ def test_a_file_whose_rows_are_all_rejected_is_an_error_even_when_empty_parts_ar
         with pytest.raises(
             InputError, match=r"part-00000-of-00001\.csv\.gz: all 1 line\(s\) were rejected \(line 1"
         ):
-            ingest.ingest(home, "google2011", src, replace=True, allow_empty=allow_empty)
+            ingest.ingest(home, "google2011", src, IngestOptions(replace=True, allow_empty=allow_empty))
     assert snapshot(home) == before
 
 
@@ -372,7 +373,7 @@ def test_unknown_trace_and_table_are_usage_errors(home):
     with pytest.raises(UsageError):
         ingest.ingest(home, "google2099", SAMPLE)
     with pytest.raises(UsageError):
-        ingest.ingest(home, "google2011", SAMPLE, tables=["nope"])
+        ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["nope"]))
 
 
 def test_a_home_that_is_not_writable_is_a_clear_error(tmp_path):
@@ -386,11 +387,11 @@ def test_a_home_that_is_not_writable_is_a_clear_error(tmp_path):
         ro.mkdir(mode=0o500)
         home = Home.resolve(ro / "home")
     with pytest.raises(CatalogError, match="not writable"):
-        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+        ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
 
 
 def test_a_catalog_held_by_another_writer_is_a_clear_error(home, monkeypatch):
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     monkeypatch.setattr(ingest.catalog, "_LOCK_WAIT_S", 0.5)
     holder = subprocess.Popen(
         [
@@ -408,7 +409,7 @@ def test_a_catalog_held_by_another_writer_is_a_clear_error(home, monkeypatch):
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         with pytest.raises(CatalogError, match="locked by another process"):
-            ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+            ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     finally:
         holder.kill()
         holder.wait()
@@ -417,19 +418,19 @@ def test_a_catalog_held_by_another_writer_is_a_clear_error(home, monkeypatch):
 
 def test_two_ingests_at_once_the_second_is_refused(home):
     with home.writer_lock(), pytest.raises(CatalogError, match="being written"):
-        ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+        ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
 
 
 def test_an_ingest_removes_spill_folders_of_dead_queries_and_keeps_a_running_ones(home):
     import os
 
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     dead = home.tmp / "query-999999999"
     alive = home.tmp / f"query-{os.getpid()}"
     for folder in (dead, alive):
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "duckdb_temp_block").write_bytes(b"x")
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
     assert not dead.exists() and (alive / "duckdb_temp_block").exists()
 
 

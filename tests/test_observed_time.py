@@ -19,6 +19,7 @@ import pytest
 from tracewh import ingestion as ingest
 from tracewh import reports
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 from tracewh.synth import synth
 
 # One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
@@ -43,7 +44,7 @@ def five_parts(tmp_path_factory):
     synth("google2011", root / "jobs", scale=0.003, parts=5, tables=["job_events"], workers=1, seed=3)
     synth("google2011", root / "tasks", scale=0.0001, parts=5, tables=["task_events"], workers=1, seed=3)
     home = Home.resolve(root / "home")
-    ingest.ingest(home, "google2011", [root / "jobs", root / "tasks"], parts="0,4")
+    ingest.ingest(home, "google2011", [root / "jobs", root / "tasks"], IngestOptions(parts="0,4"))
     return root, home
 
 
@@ -274,7 +275,7 @@ def test_compare_shows_what_a_trace_has_and_leaves_the_rest_empty_not_zero(tmp_p
     (a / "machine_meta.csv").write_text("m_1,0,1,1,96,100,USING\nm_2,0,1,1,96,100,USING\n")
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(home, "google2011", g)
-    ingest.ingest(home, "alibaba2018", a, verify=False)
+    ingest.ingest(home, "alibaba2018", a, IngestOptions(verify=False))
     rows = reports.run(home, "compare")
     got = {r[0]: dict(zip(rows.columns, r, strict=True)) for r in rows.rows}
     assert got["jobs"]["google2011"] == 2  # from the job table, though no task events are ingested

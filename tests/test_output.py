@@ -382,6 +382,7 @@ def test_one_query_gives_one_answer_whatever_else_the_home_holds(capsys, monkeyp
     import tracewh
     from tracewh import ingestion
     from tracewh.home import Home
+    from tracewh.options import IngestOptions
 
     home = Home.resolve(tmp_path / "home")
     ingestion.ingest(home, "google2011", phased_google2011(tmp_path / "src"))
@@ -404,5 +405,5 @@ def test_one_query_gives_one_answer_whatever_else_the_home_holds(capsys, monkeyp
     assert answers() == (expected, expected)
     # a second trace whose cell lies in another zone (google2019 cell b: America/Chicago)
     shutil.copytree(SAMPLE_2019 / "clusterdata_2019_b", tmp_path / "b")
-    ingestion.ingest(home, "google2019", tmp_path / "b", cell="b")
+    ingestion.ingest(home, "google2019", tmp_path / "b", IngestOptions(cell="b"))
     assert answers() == (expected, expected)

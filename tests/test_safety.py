@@ -24,6 +24,7 @@ from tracewh import ingestion as ingest
 from tracewh.catalog import checks
 from tracewh.errors import InputError, UsageError
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 REPO = Path(__file__).resolve().parent.parent
 TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
@@ -160,7 +161,7 @@ def _checks(home: Home):
 
 def test_replace_makes_the_table_exactly_the_given_parts(home, tmp_path):
     ingest.ingest(home, "google2011", job_parts(tmp_path / "a", {0: [1], 1: [2], 2: [3]}))
-    ingest.ingest(home, "google2011", job_parts(tmp_path / "b", {1: [2]}), replace=True)
+    ingest.ingest(home, "google2011", job_parts(tmp_path / "b", {1: [2]}), IngestOptions(replace=True))
     assert read(home, "SELECT job_id FROM google2011.job_events") == [(2,)]
     assert read(home, "SELECT file FROM meta.ingests WHERE is_current") == [("part-00001-of-00500.csv.gz",)]
 
@@ -169,15 +170,15 @@ def test_several_sources_and_a_part_selection(home, tmp_path):
     a = job_parts(tmp_path / "a", {n: [n] for n in range(0, 4)})
     b = job_parts(tmp_path / "b", {n: [n] for n in range(250, 252)})
     loose = job_parts(tmp_path / "c", {7: [7]}) / "job_events" / "part-00007-of-00500.csv.gz"
-    result = ingest.ingest(home, "google2011", [a, b, loose], parts="0-1,3,250,7")
+    result = ingest.ingest(home, "google2011", [a, b, loose], IngestOptions(parts="0-1,3,250,7"))
     assert sorted(f.name[5:10] for f in result.files) == ["00000", "00001", "00003", "00007", "00250"]
     assert read(home, "SELECT list(job_id ORDER BY job_id) FROM google2011.job_events") == [
         ([0, 1, 3, 7, 250],)
     ]
     with pytest.raises(UsageError, match="not a number or a range"):
-        ingest.ingest(home, "google2011", a, parts="0-x")
+        ingest.ingest(home, "google2011", a, IngestOptions(parts="0-x"))
     with pytest.raises(InputError, match="no google2011 part numbered 400"):
-        ingest.ingest(home, "google2011", a, parts="400")
+        ingest.ingest(home, "google2011", a, IngestOptions(parts="400"))
 
 
 def test_two_files_of_one_part_are_a_usage_error(home, tmp_path):
@@ -193,7 +194,7 @@ def test_append_means_only_new_parts_and_refuses_a_changed_one(home, tmp_path):
     ingest.ingest(home, "google2011", job_parts(tmp_path / "a", {0: [1]}))
     src = job_parts(tmp_path / "b", {0: [1, 2], 1: [3]})
     with pytest.raises(InputError, match="--append only adds new parts"):
-        ingest.ingest(home, "google2011", src, append=True)
+        ingest.ingest(home, "google2011", src, IngestOptions(append=True))
     ingest.ingest(home, "google2011", src)  # without --append the changed part is replaced
     assert read(home, "SELECT count(*) FROM google2011.job_events") == [(3,)]
 
@@ -347,7 +348,7 @@ def test_sigint_and_sigkill_at_many_moments_leave_the_old_or_the_new_state_whole
     for sig in (signal.SIGINT, signal.SIGKILL):
         for moment in MOMENTS:
             if read(home, q)[0] != old_state:
-                ingest.ingest(home, "google2011", old_src, replace=True)
+                ingest.ingest(home, "google2011", old_src, IngestOptions(replace=True))
             code, err = signal_at([*TRACEWH, "ingest", "google2011", str(new_src), "-q"], env, moment, sig)
             state = read(home, q)[0]
             outcomes.append((sig.name, moment, code, state == new_state))
@@ -377,13 +378,13 @@ def test_sigint_and_sigkill_during_compact_leave_the_old_or_the_new_generation_w
     rows = (80, sum(10 * n + 1 + 10 * n + 2 for n in range(40)))  # by hand: 2 jobs in each of 40 parts
     q = "SELECT count(*), sum(job_id) FROM google2011.job_events"
     files_q = "SELECT files, data_dir FROM meta.tables WHERE table_name = 'job_events'"
-    ingest.ingest(home, "google2011", src, compact=False)
+    ingest.ingest(home, "google2011", src, IngestOptions(compact=False))
     env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root)}
     outcomes = []
     for sig in (signal.SIGINT, signal.SIGKILL):
         for moment in MOMENTS:
             if read(home, files_q)[0][0] != 40:  # back to one file per part
-                ingest.ingest(home, "google2011", src, replace=True, compact=False)
+                ingest.ingest(home, "google2011", src, IngestOptions(replace=True, compact=False))
             code, err = signal_at([*TRACEWH, "compact", "google2011"], env, moment, sig)
             files, data_dir = read(home, files_q)[0]
             on_disk = len(list((home.root / data_dir).glob("*.parquet")))  # the generation the catalog names

@@ -76,10 +76,11 @@ def test_the_shell_still_opens_the_catalog_after_the_python_client_rewrote_it(tm
 
     from tracewh import ingestion as ingest
     from tracewh.home import Home
+    from tracewh.options import IngestOptions
 
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "google2011", SAMPLE, tables=["job_events"])
-    ingest.ingest(home, "google2011", SAMPLE, tables=["machine_events"])
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["job_events"]))
+    ingest.ingest(home, "google2011", SAMPLE, IngestOptions(tables=["machine_events"]))
     catalog.repair(home)
     out = run_shell(home.catalog, "SELECT count(*) AS n FROM google2011.job_events;", cwd=tmp_path)
     assert out.returncode == 0, out.stderr

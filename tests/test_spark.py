@@ -30,6 +30,7 @@ from tracewh.catalog import derived, query
 from tracewh.engines import spark as ws
 from tracewh.home import Home
 from tracewh.ingestion import fastpath
+from tracewh.options import IngestOptions
 from tracewh.traces import expand_sql, trace_names
 
 # `make install` installs the spark extra (a missing pyspark fails here, it is not skipped). One
@@ -651,7 +652,7 @@ def test_a_failing_spark_ingest_leaves_nothing_behind(spark, tmp_path):
     write_gz(src / "part-00000-of-00001.csv.gz", ["not,a,machine,event", "x,y"])
     home = Home.resolve(tmp_path / "home")
     with pytest.raises(Exception, match="part-00000-of-00001"):
-        ingest.ingest(home, "google2011", src.parent, verify=False, spark=spark)
+        ingest.ingest(home, "google2011", src.parent, IngestOptions(verify=False), spark=spark)
     gens = home.generations("google2011")
     assert not (gens.exists() and list(gens.rglob("*.parquet")))
     assert not (home.tmp.exists() and list(home.tmp.rglob("attempts")))

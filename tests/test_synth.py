@@ -28,6 +28,7 @@ from tracewh import reports
 from tracewh.cli.main import main as cli_main
 from tracewh.errors import InputError, UsageError
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 from tracewh.synth import crc32_combine, synth
 
 # One worker runs this module (`--dist loadgroup`): its module-scoped homes are built once, not on
@@ -501,7 +502,7 @@ def test_alibaba_archives_are_single_gzip_members_with_the_same_rows(tmp_path):
     assert tgz["tables"] == gz["tables"]
     assert len(text.splitlines()) == gz["tables"]["batch_task"]["rows"]
     home = Home.resolve(tmp_path / "home")
-    ingest.ingest(home, "alibaba2018", tmp_path / "tgz", verify=False)
+    ingest.ingest(home, "alibaba2018", tmp_path / "tgz", IngestOptions(verify=False))
     con = _catalog(home)
     try:
         assert con.execute("SELECT rows FROM meta.tables WHERE table_name = 'batch_task'").fetchone()[

@@ -29,7 +29,8 @@ from tracewh.api import (
     report,
     snapshot,
 )
-from tracewh.session import IngestOptions, ReportOptions, Warehouse
+from tracewh.options import IngestOptions, ReportOptions
+from tracewh.session import Warehouse
 from tracewh.session import open_warehouse as open  # tracewh.open(home)
 
 __all__ = [

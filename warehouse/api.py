@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracewh.home import Home
+from tracewh.options import IngestOptions, from_keywords
 from tracewh.results import ReportResult, to_polars
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from tracewh.reports import plots
 
 PathLike = str | Path
+# The defaults of ingest's keywords: IngestOptions' own (the fields' defaults are their one place).
+_INGEST = IngestOptions()
 
 
 def _home(home: PathLike | Home | None) -> Home:
@@ -132,38 +135,30 @@ def ingest(
     source: PathLike | Sequence[PathLike],
     *,
     home: PathLike | Home | None = None,
-    tables: list[str] | None = None,
-    table: str | None = None,
-    cell: str | None = None,
-    replace: bool = False,
-    append: bool = False,
-    parts: str | None = None,
-    allow_empty: bool = False,
-    verify: bool = True,
+    tables: list[str] | None = _INGEST.tables,
+    table: str | None = _INGEST.table_for_file,
+    cell: str | None = _INGEST.cell,
+    replace: bool = _INGEST.replace,
+    append: bool = _INGEST.append,
+    parts: str | None = _INGEST.parts,
+    allow_empty: bool = _INGEST.allow_empty,
+    verify: bool = _INGEST.verify,
     memory_limit: str | None = None,
-    workers: int | None = None,
+    workers: int | None = _INGEST.workers,
     progress: Progress | None = None,
     spark: Any = None,
-    compact: bool = True,
+    compact: bool = _INGEST.compact,
 ) -> IngestResult:
     """Ingest raw trace files (download folders, or single files with ``table=``) into the home:
     the parts given are written, every other part is kept (``replace=True``: only these).
     ``spark``: a SparkSession to convert the files on, one task per file (warehouse/engines/spark.py).
-    ``compact``: merge each day's small Parquet files into large ones (tracewh.ingestion.compaction)."""
-    from tracewh.session import IngestOptions, open_warehouse
+    ``compact``: merge each day's small Parquet files into large ones (tracewh.ingestion.compaction).
+    The keywords are tracewh.IngestOptions' fields (``table``: its ``table_for_file``), checked
+    before anything is read: a contradiction (``replace`` with ``append``), a malformed ``parts``
+    or ``workers`` below 1 is an OptionError (a UsageError)."""
+    from tracewh.session import open_warehouse
 
-    options = IngestOptions(
-        tables=tables,
-        table_for_file=table,
-        cell=cell,
-        replace=replace,
-        append=append,
-        parts=parts,
-        allow_empty=allow_empty,
-        verify=verify,
-        workers=workers,
-        compact=compact,
-    )
+    options = from_keywords(IngestOptions, locals(), table_for_file="table")
     with open_warehouse(home, memory_limit=memory_limit, read_only=False) as wh:
         return wh.ingest(trace, source, options, progress=progress, spark=spark)
 

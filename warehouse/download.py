@@ -40,6 +40,7 @@ import google_crc32c
 import httpx
 
 from tracewh.errors import DownloadError, UsageError
+from tracewh.options import parse_ranges
 from tracewh.traces import (
     Published,
     Remote,
@@ -215,21 +216,6 @@ def human_bytes(n: float) -> str:
             return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
         n /= 1024
     raise AssertionError("unreachable")
-
-
-def parse_ranges(text: str, what: str) -> list[tuple[int, int]]:
-    """``0-99,120`` as inclusive ranges; a usage error names ``what`` (--parts, --shards)."""
-    out = []
-    for item in text.split(","):
-        item = item.strip()
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", item)
-        if not m:
-            raise UsageError(f"{what} {text!r}: expected numbers and ranges like 0-99,120")
-        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        if hi < lo:
-            raise UsageError(f"{what} {text!r}: range {item} runs backwards")
-        out.append((lo, hi))
-    return out
 
 
 def _in_ranges(n: int, ranges: list[tuple[int, int]] | None) -> bool:
@@ -496,8 +482,8 @@ def _checked(trace: str, dest: Path, selection: Selection | None) -> tuple[Trace
     if Path(dest).exists() and not Path(dest).is_dir():
         raise UsageError(f"{dest} is a file; give a folder to download into")
     _check_selection(mod, mod.remote, sel)
-    parts = parse_ranges(sel.parts, "--parts") if sel.parts else None
-    shards = parse_ranges(sel.shards, "--shards") if sel.shards else None
+    parts = parse_ranges(sel.parts, "parts") if sel.parts else None
+    shards = parse_ranges(sel.shards, "shards") if sel.shards else None
     return mod, mod.remote, _Wanted(sel.tables, parts, sel.cells, shards)
 
 

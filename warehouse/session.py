@@ -14,19 +14,19 @@ connection never sees). DuckDB keeps one database per file and process: while an
 of this process holds the catalog open (tracewh.connect(), another session), a reopened one shares
 that connection's state. The CLI commands and the module-level functions of tracewh.api are thin
 layers over this class; the options of an operation travel as one typed value (ReportOptions,
-IngestOptions), built once by the caller.
+IngestOptions, of tracewh.options), built once by the caller.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracewh.errors import UsageError
 from tracewh.home import Home
+from tracewh.options import IngestOptions, ReportOptions
 from tracewh.results import ReportResult
 
 if TYPE_CHECKING:
@@ -39,41 +39,6 @@ if TYPE_CHECKING:
     from tracewh.results import Rows
 
 PathLike = str | Path
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    """How to run one report: its trace and cell (None: the report's own choice), the zone times
-    print in (None: the trace's), and its parameters (name -> value; text from the command line,
-    Python values from the API, converted by the report's typed header)."""
-
-    trace: str | None = None
-    cell: str | None = None
-    tz: str | None = None
-    params: Mapping[str, object] = field(default_factory=dict)
-
-    def texts(self) -> dict[str, str]:
-        """The parameters as the text the report's header types and checks."""
-        return {k: str(v) for k, v in self.params.items()}
-
-
-@dataclass(frozen=True)
-class IngestOptions:
-    """What to ingest and how (the names of tracewh.ingestion.ingest's keywords): ``tables`` only
-    these tables; ``table_for_file`` the table of single files; ``replace`` / ``append`` the mode
-    (default: the parts given are written, every other part is kept); ``parts`` a part range;
-    ``verify`` checksums; ``workers`` conversion threads; ``compact`` merge small files."""
-
-    tables: list[str] | None = None
-    table_for_file: str | None = None
-    cell: str | None = None
-    replace: bool = False
-    append: bool = False
-    parts: str | None = None
-    allow_empty: bool = False
-    verify: bool = True
-    workers: int | None = None
-    compact: bool = True
 
 
 def resolve_home(home: PathLike | Home | None) -> Home:
@@ -294,7 +259,7 @@ class Warehouse:
             self.home,
             trace,
             sources,
-            **asdict(options or IngestOptions()),
+            options or IngestOptions(),
             memory_limit=self._asked,
             progress=progress,
             spark=spark,

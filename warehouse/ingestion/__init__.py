@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import shutil
 import signal
 import sys
@@ -55,6 +54,7 @@ from tracewh.home import Home
 from tracewh.ingestion import fastpath, readers
 from tracewh.ingestion.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
 from tracewh.ingestion.generations import source_stem as _stem
+from tracewh.options import IngestOptions
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
@@ -230,61 +230,37 @@ def part_key(table: str, cell: str | None, name: str) -> tuple[str, str | None, 
     return (table, cell, _stem(name))
 
 
-def parse_parts(text: str) -> set[int]:
-    """``0-99,250`` -> {0..99, 250}: part numbers as in the file names."""
-    out: set[int] = set()
-    for item in text.split(","):
-        item = item.strip()
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", item)
-        if not m:
-            raise UsageError(f"--parts {text!r}: {item!r} is not a number or a range like 0-99")
-        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        if hi < lo:
-            raise UsageError(f"--parts {text!r}: the range {item} is backwards")
-        if hi - lo > 10_000_000:
-            raise UsageError(f"--parts {text!r}: the range {item} is too large")
-        out.update(range(lo, hi + 1))
-    return out
-
-
 def ingest(
     home: Home,
     trace_name: str,
     source: Path | str | Sequence[Path | str],
+    options: IngestOptions | None = None,
     *,
-    tables: list[str] | None = None,
-    table_for_file: str | None = None,
-    cell: str | None = None,
-    replace: bool = False,
-    append: bool = False,
-    parts: str | None = None,
-    allow_empty: bool = False,
-    verify: bool = True,
     memory_limit: str | None = None,
-    workers: int | None = None,
     progress: Progress | None = None,
     spark: Any = None,
-    compact: bool = True,
 ) -> IngestResult:
-    """``spark``: a SparkSession to convert the files on (one task per file, warehouse/engines/spark.py);
-    None converts them on local threads. Everything else (checks, commit) runs here either way.
-    ``compact``: merge the small Parquet files of each day folder of the new generations
-    (tracewh.ingestion.compaction); without it each part keeps its own files."""
+    """Ingest the raw files of ``source`` as ``options`` say (tracewh.options.IngestOptions: checked
+    when it was made; None: the defaults). ``spark``: a SparkSession to convert the files on (one
+    task per file, warehouse/engines/spark.py); None converts them on local threads. Everything else
+    (checks, commit) runs here either way. ``compact`` of the options: merge the small Parquet
+    files of each day folder of the new generations (tracewh.ingestion.compaction); without it
+    each part keeps its own files."""
+    opts = options or IngestOptions()
+    replace, workers = opts.replace, opts.workers
     ingest_id = new_writer_id()
     # Ctrl-C inside a DuckDB query reaches Python as DuckDB's own error ("Query interrupted"), or
     # not at all when the query ends first: whether one came is noticed here, and the answer to it
     # is always the same (Interrupted, saying whether this ingest committed, read from the catalog).
     with signals.noticed() as caught:
         try:
-            if replace and append:
-                raise UsageError("--replace and --append contradict each other; choose one")
             trace = get_trace(trace_name)
             memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
             progress = clock = _Timed(progress or Progress())
             started = time.monotonic()
-            sources = _discover(trace, source, tables, table_for_file, cell, parts)
+            sources = _discover(trace, source, opts)
             home.ensure_writable()
-            mode = "replace" if replace else "append" if append else "parts"
+            mode = opts.mode
             with home.writer_lock():
                 named, current, kept = _look(home, trace_name)
                 # The catalog is the truth: links a killed writer left stale are mended first.
@@ -316,7 +292,7 @@ def ingest(
                     progress.advance(sum(r.size for r in results))
                 else:
                     _hash_all(results, workers, progress)
-                _verify(trace, sources, results, verify)
+                _verify(trace, sources, results, opts.verify)
                 for r in results:
                     if r.damage:
                         raise InputError(
@@ -328,7 +304,7 @@ def ingest(
                 skipped: dict[str, list[str]] = {}
                 if not replace:
                     for table, rs in by_table.items():
-                        by_table[table], skipped[table] = _drop_unchanged(table, rs, current, append)
+                        by_table[table], skipped[table] = _drop_unchanged(table, rs, current, opts.append)
                 work = {t: rs for t, rs in by_table.items() if rs}
                 # Every part unchanged: nothing to write, and no catalog is staged or published
                 # (the result says so: committed False, every part counted as skipped).
@@ -366,9 +342,9 @@ def ingest(
                             ingest_id,
                             spark,
                             dropped,
-                            compact,
+                            opts.compact,
                         )
-                        _check_rows(todo, allow_empty)
+                        _check_rows(todo, opts.allow_empty)
                         if os.environ.get(SIGINT_IN_QUERY_ENV):
                             _sigint_inside_a_query()
                         # The derived build reads the new events through the staged catalog's views
@@ -448,14 +424,9 @@ def ingest(
 
 
 def _discover(
-    trace: TraceSpec,
-    source: Path | str | Sequence[Path | str],
-    tables: list[str] | None,
-    table_for_file: str | None,
-    cell: str | None,
-    parts: str | None,
+    trace: TraceSpec, source: Path | str | Sequence[Path | str], opts: IngestOptions
 ) -> list[tuple[Path, SourceFile]]:
-    """Every source's files, in order, each path once; ``parts`` selects part numbers; two files
+    """Every source's files, in order, each path once; the options' ``parts`` selects part numbers; two files
     for one part (``x.csv`` and ``x.csv.gz``) are a usage error."""
     roots = [Path(source)] if isinstance(source, str | Path) else [Path(p) for p in source]
     if not roots:
@@ -464,7 +435,7 @@ def _discover(
     seen_paths: set[tuple[Path, str]] = set()  # an archive holding every table is read per table
     for root in roots:
         try:
-            files = trace.discover(root, tables, table_for_file, cell)
+            files = trace.discover(root, opts.tables, opts.table_for_file, opts.cell)
         except OSError as e:
             raise InputError(f"{root}: {e.strerror or e}") from e
         for s in files:
@@ -472,11 +443,11 @@ def _discover(
             if real not in seen_paths:
                 seen_paths.add(real)
                 found.append((root, s))
-    if parts is not None:
-        wanted = parse_parts(parts)
+    wanted = opts.part_numbers()
+    if wanted is not None:
         found = [(root, s) for root, s in found if trace.file_order(s.name) in wanted]
         if not found:
-            raise InputError(f"no {trace.name} part numbered {parts} in the sources given")
+            raise InputError(f"no {trace.name} part numbered {opts.parts} in the sources given")
     for _, s in found:
         if not s.path.is_file():
             what = "a folder" if s.path.is_dir() else "a broken link or not a regular file"
