@@ -45,7 +45,8 @@ KEYS = {
     "source": "the documents the semantics come from",
     "sort": "the columns a stored derived table is sorted by (its readers look up tasks)",
     "reads": "a derived table not stored: the life-cycle view of its name over these stored tables",
-    "input": "the life-cycle input a stored derived table is computed from (default task_events)",
+    "input": "the life-cycle inputs a stored derived table is computed from (default task_events); "
+    "an ingest of the first recomputes it by that input's rule, of a later one rebuilds it whole",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {

@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS meta.derived (
 COMMENT ON TABLE meta.derived IS 'Per trace and derived table (sql/derived: task_episodes, task_transitions, tasks, observed_segments, task_usage_hourly, ...): its live Parquet generation, written by the ingest that last changed the trace''s task events (task_usage_hourly: its task usage), in the same commit';
 COMMENT ON COLUMN meta.derived.data_dir IS 'Live Parquet generation of the derived table, relative to the home folder';
 COMMENT ON COLUMN meta.derived.writer_id IS 'The ingest that wrote it';
-COMMENT ON COLUMN meta.derived.tasks_recomputed IS 'Tasks the ingest recomputed (those with events in the parts it wrote or replaced; task_usage_hourly: those with a usage window in the hours its parts hold), the other rows kept; NULL = rebuilt whole from the events (or windows)';
+COMMENT ON COLUMN meta.derived.tasks_recomputed IS 'Tasks the ingest recomputed (those with events in the parts it wrote or replaced; task_usage_hourly: those with a usage window in the hours its parts hold), the other rows kept; NULL = rebuilt whole from the events (or windows; attempt_usage after every ingest of task usage)';
 COMMENT ON TABLE meta.ingests IS 'One row per source file per ingest: rows_read = rows_written + rows_rejected; is_current = its rows are in the live data';
 COMMENT ON TABLE meta.rejects IS 'Every rejected source line: file, line number (1-based), reason and the raw text';
 COMMENT ON TABLE meta.synthetic IS 'Every ingested file that tracewh synth generated (its folder held the synth manifest listing it), with the generator settings: reports on such data are labelled synthetic';

@@ -5,7 +5,7 @@
 -- needs: task_usage (attempts, cpu_core_hours, cpu_share, memory_share), task_events
 -- reproduces: "10 Observations on Google Cluster Trace", Figure 11: short-lived tasks use a tiny portion of the total CPU (long-running tasks use most of it)
 -- cites: zhu2015observations
--- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started; windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part observed (observed_run_s of lifecycle.task_episodes, clipped to the observed time), as a lower bound ('at least'). attempts = the run attempts with usage in the class. Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.
+-- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started (summed per attempt at ingest: lifecycle.attempt_usage); windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part observed (observed_run_s of lifecycle.task_episodes, clipped to the observed time), as a lower bound ('at least'). attempts = the run attempts with usage in the class. Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.
 -- caveat: the paper does not give its short-lived bound (short_s, default 300 s); on a slice most long-running services are censored and count as 'at least' the part observed
 -- plot: x=class; y=cpu_share,memory_share; kind=bar; where=section:by execution time; title=Share of CPU and memory used by execution-time class; xlabel=execution time of the run attempt; ylabel=share of the usage
 WITH classes(ord, label, lo, hi) AS (VALUES
@@ -13,20 +13,24 @@ WITH classes(ord, label, lo, hi) AS (VALUES
     (4, '1-6 h', 3600, 21600), (5, '6-24 h', 21600, 86400), (6, '>= 1 day', 86400, 1e18)
 ),
 attempts AS (
-    -- the attempts that ran; a usage window belongs to the one running when it starts: from its SCHEDULE
-    -- (or, scheduled before the data, from the start) to its end event, or with none to the next attempt
-    SELECT cell, job_id, task_index, episode_no, coalesce(schedule_time, 0) AS schedule_time,
-           least(coalesce(end_time, meta.after_window($trace)), coalesce(next_start, meta.after_window($trace))) AS end_time,
-           run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
-    FROM (SELECT *, lead(coalesce(submit_time, schedule_time)) OVER (
-                        PARTITION BY cell, job_id, task_index ORDER BY episode_no) AS next_start
-          FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell))
-    WHERE ran
+    -- the attempts that ran, with their execution-time class's inputs
+    SELECT cell, job_id, task_index, episode_no, run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
+    FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
 ),
 usage AS (
-    SELECT cell, job_id, task_index, start_time, cpu * window_s / 3600 AS cpu_h, memory * window_s / 3600 AS mem_h
-    FROM lifecycle.task_usage
-    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
+    -- the windows summed per attempt (derived.attempt_usage: a window belongs to the attempt running
+    -- when it starts, from its SCHEDULE, or scheduled before the data from the start, to its end
+    -- event, or with none to the next attempt; episode_no NULL outside every attempt), and the
+    -- windows of tasks without a task event, outside every attempt (derived.task_usage_hourly)
+    SELECT cell, job_id, task_index, episode_no, cpu_s / 3600 AS cpu_h, memory_s / 3600 AS mem_h
+    FROM derived.attempt_usage
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+    UNION ALL
+    SELECT h.cell, h.job_id, h.task_index, NULL, h.cpu_s / 3600, h.memory_s / 3600
+    FROM derived.task_usage_hourly AS h
+    ANTI JOIN (SELECT cell, job_id, task_index FROM derived.tasks WHERE trace = $trace) AS t
+        ON t.cell IS NOT DISTINCT FROM h.cell AND t.job_id = h.job_id AND t.task_index = h.task_index
+    WHERE h.trace = $trace AND ($cell IS NULL OR h.cell = $cell)
 ),
 attributed AS (
     SELECT u.cpu_h, u.mem_h, a.known, a.length_s, a.episode_no IS NULL AS unmatched,
@@ -34,7 +38,7 @@ attributed AS (
     FROM usage AS u
     LEFT JOIN attempts AS a
         ON a.cell IS NOT DISTINCT FROM u.cell AND a.job_id = u.job_id AND a.task_index = u.task_index
-       AND u.start_time >= a.schedule_time AND u.start_time < a.end_time
+       AND a.episode_no = u.episode_no
 ),
 classed AS (
     SELECT x.*, c.ord, c.label,

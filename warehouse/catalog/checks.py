@@ -34,7 +34,9 @@ def all_checks() -> list[tuple[str, str, str]]:
             (
                 f"{f.name}.recomputed",
                 f"{f.name} holds what the life-cycle views compute from the "
-                + ("events" if derived.input_of(f) == derived.SOURCE_INPUT else "usage windows")
+                + " and ".join(
+                    "events" if i == derived.SOURCE_INPUT else "usage windows" for i in derived.inputs_of(f)
+                )
                 + (f" (a sample of tasks: one in {derived.SAMPLE_EVERY})" if derived.sampled(f) else ""),
                 derived.check_sql(f),
             )

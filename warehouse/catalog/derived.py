@@ -15,6 +15,8 @@ the trace had keep their gaps (a part added after the last one, a part replaced)
 recomputes only the tasks with an event in the parts it wrote or replaced and keeps the other
 rows; otherwise (a part filling or opening a gap, ``--replace``, no stored tables yet) it rebuilds
 the trace's tables from all its events. The small tables (segments, window) are always rebuilt.
+A table of two inputs (``input: task_events, task_usage``) follows the rule of the first; an
+ingest of the second rebuilds it whole (build_rebuilt).
 """
 
 from __future__ import annotations
@@ -58,8 +60,21 @@ def stored_files(source: str = SOURCE_INPUT) -> list[sqlfiles.SqlFile]:
 
 
 def input_of(f: sqlfiles.SqlFile) -> str:
-    """The life-cycle input a derived table is computed from (``input:``; default the task events)."""
-    return f.header.get("input", SOURCE_INPUT).strip()
+    """The life-cycle input a derived table is computed from (the first of ``input:``; default the
+    task events): an ingest of it recomputes the table by that input's rule (tasks, hours)."""
+    return inputs_of(f)[0]
+
+
+def inputs_of(f: sqlfiles.SqlFile) -> list[str]:
+    """Every life-cycle input of a derived table (``input:``), the one of its rule first."""
+    return [n.strip() for n in f.header.get("input", SOURCE_INPUT).split(",") if n.strip()]
+
+
+def rebuilt_by(source: str) -> list[sqlfiles.SqlFile]:
+    """The stored tables with ``source`` as a later input (``input: task_events, task_usage``): an
+    ingest of it rebuilds them whole (build_rebuilt), its parts telling nothing of the unit of
+    their first input's rule."""
+    return [f for f in files() if not reads(f) and source in inputs_of(f)[1:]]
 
 
 def short(f: sqlfiles.SqlFile) -> str:
@@ -591,6 +606,42 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
             con.execute(expand_sql(usage_file.body))
     for name in ("derived_usage_touched", "derived_usage_rows"):
         con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+    return [gen]
+
+
+def build_rebuilt(
+    con: duckdb.DuckDBPyConnection, home: Home, trace: str, source: str, writer_id: str
+) -> list[Path]:
+    """Rebuild whole, into the ingest's derived generation, the stored tables an ingest writing
+    ``source`` changes as a later input (rebuilt_by), after the other builders (their tables of the
+    first input are then stored as they will be committed); record them in meta.derived (the caller
+    then runs create_views). The first input's stored tables are read as stored, not computed again
+    from its rows. Returns the generation folder (none: nothing to rebuild)."""
+    todo = rebuilt_by(source)
+    if not todo:
+        return []
+    gen = generation(home, trace, writer_id)
+    stored = dict(
+        con.execute("SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()
+        if recorded(con)
+        else []
+    )
+    swapped: set[str] = set()
+    try:
+        for f in todo:
+            # (not the rebuilt tables themselves: their views compute them)
+            for g in stored_files(input_of(f)):
+                if short(g) in stored and g not in todo and f"lifecycle.{short(g)}" not in swapped:
+                    path = home.root / stored[short(g)] / f"{short(g)}.parquet"
+                    _swap(
+                        con,
+                        swapped,
+                        f"lifecycle.{short(g)}",
+                        f"SELECT * FROM read_parquet({quote_literal(path)})",
+                    )
+            _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
+    finally:
+        _restore(con, swapped, set(swapped))
     return [gen]
 
 

@@ -1,0 +1,170 @@
+"""The usage windows summed per run attempt (lifecycle.attempt_usage, stored as derived.attempt_usage
+at ingest, read by cpu-by-runtime): the stored table equals the view recomputed from the raw
+rows whatever order the task events and the task usage came in, and holds the sums worked out by
+hand below."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import task_row, write_gz
+
+import tracewh
+from tracewh import ingestion
+from tracewh.home import Home
+from tracewh.options import IngestOptions
+
+S = 1_000_000  # microseconds per second
+SUBMIT, SCHEDULE, FINISH = 0, 1, 4
+COLUMNS = "job_id, task_index, episode_no, windows, window_s, cpu_s, memory_s"
+
+
+def usage_row(start_s: int, end_s: int, job: int, cpu: str, mem: str) -> str:
+    """A task_usage line in the published shape (20 fields), task index 0 on machine 5."""
+    rest = f"0.0001,0.001,0.05,1e-06,2e-05,{cpu},0.0001,,,0,0,{cpu}"
+    return f"{start_s * S},{end_s * S},{job},0,5,{cpu},{mem},{mem},{rest}"
+
+
+def raw(src: Path) -> Path:
+    """Two task_events parts and two task_usage parts (600-1299 s, 1300-2500 s).
+    task (1, 0): SUBMIT 600, SCHEDULE 700 (part 0), FINISH 1300, SUBMIT 1400, SCHEDULE 1500, no end
+      (part 1): attempt 1 runs [700, 1300), attempt 2 from 1500 on.
+      windows: [600, 900) cpu .5 mem .1 -> starts before attempt 1's SCHEDULE: outside (NULL)
+               [700, 1000) cpu .1 mem .2, [1000, 1300) cpu .2 mem .2 -> attempt 1
+               [1300, 1600) cpu .4 mem .1 -> attempt 1 ended at 1300 (end excluded), attempt 2 runs
+                                            from 1500: outside (NULL)
+               [1600, 1900) cpu .3 mem .3 -> attempt 2
+    task (2, 0): SUBMIT and SCHEDULE 800, FINISH 1100 (part 0); window [800, 1100) cpu .25 mem .5.
+    task (3, 0): no task event; window [1300, 1600) cpu .6 mem .4 (no attempt: no row)."""
+    write_gz(
+        src / "task_events" / "part-00000-of-00500.csv.gz",
+        [
+            task_row(600 * S, 1, 0, SUBMIT),
+            task_row(700 * S, 1, 0, SCHEDULE, machine=5),
+            task_row(800 * S, 2, 0, SUBMIT),
+            task_row(800 * S, 2, 0, SCHEDULE, machine=5),
+            task_row(1100 * S, 2, 0, FINISH, machine=5),
+        ],
+    )
+    write_gz(
+        src / "task_events" / "part-00001-of-00500.csv.gz",
+        [
+            task_row(1300 * S, 1, 0, FINISH, machine=5),
+            task_row(1400 * S, 1, 0, SUBMIT),
+            task_row(1500 * S, 1, 0, SCHEDULE, machine=5),
+            task_row(2500 * S, 9, 0, SUBMIT),  # the end of the observed time
+        ],
+    )
+    write_gz(
+        src / "task_usage" / "part-00000-of-00500.csv.gz",
+        [
+            usage_row(600, 900, 1, "0.5", "0.1"),
+            usage_row(700, 1000, 1, "0.1", "0.2"),
+            usage_row(800, 1100, 2, "0.25", "0.5"),
+            usage_row(1000, 1300, 1, "0.2", "0.2"),
+        ],
+    )
+    write_gz(
+        src / "task_usage" / "part-00001-of-00500.csv.gz",
+        [
+            usage_row(1300, 1600, 1, "0.4", "0.1"),
+            usage_row(1300, 1600, 3, "0.6", "0.4"),
+            usage_row(1600, 1900, 1, "0.3", "0.3"),
+        ],
+    )
+    return src
+
+
+# By hand from the rows above: (job, task, episode_no, windows, window_s, cpu_s, memory_s)
+EXPECTED = [
+    (1, 0, 1, 2, 600.0, 0.1 * 300 + 0.2 * 300, 0.2 * 300 + 0.2 * 300),
+    (1, 0, 2, 1, 300.0, 0.3 * 300, 0.3 * 300),
+    (1, 0, None, 2, 600.0, 0.5 * 300 + 0.4 * 300, 0.1 * 300 + 0.1 * 300),
+    (2, 0, 1, 1, 300.0, 0.25 * 300, 0.5 * 300),
+]
+
+
+def read(home: Home, sql: str) -> list[tuple]:
+    with duckdb.connect(str(home.catalog), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def stored(home: Home) -> list[tuple]:
+    """derived.attempt_usage of google2011 straight from its Parquet (not through a view)."""
+    ((data_dir,),) = read(
+        home, "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'attempt_usage'"
+    )
+    with duckdb.connect() as con:
+        return con.execute(
+            f"SELECT {COLUMNS} FROM read_parquet('{home.root / data_dir}/attempt_usage.parquet') ORDER BY ALL"
+        ).fetchall()
+
+
+def recomputed(home: Home) -> list[tuple]:
+    """The life-cycle view, which computes the table from the raw rows."""
+    return read(
+        home, f"SELECT {COLUMNS} FROM lifecycle.attempt_usage WHERE trace = 'google2011' ORDER BY ALL"
+    )
+
+
+def approx(rows: list[tuple]) -> list[tuple]:
+    return [tuple(pytest.approx(v) if isinstance(v, float) else v for v in r) for r in rows]
+
+
+def test_stored_attempt_usage_equals_the_view_on_the_sample(sample_home):
+    for trace in ("google2011", "google2019"):
+        rows = read(
+            sample_home,
+            f"SELECT count(*) FROM (SELECT * FROM derived.attempt_usage WHERE trace = '{trace}' "
+            f"EXCEPT ALL SELECT * FROM lifecycle.attempt_usage WHERE trace = '{trace}')",
+        )
+        again = read(
+            sample_home,
+            f"SELECT count(*) FROM (SELECT * FROM lifecycle.attempt_usage WHERE trace = '{trace}' "
+            f"EXCEPT ALL SELECT * FROM derived.attempt_usage WHERE trace = '{trace}')",
+        )
+        assert rows == again == [(0,)], trace
+    # The stored rows are read from Parquet, and every window of a task with an event is in one
+    # row (counted by a plain query on the usage view; the sample's attempts do not overlap).
+    ((windows, total),) = read(
+        sample_home,
+        "SELECT count(*), sum(cpu * window_s) FROM lifecycle.task_usage AS u "
+        "SEMI JOIN lifecycle.tasks AS t ON t.trace = u.trace AND t.cell IS NOT DISTINCT FROM u.cell "
+        "AND t.job_id = u.job_id AND t.task_index = u.task_index WHERE u.window_s IS NOT NULL",
+    )
+    ((held, held_cpu),) = read(sample_home, "SELECT sum(windows), sum(cpu_s) FROM derived.attempt_usage")
+    assert windows > 0 and held == windows and held_cpu == pytest.approx(total)
+
+
+@pytest.mark.parametrize(
+    ("order", "last_recomputed"),
+    [
+        # events first, then the usage (the usage ingest rebuilds the table whole: None)
+        ([("task_events", None), ("task_usage", None)], None),
+        # usage first; then the events part by part (the second recomputes the 2 tasks of part 1)
+        ([("task_usage", None), ("task_events", "0"), ("task_events", "1")], 2),
+        # interleaved, the usage parts out of order
+        ([("task_events", "0"), ("task_usage", "1"), ("task_events", "1"), ("task_usage", "0")], None),
+    ],
+    ids=["events-then-usage", "usage-then-events", "interleaved"],
+)
+def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_path, order, last_recomputed):
+    src = raw(tmp_path / "src")
+    home = Home.resolve(tmp_path / "home")
+    for table, parts in order:
+        ingestion.ingest(home, "google2011", src, IngestOptions(tables=[table], parts=parts))
+        assert stored(home) == recomputed(home), (table, parts)
+    assert approx(stored(home)) == EXPECTED
+    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'attempt_usage'") == [
+        (last_recomputed,)
+    ]
+    # What cpu-by-runtime makes of it: every window's CPU once, with the event-less task's
+    # (3, 0) among the usage outside every attempt: 90 + 90 + 270 + 75 + 180 core-seconds.
+    r = tracewh.report("cpu-by-runtime", trace="google2011", home=home.root)
+    rows = [dict(zip(r.rows.columns, row, strict=True)) for row in r.rows.rows]
+    by_time = [x for x in rows if x["section"] == "by execution time"]
+    assert sum(x["cpu_core_hours"] for x in by_time) == pytest.approx(705 / 3600, abs=1e-5)
+    (outside,) = [x for x in by_time if x["class"] == "(usage outside every run attempt)"]
+    assert outside["cpu_core_hours"] == pytest.approx((270 + 180) / 3600, abs=1e-6)
