@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from tracewh.home import Home
+    from tracewh.traces import TraceSpec
 
 # Wide enough that tables are never folded when the output goes to a file or a pipe.
 PIPE_WIDTH = 400
@@ -101,7 +103,16 @@ TzOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
 # Trace names and cells in help texts come from the registry (tracewh.traces).
+def example_trace(applies: Callable[[TraceSpec], bool] = lambda spec: True) -> TraceSpec:
+    """The trace a help text's example names: the first registered one (by place) the example
+    applies to, else the first (a name is a trace fact, its spec's; no help text writes one)."""
+    specs = list(registry().values())
+    return next((s for s in specs if applies(s)), specs[0])
+
+
 TRACES_HELP = ", ".join(registry())
 CELLS_HELP = "; ".join(f"{s.name}: {','.join(s.cells)}" for s in registry().values() if s.cells)
 ColumnsOpt = Annotated[

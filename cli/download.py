@@ -7,24 +7,30 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tracewh.cli.common import FormatOpt, err_console, examples, literal
+from tracewh.cli.common import FormatOpt, err_console, example_trace, examples, literal
 from tracewh.errors import Interrupted, UsageError
 from tracewh.traces import download_options, downloadable
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
     from tracewh.download import OfflinePlan, Plan
 
+# Which traces the trace argument and each selection option cover, from the registry.
+_OPTIONS = download_options()
+_FOR = {option: ", ".join(names) or "no trace" for option, names in _OPTIONS.items()}
+# The examples' traces: one in numbered parts, one in cells of shards, one listed by neither.
+_PARTS = example_trace(lambda s: s.name in _OPTIONS["--parts"])
+_SHARDS = example_trace(lambda s: s.name in _OPTIONS["--shards"] and s.name in _OPTIONS["--cells"])
+_PLAIN = example_trace(lambda s: s.name in downloadable() and all(s.name not in v for v in _OPTIONS.values()))
+
 HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
     "layout `tracewh ingest` reads. Re-run the same command after any failure to finish the job.",
-    "tracewh download google2011 ~/clusterdata-2011-2 --tables job_events,task_events --parts 0-9",
-    "tracewh download google2019 ~/clusterdata2019 --cells a --shards 0-3 --dry-run",
-    "tracewh download alibaba2018 ~/ali --dry-run --offline",
+    f"tracewh download {_PARTS.name} ~/{_PARTS.name} --tables {','.join(list(_PARTS.tables)[:2])} "
+    "--parts 0-9",
+    f"tracewh download {_SHARDS.name} ~/{_SHARDS.name} --cells {','.join(_SHARDS.cells or ())[:1]} "
+    "--shards 0-3 --dry-run",
+    f"tracewh download {_PLAIN.name} ~/{_PLAIN.name} --dry-run --offline",
 )
-
-
-# Which traces the trace argument and each selection option cover, from the registry.
-_FOR = {option: ", ".join(names) or "no trace" for option, names in download_options().items()}
 
 
 def _split(values: list[str] | None) -> list[str] | None:

@@ -13,6 +13,7 @@ from tracewh.cli.common import (
     HomeOpt,
     MasterOpt,
     err_console,
+    example_trace,
     examples,
     home_of,
     literal,
@@ -22,13 +23,18 @@ from tracewh.cli.common import (
 if TYPE_CHECKING:  # typed without importing duckdb at startup
     from tracewh.ingestion import FileResult, IngestResult
 
+# The examples' traces (from the registry): the first, and the first with cells.
+_FIRST = example_trace()
+_CELLS = example_trace(lambda s: bool(s.cells))
+_CELL = (_CELLS.cells or ("",))[0]
+
 HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
     "partitioned Parquet and the catalog. A part (one source file) is the unit: an ingest writes "
     "exactly the parts it is given and keeps every other part; unchanged parts are skipped; "
     "--replace makes the tables exactly the given parts.",
-    "tracewh ingest google2011 ~/clusterdata-2011-2 --tables task_events,job_events",
-    "tracewh ingest google2019 ~/shards-of-cell-c --cell c",
+    f"tracewh ingest {_FIRST.name} ~/{_FIRST.name} --tables {','.join(list(_FIRST.tables)[:2])}",
+    f"tracewh ingest {_CELLS.name} ~/shards-of-cell-{_CELL} --cell {_CELL}",
 )
 
 

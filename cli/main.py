@@ -35,6 +35,7 @@ from tracewh.cli.common import (
     StdoutClosed,
     TzOpt,
     err_console,
+    example_trace,
     examples,
     home_of,
     literal,
@@ -148,7 +149,7 @@ def info(
 @app.command(
     help=examples(
         "Run SQL against the catalog (read-only) and print the result. QUERY '-' reads it from stdin.",
-        'tracewh sql "SELECT event_type_name, count(*) FROM google2011.task_events GROUP BY 1"',
+        'tracewh sql "SELECT trace, event_type_name, count(*) FROM lifecycle.task_events GROUP BY ALL"',
         "tracewh sql - -o events.parquet < query.sql",
     )
 )
@@ -291,7 +292,7 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
     help=examples(
         "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
         "in another size or format, without running the query.",
-        "tracewh report queue --trace google2011 -o queue.parquet",
+        f"tracewh report queue --trace {example_trace().name} -o queue.parquet",
         "tracewh plot queue.parquet -o queue.pdf --plot-size single",
     )
 )
@@ -315,7 +316,7 @@ def plot(
     help=examples(
         "BibTeX for the traces (what their publishers ask users to cite) and the papers a report reproduces.",
         "tracewh cite",
-        "tracewh cite google2019",
+        f"tracewh cite {example_trace().name}",
         "tracewh cite task-times > refs.bib",
     )
 )
@@ -350,7 +351,7 @@ def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
         "generation committed at once (an ingest does this for what it writes; this compacts a "
         "home ingested with --no-compact or by an older tracewh).",
         "tracewh compact",
-        "tracewh compact google2011",
+        f"tracewh compact {example_trace().name}",
     )
 )
 def compact(

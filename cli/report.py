@@ -27,6 +27,7 @@ from tracewh.cli.common import (
     TraceOpt,
     TzOpt,
     err_console,
+    example_trace,
     examples,
     home_of,
     spark_session,
@@ -83,7 +84,7 @@ app = typer.Typer(
     help=examples(
         "Ready-made analyses from the trace papers.",
         "tracewh report list",
-        "tracewh report queue --trace google2011 --plot queue.png",
+        f"tracewh report queue --trace {example_trace().name} --plot queue.png",
     ),
     no_args_is_help=True,
     rich_markup_mode=None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -10,8 +11,18 @@ from pathlib import Path
 
 from conftest import REPO
 
+# What a wheel is built from: a clean copy of these, as a fresh clone has them (a checkout's build/
+# keeps the files of earlier builds, moved or deleted ones too, and setuptools ships them again).
+SOURCES = ("warehouse", "cli", "sql", "data", "setup.py", "pyproject.toml", "README.md")
+
 
 def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(tmp_path):
+    source = tmp_path / "source"
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(REPO / name, source / name)
     build = subprocess.run(
         [
             sys.executable,
@@ -23,7 +34,7 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
             "-v",
             "-w",
             str(tmp_path / "dist"),
-            str(REPO),
+            str(source),
         ],
         check=True,
         capture_output=True,
@@ -58,6 +69,8 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
         for p in (REPO / top).rglob(pattern)
     }
     assert shipped <= set(names), sorted(shipped - set(names))
+    # and no SQL file but those (a moved one is not shipped at its old place too)
+    assert {n for n in names if n.endswith(".sql")} == {n for n in shipped if n.endswith(".sql")}
     (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "tracewh = tracewh.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     target = tmp_path / "site"
