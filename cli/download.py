@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tracewh.cli.common import FormatOpt, err_console, example_trace, examples, literal
+from tracewh.cli.common import FormatOpt, byte_bar, comma_list, err_console, example_trace, examples, literal
 from tracewh.errors import Interrupted, UsageError
 from tracewh.traces import download_options, downloadable
 
@@ -31,10 +31,6 @@ HELP = examples(
     "--shards 0-3 --dry-run",
     f"tracewh download {_PLAIN.name} ~/{_PLAIN.name} --dry-run --offline",
 )
-
-
-def _split(values: list[str] | None) -> list[str] | None:
-    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()] or None
 
 
 def download(
@@ -77,7 +73,7 @@ def download(
 ) -> None:
     from tracewh import download as dl
 
-    selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
+    selection = dl.Selection(tables=comma_list(tables), parts=parts, cells=comma_list(cells), shards=shards)
     if offline:
         if not dry_run:
             raise UsageError("--offline plans without the network, so it needs --dry-run")
@@ -207,27 +203,9 @@ def make_progress(quiet: bool) -> Any:
     if not err_console.is_terminal:
         return Lines()
 
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
-    from rich.progress import Progress as RichProgress
-
     class Bar(Lines):
         def __init__(self) -> None:
-            self.bar = RichProgress(
-                TextColumn("downloading"),
-                BarColumn(),
-                DownloadColumn(binary_units=True),
-                TransferSpeedColumn(),
-                TextColumn("{task.fields[files]}"),
-                TimeRemainingColumn(),
-                console=err_console,
-                transient=True,
-            )
+            self.bar = byte_bar("downloading", "files", binary_units=True)
             self.task: Any = None
             self.files = 0
             self.done = 0

@@ -12,6 +12,7 @@ from tracewh.cli.common import (
     EngineOpt,
     HomeOpt,
     MasterOpt,
+    byte_bar,
     err_console,
     example_trace,
     examples,
@@ -133,28 +134,9 @@ def make_progress(quiet: bool) -> Any:
     if quiet or not err_console.is_terminal:
         return Silent()
 
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
-    from rich.progress import Progress as RichProgress
-
     class Bar(Progress):
         def __init__(self) -> None:
-            self.bar = RichProgress(
-                TextColumn("{task.description}", markup=False),
-                BarColumn(),
-                DownloadColumn(),
-                TransferSpeedColumn(),
-                TextColumn("{task.fields[files]}"),
-                TextColumn("{task.fields[rows]}"),
-                TimeRemainingColumn(),
-                console=err_console,
-                transient=True,
-            )
+            self.bar = byte_bar("{task.description}", "files", "rows")
             self.task: Any = None
             self.text = "ingesting"
             self.rows = 0

@@ -21,21 +21,18 @@ from tracewh.cli import ingest as ingest_cmd
 from tracewh.cli import report as report_cmd
 from tracewh.cli import synth as synth_cmd
 from tracewh.cli.common import (
+    EXAMPLE_TRACE,
     ColumnsOpt,
-    DpiOpt,
     EngineOpt,
-    FontSizeOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
     MaxRowsOpt,
     OutputOpt,
-    PlotSizeOpt,
     State,
     StdoutClosed,
     TzOpt,
     err_console,
-    example_trace,
     examples,
     home_of,
     literal,
@@ -268,7 +265,7 @@ def shell(
 
 @app.command(
     help=examples(
-        "Run the data invariants (sql/checks/); exit 1 when any returns rows.",
+        "Run the data invariants (sql/checks/ and the traces' own checks/); exit 1 when any returns rows.",
         "tracewh check",
         "tracewh check -f csv",
     )
@@ -288,35 +285,15 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
         raise typer.Exit(1)
 
 
-@app.command(
-    help=examples(
-        "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
-        "in another size or format, without running the query.",
-        f"tracewh report queue --trace {example_trace().name} -o queue.parquet",
-        "tracewh plot queue.parquet -o queue.pdf --plot-size single",
-    )
-)
-def plot(
-    export: Annotated[Path, typer.Argument(help="A file written by tracewh report ... -o FILE.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The figure: .png, .pdf or .svg.")],
-    plot_size: PlotSizeOpt = None,
-    dpi: DpiOpt = None,
-    font_size: FontSizeOpt = None,
-) -> None:
-    from tracewh.reports import plots
-
-    name, rows, record = plots.from_export(export)
-    plots.check_target(name, output)
-    style = plots.Style.parse(plot_size, dpi, font_size)
-    written = plots.write(name, rows, output, {**record, "replotted_from": str(export)}, style)
-    err_console.print(f"plot written to {written}", markup=False, highlight=False)
+# `tracewh plot` (report.py, beside the reports' chart options), listed here among the commands
+app.command(name="plot", help=report_cmd.PLOT_HELP)(report_cmd.plot)
 
 
 @app.command(
     help=examples(
         "BibTeX for the traces (what their publishers ask users to cite) and the papers a report reproduces.",
         "tracewh cite",
-        f"tracewh cite {example_trace().name}",
+        f"tracewh cite {EXAMPLE_TRACE}",
         "tracewh cite task-times > refs.bib",
     )
 )
@@ -351,7 +328,7 @@ def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
         "generation committed at once (an ingest does this for what it writes; this compacts a "
         "home ingested with --no-compact or by an older tracewh).",
         "tracewh compact",
-        f"tracewh compact {example_trace().name}",
+        f"tracewh compact {EXAMPLE_TRACE}",
     )
 )
 def compact(

@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from tracewh import reports
 from tracewh.cli.common import (
+    EXAMPLE_TRACE,
     REPORT_ROWS,
     CellOpt,
     ColumnsOpt,
@@ -27,7 +28,6 @@ from tracewh.cli.common import (
     TraceOpt,
     TzOpt,
     err_console,
-    example_trace,
     examples,
     home_of,
     spark_session,
@@ -84,7 +84,7 @@ app = typer.Typer(
     help=examples(
         "Ready-made analyses from the trace papers.",
         "tracewh report list",
-        f"tracewh report queue --trace {example_trace().name} --plot queue.png",
+        f"tracewh report queue --trace {EXAMPLE_TRACE} --plot queue.png",
     ),
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -243,3 +243,28 @@ def _help(report: reports.Report) -> str:
     if report.options:
         text += "\n\nParameters (--param NAME=VALUE): " + "; ".join(p.describe() for p in report.param_specs)
     return examples(text, *lines)
+
+
+# `tracewh plot`: a command of its own (main.py), beside the chart options of the reports.
+PLOT_HELP = examples(
+    "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
+    "in another size or format, without running the query.",
+    f"tracewh report queue --trace {EXAMPLE_TRACE} -o queue.parquet",
+    "tracewh plot queue.parquet -o queue.pdf --plot-size single",
+)
+
+
+def plot(
+    export: Annotated[Path, typer.Argument(help="A file written by tracewh report ... -o FILE.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The figure: .png, .pdf or .svg.")],
+    plot_size: PlotSizeOpt = None,
+    dpi: DpiOpt = None,
+    font_size: FontSizeOpt = None,
+) -> None:
+    from tracewh.reports import plots
+
+    name, rows, record = plots.from_export(export)
+    plots.check_target(name, output)
+    style = plots.Style.parse(plot_size, dpi, font_size)
+    written = plots.write(name, rows, output, {**record, "replotted_from": str(export)}, style)
+    err_console.print(f"plot written to {written}", markup=False, highlight=False)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tracewh.cli.common import err_console, examples, literal
+from tracewh.cli.common import comma_list, err_console, examples, literal
 from tracewh.synth import synthetic_traces
 
 # The examples' traces: the first and the last of those synth writes (registry order).
@@ -21,10 +21,6 @@ HELP = examples(
     f"tracewh synth {_SYNTH[0]} /tmp/synth-{_SYNTH[0]} --scale 0.001",
     f"tracewh synth {_SYNTH[-1]} /tmp/synth-{_SYNTH[-1]} --scale 0.0001 --seed 7",
 )
-
-
-def _split(items: list[str] | None) -> list[str] | None:
-    return [x.strip() for item in items or [] for x in item.split(",") if x.strip()] or None
 
 
 def synth(
@@ -76,8 +72,8 @@ def synth(
         out,
         scale=scale,
         seed=seed,
-        tables=_split(tables),
-        cells=_split(cells),
+        tables=comma_list(tables),
+        cells=comma_list(cells),
         workers=workers,
         level=level,
         form=form,
