@@ -201,7 +201,7 @@ def _sql_duckdb(
     home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int, columns: str | None
 ) -> None:
     from tracewh.catalog import query as query_lib
-    from tracewh.cli.render import render_stream
+    from tracewh.cli.render import Stream, render
     from tracewh.reports import provenance
     from tracewh.session import Warehouse
 
@@ -212,8 +212,13 @@ def _sql_duckdb(
             query_lib.copy_to_parquet(con, query, output, provenance.parquet_metadata(record or {}))
         else:
             names, types, batches = query_lib.stream(con, query)
-            render_stream(
-                names, types, batches, fmt, max_rows=max_rows, output=output, provenance=record, only=columns
+            render(
+                Stream(names, types, batches),
+                fmt,
+                output=output,
+                provenance=record,
+                columns=columns,
+                max_rows=max_rows,
             )
 
 

@@ -120,7 +120,7 @@ ParamOpt = Annotated[
     ),
 )
 def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
-    from tracewh.cli.render import check_format, render_stream, screen_width
+    from tracewh.cli.render import Stream, check_format, render, screen_width
     from tracewh.traces import trace_names
 
     every = set(trace_names())
@@ -135,7 +135,9 @@ def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
         traces_w = max(len(t) for _, t, _ in short)
         room = max(screen_width() - name_w - traces_w - 10, 20)
         cut = [(n, t, d if len(d) <= room else d[: room - 1].rsplit(" ", 1)[0] + "…") for n, t, d in short]
-        render_stream(["report", "traces", "description"], ["VARCHAR"] * 3, iter([cut]), fmt, title="reports")
+        render(
+            Stream(["report", "traces", "description"], ["VARCHAR"] * 3, iter([cut])), fmt, title="reports"
+        )
         err_console.print(
             "the whole description and parameters: tracewh report NAME --help; "
             "what each reproduces: tracewh report list -f csv",
@@ -143,14 +145,8 @@ def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
             highlight=False,
         )
         return
-    render_stream(
-        ["report", "traces", "description", "reproduces"],
-        ["VARCHAR"] * 4,
-        iter([rows]),
-        fmt,
-        title="reports",
-        output=output,
-    )
+    header = ["report", "traces", "description", "reproduces"]
+    render(Stream(header, ["VARCHAR"] * 4, iter([rows])), fmt, title="reports", output=output)
 
 
 def parse_params(items: list[str] | None) -> dict[str, str]:
