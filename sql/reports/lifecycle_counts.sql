@@ -2,7 +2,7 @@
 -- traces: with lifecycle_task_events
 -- description: event counts by type (real and synthesized), new submissions vs resubmissions, distinct tasks, tasks that finished
 -- params: trace, cell
--- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion
+-- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): the counts of SUBMIT, SCHEDULE and FINISH events, new submissions, distinct tasks and tasks that ran to completion (column published_whole_trace, from the trace's spec)
 -- cites: zhu2015observations
 -- note: where a trace's tasks are the instances of its jobs, alloc instances are left out and its own events (QUEUE, ENABLE) are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. A task first seen after a missing part (lifecycle.task_events.gaps_before > 0 on its first event) may have been submitted in it: its first SUBMIT in the data is counted apart, neither new nor a resubmission. Synthesized (missing_info) events are counted, and shown apart.
 -- caveat: counts are over the ingested parts; the published figures are for the whole trace
