@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-from conftest import REPO
-
-# What a wheel is built from: a clean copy of these, as a fresh clone has them (a checkout's build/
-# keeps the files of earlier builds, moved or deleted ones too, and setuptools ships them again).
-SOURCES = ("warehouse", "cli", "sql", "data", "setup.py", "pyproject.toml", "README.md")
+from conftest import REPO, clean_source
 
 
 def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(tmp_path):
-    source = tmp_path / "source"
-    for name in SOURCES:
-        if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(REPO / name, source / name)
+    source = clean_source(tmp_path / "source")
     build = subprocess.run(
         [
             sys.executable,
