@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from tracewh.home import Home
+    from tracewh.traces import TraceSpec
 
 # Wide enough that tables are never folded when the output goes to a file or a pipe.
 PIPE_WIDTH = 400
@@ -101,7 +103,18 @@ TzOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
 # Trace names and cells in help texts come from the registry (tracewh.traces).
+def example_trace(applies: Callable[[TraceSpec], bool] = lambda spec: True) -> TraceSpec:
+    """The trace a help text's example names: the first registered one (by place) the example
+    applies to, else the first (a name is a trace fact, its spec's; no help text writes one)."""
+    specs = list(registry().values())
+    return next((s for s in specs if applies(s)), specs[0])
+
+
+# The trace most examples name: the first registered one.
+EXAMPLE_TRACE = example_trace().name
 TRACES_HELP = ", ".join(registry())
 CELLS_HELP = "; ".join(f"{s.name}: {','.join(s.cells)}" for s in registry().values() if s.cells)
 ColumnsOpt = Annotated[
@@ -225,6 +238,36 @@ def _float(value: Any) -> float:
 
 
 _plain_coercion()
+
+
+def comma_list(values: list[str] | None) -> list[str] | None:
+    """A repeatable option's values, each also comma-separated, as one list (None when empty)."""
+    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()] or None
+
+
+def byte_bar(label: str, *fields: str, binary_units: bool = False) -> Any:
+    """A rich bar on stderr of the bytes of a task (download's and ingest's): ``label`` (a format
+    of the task, as text), the bar, bytes, rate, the task's text ``fields``, time left; gone when
+    it stops."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    return Progress(
+        TextColumn(label, markup=False),
+        BarColumn(),
+        DownloadColumn(binary_units=binary_units),
+        TransferSpeedColumn(),
+        *(TextColumn(f"{{task.fields[{f}]}}") for f in fields),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+    )
 
 
 def examples(text: str, *lines: str) -> str:

@@ -7,28 +7,30 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tracewh.cli.common import FormatOpt, err_console, examples, literal
+from tracewh.cli.common import FormatOpt, byte_bar, comma_list, err_console, example_trace, examples, literal
 from tracewh.errors import Interrupted, UsageError
 from tracewh.traces import download_options, downloadable
 
 if TYPE_CHECKING:  # typed without importing httpx at startup
     from tracewh.download import OfflinePlan, Plan
 
+# Which traces the trace argument and each selection option cover, from the registry.
+_OPTIONS = download_options()
+_FOR = {option: ", ".join(names) or "no trace" for option, names in _OPTIONS.items()}
+# The examples' traces: one in numbered parts, one in cells of shards, one listed by neither.
+_PARTS = example_trace(lambda s: s.name in _OPTIONS["--parts"])
+_SHARDS = example_trace(lambda s: s.name in _OPTIONS["--shards"] and s.name in _OPTIONS["--cells"])
+_PLAIN = example_trace(lambda s: s.name in downloadable() and all(s.name not in v for v in _OPTIONS.values()))
+
 HELP = examples(
     "Download (part of) a trace from its official public address, resumable and verified, into the "
     "layout `tracewh ingest` reads. Re-run the same command after any failure to finish the job.",
-    "tracewh download google2011 ~/clusterdata-2011-2 --tables job_events,task_events --parts 0-9",
-    "tracewh download google2019 ~/clusterdata2019 --cells a --shards 0-3 --dry-run",
-    "tracewh download alibaba2018 ~/ali --dry-run --offline",
+    f"tracewh download {_PARTS.name} ~/{_PARTS.name} --tables {','.join(list(_PARTS.tables)[:2])} "
+    "--parts 0-9",
+    f"tracewh download {_SHARDS.name} ~/{_SHARDS.name} --cells {','.join(_SHARDS.cells or ())[:1]} "
+    "--shards 0-3 --dry-run",
+    f"tracewh download {_PLAIN.name} ~/{_PLAIN.name} --dry-run --offline",
 )
-
-
-# Which traces the trace argument and each selection option cover, from the registry.
-_FOR = {option: ", ".join(names) or "no trace" for option, names in download_options().items()}
-
-
-def _split(values: list[str] | None) -> list[str] | None:
-    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()] or None
 
 
 def download(
@@ -71,7 +73,7 @@ def download(
 ) -> None:
     from tracewh import download as dl
 
-    selection = dl.Selection(tables=_split(tables), parts=parts, cells=_split(cells), shards=shards)
+    selection = dl.Selection(tables=comma_list(tables), parts=parts, cells=comma_list(cells), shards=shards)
     if offline:
         if not dry_run:
             raise UsageError("--offline plans without the network, so it needs --dry-run")
@@ -201,27 +203,9 @@ def make_progress(quiet: bool) -> Any:
     if not err_console.is_terminal:
         return Lines()
 
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
-    from rich.progress import Progress as RichProgress
-
     class Bar(Lines):
         def __init__(self) -> None:
-            self.bar = RichProgress(
-                TextColumn("downloading"),
-                BarColumn(),
-                DownloadColumn(binary_units=True),
-                TransferSpeedColumn(),
-                TextColumn("{task.fields[files]}"),
-                TimeRemainingColumn(),
-                console=err_console,
-                transient=True,
-            )
+            self.bar = byte_bar("downloading", "files", binary_units=True)
             self.task: Any = None
             self.files = 0
             self.done = 0

@@ -12,7 +12,9 @@ from tracewh.cli.common import (
     EngineOpt,
     HomeOpt,
     MasterOpt,
+    byte_bar,
     err_console,
+    example_trace,
     examples,
     home_of,
     literal,
@@ -22,13 +24,18 @@ from tracewh.cli.common import (
 if TYPE_CHECKING:  # typed without importing duckdb at startup
     from tracewh.ingestion import FileResult, IngestResult
 
+# The examples' traces (from the registry): the first, and the first with cells.
+_FIRST = example_trace()
+_CELLS = example_trace(lambda s: bool(s.cells))
+_CELL = (_CELLS.cells or ("",))[0]
+
 HELP = examples(
     "Ingest raw trace files (the original download layout, or single files with --table) into "
     "partitioned Parquet and the catalog. A part (one source file) is the unit: an ingest writes "
     "exactly the parts it is given and keeps every other part; unchanged parts are skipped; "
     "--replace makes the tables exactly the given parts.",
-    "tracewh ingest google2011 ~/clusterdata-2011-2 --tables task_events,job_events",
-    "tracewh ingest google2019 ~/shards-of-cell-c --cell c",
+    f"tracewh ingest {_FIRST.name} ~/{_FIRST.name} --tables {','.join(list(_FIRST.tables)[:2])}",
+    f"tracewh ingest {_CELLS.name} ~/shards-of-cell-{_CELL} --cell {_CELL}",
 )
 
 
@@ -124,28 +131,9 @@ def make_progress(quiet: bool) -> Any:
     if quiet or not err_console.is_terminal:
         return Silent()
 
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        TextColumn,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
-    from rich.progress import Progress as RichProgress
-
     class Bar(Progress):
         def __init__(self) -> None:
-            self.bar = RichProgress(
-                TextColumn("{task.description}", markup=False),
-                BarColumn(),
-                DownloadColumn(),
-                TransferSpeedColumn(),
-                TextColumn("{task.fields[files]}"),
-                TextColumn("{task.fields[rows]}"),
-                TimeRemainingColumn(),
-                console=err_console,
-                transient=True,
-            )
+            self.bar = byte_bar("{task.description}", "files", "rows")
             self.task: Any = None
             self.text = "ingesting"
             self.rows = 0

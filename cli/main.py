@@ -21,16 +21,14 @@ from tracewh.cli import ingest as ingest_cmd
 from tracewh.cli import report as report_cmd
 from tracewh.cli import synth as synth_cmd
 from tracewh.cli.common import (
+    EXAMPLE_TRACE,
     ColumnsOpt,
-    DpiOpt,
     EngineOpt,
-    FontSizeOpt,
     FormatOpt,
     HomeOpt,
     MasterOpt,
     MaxRowsOpt,
     OutputOpt,
-    PlotSizeOpt,
     State,
     StdoutClosed,
     TzOpt,
@@ -148,7 +146,7 @@ def info(
 @app.command(
     help=examples(
         "Run SQL against the catalog (read-only) and print the result. QUERY '-' reads it from stdin.",
-        'tracewh sql "SELECT event_type_name, count(*) FROM google2011.task_events GROUP BY 1"',
+        'tracewh sql "SELECT trace, event_type_name, count(*) FROM lifecycle.task_events GROUP BY ALL"',
         "tracewh sql - -o events.parquet < query.sql",
     )
 )
@@ -203,7 +201,7 @@ def _sql_duckdb(
     home: Home, query: str, fmt: str, output: Path | None, tz: str | None, max_rows: int, columns: str | None
 ) -> None:
     from tracewh.catalog import query as query_lib
-    from tracewh.cli.render import render_stream
+    from tracewh.cli.render import Stream, render
     from tracewh.reports import provenance
     from tracewh.session import Warehouse
 
@@ -214,8 +212,13 @@ def _sql_duckdb(
             query_lib.copy_to_parquet(con, query, output, provenance.parquet_metadata(record or {}))
         else:
             names, types, batches = query_lib.stream(con, query)
-            render_stream(
-                names, types, batches, fmt, max_rows=max_rows, output=output, provenance=record, only=columns
+            render(
+                Stream(names, types, batches),
+                fmt,
+                output=output,
+                provenance=record,
+                columns=columns,
+                max_rows=max_rows,
             )
 
 
@@ -267,7 +270,7 @@ def shell(
 
 @app.command(
     help=examples(
-        "Run the data invariants (sql/checks/); exit 1 when any returns rows.",
+        "Run the data invariants (sql/checks/ and the traces' own checks/); exit 1 when any returns rows.",
         "tracewh check",
         "tracewh check -f csv",
     )
@@ -287,35 +290,15 @@ def check(ctx: typer.Context, home: HomeOpt = None, fmt: FormatOpt = None) -> No
         raise typer.Exit(1)
 
 
-@app.command(
-    help=examples(
-        "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
-        "in another size or format, without running the query.",
-        "tracewh report queue --trace google2011 -o queue.parquet",
-        "tracewh plot queue.parquet -o queue.pdf --plot-size single",
-    )
-)
-def plot(
-    export: Annotated[Path, typer.Argument(help="A file written by tracewh report ... -o FILE.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The figure: .png, .pdf or .svg.")],
-    plot_size: PlotSizeOpt = None,
-    dpi: DpiOpt = None,
-    font_size: FontSizeOpt = None,
-) -> None:
-    from tracewh.reports import plots
-
-    name, rows, record = plots.from_export(export)
-    plots.check_target(name, output)
-    style = plots.Style.parse(plot_size, dpi, font_size)
-    written = plots.write(name, rows, output, {**record, "replotted_from": str(export)}, style)
-    err_console.print(f"plot written to {written}", markup=False, highlight=False)
+# `tracewh plot` (report.py, beside the reports' chart options), listed here among the commands
+app.command(name="plot", help=report_cmd.PLOT_HELP)(report_cmd.plot)
 
 
 @app.command(
     help=examples(
         "BibTeX for the traces (what their publishers ask users to cite) and the papers a report reproduces.",
         "tracewh cite",
-        "tracewh cite google2019",
+        f"tracewh cite {EXAMPLE_TRACE}",
         "tracewh cite task-times > refs.bib",
     )
 )
@@ -350,7 +333,7 @@ def repair(ctx: typer.Context, home: HomeOpt = None) -> None:
         "generation committed at once (an ingest does this for what it writes; this compacts a "
         "home ingested with --no-compact or by an older tracewh).",
         "tracewh compact",
-        "tracewh compact google2011",
+        f"tracewh compact {EXAMPLE_TRACE}",
     )
 )
 def compact(

@@ -24,6 +24,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
@@ -72,8 +73,19 @@ def check_format(fmt: str | None, output: Path | None = None) -> str:
     return fmt
 
 
+@dataclass
+class Stream:
+    """Rows that come in batches, written as they come: their columns, types and the batches;
+    ``total`` the row count when known (a table then says how many it left out)."""
+
+    columns: list[str]
+    types: list[str]
+    batches: Iterator[list[tuple]]
+    total: int | None = None
+
+
 def render(
-    rows: Rows,
+    rows: Rows | Stream,
     fmt: str | None,
     title: str | None = None,
     output: Path | None = None,
@@ -82,54 +94,28 @@ def render(
     columns: str | None = None,
     max_rows: int | None = None,
 ) -> None:
-    """Render a tracewh.catalog.query.Rows."""
-    render_stream(
-        rows.columns,
-        rows.types,
-        iter([rows.rows]),
-        fmt,
-        title=title,
-        output=output,
-        provenance=provenance,
-        max_rows=max_rows,
-        total=len(rows.rows),
-        only=columns,
-    )
-
-
-def render_stream(
-    columns: list[str],
-    types: list[str],
-    batches: Iterator[list[tuple]],
-    fmt: str | None,
-    *,
-    title: str | None = None,
-    max_rows: int | None = None,
-    output: Path | None = None,
-    provenance: dict | None = None,
-    total: int | None = None,
-    only: str | None = None,
-) -> None:
-    """``total``: the row count when known (a table then says how many it left out).
-    ``only`` (``a,b``, from --columns): just those columns, in that order.
+    """Render a tracewh.catalog.query.Rows, or a Stream of rows.
+    ``columns`` (``a,b``, from --columns): just those columns, in that order.
     ``provenance`` (tracewh.reports.provenance.collect) goes with a file written to ``output``: in the
     Parquet metadata, else in a sidecar beside it."""
+    if isinstance(rows, Rows):
+        rows = Stream(rows.columns, rows.types, iter([rows.rows]), len(rows.rows))
     fmt = check_format(fmt, output)
-    if only:
-        columns, types, batches = _select(columns, types, batches, only)
+    if columns:
+        rows = Stream(*_select(rows.columns, rows.types, rows.batches, columns), rows.total)
     if fmt == "parquet":
         assert output is not None  # check_format refuses parquet without a file
         with atomic_file(output, binary=True) as tmp:
-            _parquet(columns, batches, tmp, provenance)
+            _parquet(rows.columns, rows.batches, tmp, provenance)
         return
     if output is not None:
         with atomic_file(output) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
-            _write(fh, fmt, columns, types, batches, title, None, PIPE_WIDTH, total)
+            _write(fh, fmt, rows, title, None, PIPE_WIDTH)
         if provenance is not None:
             write_sidecar(output, provenance)
         return
     try:
-        _write(sys.stdout, fmt, columns, types, batches, title, max_rows, screen_width(), total)
+        _write(sys.stdout, fmt, rows, title, max_rows, screen_width())
         sys.stdout.flush()
     except BrokenPipeError as e:  # `| head`: the reader went away; main() ends quietly
         raise StdoutClosed from e
@@ -147,17 +133,8 @@ def _select(
     return wanted, [types[i] for i in idx], picked
 
 
-def _write(
-    out: IO[str],
-    fmt: str,
-    columns: list[str],
-    types: list[str],
-    batches: Iterator[list[tuple]],
-    title: str | None,
-    max_rows: int | None,
-    width: int,
-    total: int | None = None,
-) -> None:
+def _write(out: IO[str], fmt: str, rows: Stream, title: str | None, max_rows: int | None, width: int) -> None:
+    columns, types, batches = rows.columns, rows.types, rows.batches
     if fmt == "csv":
         _csv(out, columns, batches)
     elif fmt == "json":
@@ -167,7 +144,7 @@ def _write(
     elif fmt == "markdown":
         _markdown(out, columns, types, batches)
     else:
-        _table(out, columns, types, batches, title, max_rows, width, total)
+        _table(out, rows, title, max_rows, width)
 
 
 def screen_width() -> int:
@@ -277,16 +254,8 @@ def _parquet(columns: list[str], batches: Iterable[list[tuple]], path: Path, rec
     pq.write_table(table, path, compression="zstd")
 
 
-def _table(
-    out: IO[str],
-    columns: list[str],
-    types: list[str],
-    batches: Iterable[list[tuple]],
-    title: str | None,
-    max_rows: int | None,
-    width: int,
-    total: int | None = None,
-) -> None:
+def _table(out: IO[str], rows: Stream, title: str | None, max_rows: int | None, width: int) -> None:
+    columns, types, batches, total = rows.columns, rows.types, rows.batches, rows.total
     cells: list[list[str]] = []
     more = False
     for row in _rows(batches):

@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from tracewh import reports
 from tracewh.cli.common import (
+    EXAMPLE_TRACE,
     REPORT_ROWS,
     CellOpt,
     ColumnsOpt,
@@ -83,7 +84,7 @@ app = typer.Typer(
     help=examples(
         "Ready-made analyses from the trace papers.",
         "tracewh report list",
-        "tracewh report queue --trace google2011 --plot queue.png",
+        f"tracewh report queue --trace {EXAMPLE_TRACE} --plot queue.png",
     ),
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -119,7 +120,7 @@ ParamOpt = Annotated[
     ),
 )
 def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
-    from tracewh.cli.render import check_format, render_stream, screen_width
+    from tracewh.cli.render import Stream, check_format, render, screen_width
     from tracewh.traces import trace_names
 
     every = set(trace_names())
@@ -134,7 +135,9 @@ def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
         traces_w = max(len(t) for _, t, _ in short)
         room = max(screen_width() - name_w - traces_w - 10, 20)
         cut = [(n, t, d if len(d) <= room else d[: room - 1].rsplit(" ", 1)[0] + "…") for n, t, d in short]
-        render_stream(["report", "traces", "description"], ["VARCHAR"] * 3, iter([cut]), fmt, title="reports")
+        render(
+            Stream(["report", "traces", "description"], ["VARCHAR"] * 3, iter([cut])), fmt, title="reports"
+        )
         err_console.print(
             "the whole description and parameters: tracewh report NAME --help; "
             "what each reproduces: tracewh report list -f csv",
@@ -142,14 +145,8 @@ def list_reports(fmt: FormatOpt = None, output: OutputOpt = None) -> None:
             highlight=False,
         )
         return
-    render_stream(
-        ["report", "traces", "description", "reproduces"],
-        ["VARCHAR"] * 4,
-        iter([rows]),
-        fmt,
-        title="reports",
-        output=output,
-    )
+    header = ["report", "traces", "description", "reproduces"]
+    render(Stream(header, ["VARCHAR"] * 4, iter([rows])), fmt, title="reports", output=output)
 
 
 def parse_params(items: list[str] | None) -> dict[str, str]:
@@ -242,3 +239,28 @@ def _help(report: reports.Report) -> str:
     if report.options:
         text += "\n\nParameters (--param NAME=VALUE): " + "; ".join(p.describe() for p in report.param_specs)
     return examples(text, *lines)
+
+
+# `tracewh plot`: a command of its own (main.py), beside the chart options of the reports.
+PLOT_HELP = examples(
+    "Draw a report's chart again from its export (csv, json, jsonl, parquet with its provenance), "
+    "in another size or format, without running the query.",
+    f"tracewh report queue --trace {EXAMPLE_TRACE} -o queue.parquet",
+    "tracewh plot queue.parquet -o queue.pdf --plot-size single",
+)
+
+
+def plot(
+    export: Annotated[Path, typer.Argument(help="A file written by tracewh report ... -o FILE.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The figure: .png, .pdf or .svg.")],
+    plot_size: PlotSizeOpt = None,
+    dpi: DpiOpt = None,
+    font_size: FontSizeOpt = None,
+) -> None:
+    from tracewh.reports import plots
+
+    name, rows, record = plots.from_export(export)
+    plots.check_target(name, output)
+    style = plots.Style.parse(plot_size, dpi, font_size)
+    written = plots.write(name, rows, output, {**record, "replotted_from": str(export)}, style)
+    err_console.print(f"plot written to {written}", markup=False, highlight=False)

@@ -7,21 +7,20 @@ from typing import Annotated, Any
 
 import typer
 
-from tracewh.cli.common import err_console, examples, literal
+from tracewh.cli.common import comma_list, err_console, examples, literal
 from tracewh.synth import synthetic_traces
+
+# The examples' traces: the first and the last of those synth writes (registry order).
+_SYNTH = synthetic_traces()
 
 HELP = examples(
     "Write a synthetic trace in its original download layout (the files, compression and checksum "
     "lists `tracewh download` fetches), at --scale of "
     "the published size (1.0 = the whole trace), with manifest.json of the exact expected counts. "
     "Deterministic for a --seed. OUT must be new or empty.",
-    "tracewh synth google2011 /tmp/synth2011 --scale 0.001",
-    "tracewh synth alibaba2018 /tmp/synth-ali --scale 0.0001 --seed 7",
+    f"tracewh synth {_SYNTH[0]} /tmp/synth-{_SYNTH[0]} --scale 0.001",
+    f"tracewh synth {_SYNTH[-1]} /tmp/synth-{_SYNTH[-1]} --scale 0.0001 --seed 7",
 )
-
-
-def _split(items: list[str] | None) -> list[str] | None:
-    return [x.strip() for item in items or [] for x in item.split(",") if x.strip()] or None
 
 
 def synth(
@@ -56,8 +55,8 @@ def synth(
         float | None,
         typer.Option(
             "--instance-fraction",
-            help="alibaba2018: thin batch_instance only; each task keeps its first "
-            "max(1, round(F x instance_num)) instances (0 < F <= 1; batch_task stays whole).",
+            help="A trace with a per-task instance table: thin that table only; each task keeps its "
+            "first max(1, round(F x instance_num)) instances (0 < F <= 1; the task table stays whole).",
         ),
     ] = None,
     level: Annotated[int, typer.Option("--level", help="gzip level 1..9 (originals: 6).")] = 6,
@@ -73,8 +72,8 @@ def synth(
         out,
         scale=scale,
         seed=seed,
-        tables=_split(tables),
-        cells=_split(cells),
+        tables=comma_list(tables),
+        cells=comma_list(cells),
         workers=workers,
         level=level,
         form=form,

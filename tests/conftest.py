@@ -4,6 +4,7 @@ and helpers to write raw files in the trace's original format."""
 from __future__ import annotations
 
 import gzip
+import shutil
 import signal
 import subprocess
 from collections.abc import Iterable
@@ -16,6 +17,22 @@ from tracewh import ingestion as ingest
 from tracewh.home import Home
 
 REPO = Path(__file__).resolve().parent.parent
+# What a wheel is built from: these, copied clean, as a fresh clone has them (a checkout's build/
+# keeps the files of earlier builds, moved or deleted ones too, and setuptools ships them again;
+# two builds at once in one checkout would also share it).
+SOURCES = ("warehouse", "cli", "sql", "data", "setup.py", "pyproject.toml", "README.md")
+
+
+def clean_source(dest: Path) -> Path:
+    """A copy of the sources a wheel is built from (SOURCES), at ``dest``."""
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(REPO / name, dest / name)
+    return dest
+
+
 SAMPLE = REPO / "data" / "sample" / "google2011"
 SAMPLE_2019 = REPO / "data" / "sample" / "google2019"
 SAMPLE_ALIBABA = REPO / "data" / "sample" / "alibaba2018"

@@ -16,7 +16,8 @@ GOOD = {"name": "r", "traces": "any", "description": "d", "params": "trace, cell
 
 
 def test_every_shipped_sql_file_has_a_valid_header():
-    for folder in sorted(p.name for p in sqlfiles.sql_root().iterdir() if p.is_dir()):
+    # every folder, a trace's own reports/ and checks/ too
+    for folder in sorted(p for p in sqlfiles.sql_root().rglob("*") if p.is_dir()):
         for f in sqlfiles.folder(folder):  # parse() validates; a bad header raises here
             assert f.meta.kind in ("report", "check", "view", "derived") and "description" in f.header, f.path
 

@@ -177,45 +177,12 @@ def _trace_facts_outside_their_places() -> dict[str, list[str]]:
     return found
 
 
-# Shared files that still name a trace fact: the list only shrinks (a file leaves it when it no
-# longer does, and no other file may join it). The reports over the life-cycle layer name the
-# traces they cover by the adapters they read (`traces: with X`), but for tier-usage, which lists
-# google2019 first (its examples), and lifecycle-counts, whose note and published figures are of
-# one trace; the notebook reports and the Alibaba DAG reports read one trace's views directly; the
-# checks of one trace are not in its folder yet; the command line's and the API's help texts give
-# examples with real trace names.
-_NOT_YET = {
-    "cli/download.py",
-    "cli/ingest.py",
-    "cli/main.py",
-    "cli/report.py",
-    "cli/synth.py",
-    "sql/checks/google2011_usage_windows.sql",
-    "sql/checks/google2011_view_rows.sql",
-    "sql/reports/ali_app_zipf.sql",
-    "sql/reports/ali_dag_anomalies.sql",
-    "sql/reports/ali_dag_timing.sql",
-    "sql/reports/ali_interval.sql",
-    "sql/reports/ali_job.sql",
-    "sql/reports/ali_job_cdf.sql",
-    "sql/reports/ali_machine_dist.sql",
-    "sql/reports/ali_machines.sql",
-    "sql/reports/ali_tables.sql",
-    "sql/reports/lifecycle_counts.sql",
-    "sql/reports/machine_util_notebook.sql",
-    "sql/reports/tier_usage.sql",
-    "sql/reports/tier_usage_notebook.sql",
-    "warehouse/api.py",
-}
-
-
 def test_no_trace_fact_outside_the_traces_own_places():
+    # A report or check of one trace's views lives in its folder (sql/<trace>/reports/, checks/);
+    # help texts take their example traces from the registry; published figures are the spec's.
     found = _trace_facts_outside_their_places()
     # each place named "file:line: fact", to be moved into the trace's spec or folder
-    assert sorted(set(found) - _NOT_YET) == [], [
-        f"{f}:{at}" for f in sorted(set(found) - _NOT_YET) for at in found[f]
-    ]
-    assert sorted(_NOT_YET - set(found)) == []  # cleaned: take it off the list
+    assert found == {}, [f"{f}:{at}" for f in sorted(found) for at in found[f]]
 
 
 def test_the_fact_scan_sees_a_fact():

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLE_ALIBABA
+from conftest import REPO, SAMPLE_ALIBABA, clean_source
 
 from tracewh import api, ingestion
 from tracewh.errors import CatalogError
@@ -77,7 +77,7 @@ def test_readme_snippet_shows_its_figure_in_an_executed_notebook(sample_home, tm
     locked = Path(next(p for p in sys.path if p.endswith("site-packages")))
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path / "dist"), str(REPO)],
+         "-w", str(tmp_path / "dist"), str(clean_source(tmp_path / "source"))],
         check=True, capture_output=True,
     )  # fmt: skip
     (wheel,) = (tmp_path / "dist").glob("tracewh-*.whl")

@@ -8,10 +8,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, clean_source
 
 
 def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(tmp_path):
+    source = clean_source(tmp_path / "source")
     build = subprocess.run(
         [
             sys.executable,
@@ -23,7 +24,7 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
             "-v",
             "-w",
             str(tmp_path / "dist"),
-            str(REPO),
+            str(source),
         ],
         check=True,
         capture_output=True,
@@ -58,6 +59,8 @@ def test_wheel_contains_sql_and_sample_and_finds_them_when_installed_elsewhere(t
         for p in (REPO / top).rglob(pattern)
     }
     assert shipped <= set(names), sorted(shipped - set(names))
+    # and no SQL file but those (a moved one is not shipped at its old place too)
+    assert {n for n in names if n.endswith(".sql")} == {n for n in shipped if n.endswith(".sql")}
     (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "tracewh = tracewh.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     target = tmp_path / "site"

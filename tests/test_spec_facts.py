@@ -206,3 +206,38 @@ def test_an_adapter_view_lacking_a_contract_column_is_named():
     assert adapter_problems(columns) == [
         "google2011.lifecycle_job_events breaks the adapter contract (lacks is_synthesized)"
     ]
+
+
+def test_a_traces_own_reports_and_checks_are_found_in_its_folder(tmp_path, monkeypatch):
+    # A report or check of one trace's views lives in <its SQL folder>/reports/ and checks/: found
+    # there from the registry, with no list naming it, and gone when the trace is not registered.
+    from tracewh import reports
+    from tracewh.catalog import checks
+
+    sql = tmp_path / "sql"
+    shutil.copytree(TOY / "sql", sql)
+    (sql / "reports").mkdir()
+    (sql / "reports" / "toy_jobs.sql").write_text(
+        "-- name: toy-jobs\n-- traces: toy2024\n-- description: the toy's jobs\n-- params: trace\n"
+        "SELECT count(*) AS jobs FROM toy2024.jobs;\n",
+        encoding="utf-8",
+    )
+    (sql / "checks").mkdir()
+    (sql / "checks" / "toy_job_ids.sql").write_text(
+        "-- name: toy_job_ids\n-- description: every toy job has an id\n"
+        "SELECT * FROM toy2024.jobs WHERE job_id IS NULL;\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "foldertoy.py").write_text(
+        "from dataclasses import replace\nfrom pathlib import Path\nimport toy2024\n"
+        "SPEC = replace(toy2024.SPEC, sql_dir=Path(__file__).parent / 'sql')\n",
+        encoding="utf-8",
+    )
+    assert "toy-jobs" not in reports.all_reports()
+    assert "toy_job_ids" not in [name for name, _, _ in checks.all_checks()]
+    monkeypatch.syspath_prepend(str(TOY))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(MODULES_ENV, "foldertoy")
+    assert reports.get("toy-jobs").traces == ("toy2024",)
+    assert "ali-job" in reports.all_reports()  # a built-in trace's own report, beside it
+    assert "toy_job_ids" in [name for name, _, _ in checks.all_checks()]

@@ -11,7 +11,7 @@ from tracewh.catalog import checks
 
 ALL_FILES = [
     f
-    for folder in sorted(p.name for p in sqlfiles.sql_root().iterdir() if p.is_dir())
+    for folder in sorted(p for p in sqlfiles.sql_root().rglob("*") if p.is_dir())
     for f in sqlfiles.folder(folder)
 ]
 

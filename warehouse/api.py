@@ -3,10 +3,11 @@
     import tracewh
     con = tracewh.connect()              # read-only DuckDB connection on the catalog
     con.sql("SELECT ...").pl()           # any query as a polars DataFrame
-    r = tracewh.report("task-times", trace="google2011")
+    tracewh.list_reports()               # every report and the traces it covers
+    r = tracewh.report("task-times", trace=name)  # name: a trace it covers, ingested
     r.df                                 # a polars DataFrame
     r.reproduces, r.caveats              # what it reproduces, what to keep in mind
-    fig = tracewh.plot("queue", trace="google2011")
+    fig = tracewh.plot("queue", trace=name)
 
 Every function takes ``home=`` (a path; default $TRACEWH_HOME, else the nearest tracewh-home in
 the current folder or above, as on the command line: tracewh.home.Home.resolve) and

@@ -2,9 +2,9 @@
 -- traces: with lifecycle_task_events
 -- description: event counts by type (real and synthesized), new submissions vs resubmissions, distinct tasks, tasks that finished
 -- params: trace, cell
--- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): SUBMIT 48,375,166; SCHEDULE 47,331,507; FINISH 18,217,975; new submissions 25,424,731; 18,217,749 of 25,444,397 tasks ran to completion
+-- reproduces: "10 Observations on Google Cluster Trace" (2011, whole trace): the counts of SUBMIT, SCHEDULE and FINISH events, new submissions, distinct tasks and tasks that ran to completion (column published_whole_trace, from the trace's spec)
 -- cites: zhu2015observations
--- note: for google2019 the tasks are the instances of jobs (alloc instances are left out) and QUEUE / ENABLE are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. A task first seen after a missing part (lifecycle.task_events.gaps_before > 0 on its first event) may have been submitted in it: its first SUBMIT in the data is counted apart, neither new nor a resubmission. Synthesized (missing_info) events are counted, and shown apart.
+-- note: where a trace's tasks are the instances of its jobs, alloc instances are left out and its own events (QUEUE, ENABLE) are counted like any event. A new submission is the first SUBMIT of a task; every later SUBMIT of the same task is a resubmission. A task first seen after a missing part (lifecycle.task_events.gaps_before > 0 on its first event) may have been submitted in it: its first SUBMIT in the data is counted apart, neither new nor a resubmission. Synthesized (missing_info) events are counted, and shown apart.
 -- caveat: counts are over the ingested parts; the published figures are for the whole trace
 WITH by_type AS (
     -- the stored counts (derived.event_counts, derived.tasks): no scan of the events
@@ -20,10 +20,9 @@ totals AS (
            count(*) FILTER (finished) AS finished_tasks
     FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
-published(metric, published_2011) AS (VALUES
-    ('events: SUBMIT', 48375166), ('events: SCHEDULE', 47331507), ('events: FINISH', 18217975),
-    ('new submissions (first SUBMIT of a task)', 25424731),
-    ('distinct tasks', 25444397), ('tasks that finished', 18217749)
+published AS (
+    -- the whole-trace counts the trace's spec gives (TraceSpec.published_counts)
+    SELECT metric, published_count FROM meta.published_counts WHERE trace = $trace
 ),
 rows(ord, metric, value, synthesized) AS (
     SELECT 1 + c.code, 'events: ' || c.name, coalesce(b.events, 0), coalesce(b.synthesized, 0)
@@ -43,6 +42,6 @@ rows(ord, metric, value, synthesized) AS (
     UNION ALL SELECT 74, 'tasks with no SUBMIT in the data', tasks - new_submissions - unknown_first_submits, NULL FROM totals
 )
 SELECT r.metric, r.value, r.synthesized,
-       CASE WHEN $trace = 'google2011' THEN p.published_2011 END AS published_whole_trace
+       p.published_count AS published_whole_trace
 FROM rows AS r LEFT JOIN published AS p USING (metric)
 ORDER BY r.ord, r.metric;

@@ -1,5 +1,5 @@
 -- name: tier-usage
--- traces: google2019, google2011
+-- traces: with lifecycle_task_usage, lifecycle_task_events, lifecycle_priority_tiers
 -- description: hourly CPU and memory usage by priority tier, and the allocation (requests) of the measured instances beside it
 -- params: trace, cell
 -- needs: task_usage

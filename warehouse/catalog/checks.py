@@ -1,15 +1,16 @@
-"""Data invariants: every query in sql/checks/ returns the offending rows (zero rows = pass),
-plus one check per trace table that its mandatory columns are never NULL (from the column list)."""
+"""Data invariants: every query in sql/checks/ and in a trace's own sql/<trace>/checks/ returns the
+offending rows (zero rows = pass), plus one check per trace table that its mandatory columns are
+never NULL (from the column list)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracewh import catalog, sqlfiles
+from tracewh import catalog
 from tracewh.catalog import derived, query
 from tracewh.home import Home
 from tracewh.quoting import quote_ident
-from tracewh.traces import registry
+from tracewh.traces import registry, sql_files
 
 SAMPLE_ROWS = 5
 
@@ -28,7 +29,7 @@ class CheckResult:
 
 def all_checks() -> list[tuple[str, str, str]]:
     """(name, description, sql) of every check."""
-    out = [(f.name, f.header.get("description", ""), f.body) for f in sqlfiles.folder("checks")]
+    out = [(f.name, f.header.get("description", ""), f.body) for f in sql_files("checks")]
     for f in derived.files():
         out.append(
             (

@@ -1,4 +1,5 @@
-"""The ready-made reports: one SQL file each under sql/reports/, described by its header.
+"""The ready-made reports: one SQL file each under sql/reports/ (or a trace's own
+sql/<trace>/reports/, for a report of that trace's views alone), described by its header.
 
 Header keys: name, traces (comma list, 'any', or ``with X, Y``: the traces providing the adapter
 views X and Y), description, params (with
@@ -26,7 +27,7 @@ from tracewh.errors import UsageError
 from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
 from tracewh.quoting import quote_literal
-from tracewh.traces import MODULES_ENV, expand_sql, providing, registry, trace_names
+from tracewh.traces import MODULES_ENV, expand_sql, providing, registry, sql_files, trace_names
 
 if TYPE_CHECKING:
     from tracewh.catalog.query import Rows
@@ -83,15 +84,18 @@ class Report:
 
 
 def all_reports() -> dict[str, Report]:
-    """Every report of sql/reports/ (name -> Report), its header parsed and checked once per
-    process (and set of trace modules: the traces 'any' covers come from the registry)."""
+    """Every report of sql/reports/ and the traces' own reports/ folders (name -> Report), its header
+    parsed and checked once per process (and set of trace modules: the traces 'any' covers come from
+    the registry)."""
     return dict(_parsed(os.environ.get(MODULES_ENV, "")))
 
 
 @functools.cache
 def _parsed(modules: str) -> dict[str, Report]:
-    out = {}
-    for f in sqlfiles.folder("reports"):
+    out: dict[str, Report] = {}
+    for f in sql_files("reports"):
+        if f.name in out:
+            raise headers.HeaderError(f"reports/{f.name}: two report files have this name ({f.path})")
         traces = _covered(f.name, f.header.get("traces", "any"))
         out[f.name] = Report(
             name=f.name,

@@ -101,7 +101,7 @@ def synthetic_traces() -> tuple[str, ...]:
     return tuple(name for name, spec in registry().items() if spec.synth)
 
 
-def trace_module(name: str):  # -> module with config / plan / make / finish / summary
+def trace_module(name: str):  # -> module with config / plan / make or MAKERS / finish / summary
     spec = get_trace(name)
     if spec.synth is None:
         raise UsageError(f"{name} has no synthetic generator (synth writes {', '.join(synthetic_traces())})")
@@ -153,6 +153,26 @@ def hash_names(prefix: str, ids) -> list[str]:
 def split_evenly(total: int, parts: int, i: int) -> int:
     """How many of ``total`` items part ``i`` of ``parts`` gets (sizes differ by at most one)."""
     return total * (i + 1) // parts - total * i // parts
+
+
+def windows(start, end, lo, hi, origin: int, width: int):
+    """The measurement windows of intervals [start, end) within [lo, hi): grid-aligned windows of
+    ``width`` from ``origin``, each cut at its interval's ends. Returns (the interval of each
+    window, its start, its end), numpy arrays in interval order, then window order."""
+    import numpy as np
+
+    s = np.maximum(start, lo)
+    e = np.minimum(end, hi)
+    ok = e > s
+    idx = np.flatnonzero(ok)
+    g0 = (s[ok] - origin) // width
+    g1 = (e[ok] - 1 - origin) // width
+    n = g1 - g0 + 1
+    rep = np.repeat(np.arange(idx.size), n)
+    g = g0[rep] + (np.arange(int(n.sum())) - (np.cumsum(n) - n)[rep])
+    ws = np.maximum(origin + g * width, start[idx][rep])
+    we = np.minimum(origin + (g + 1) * width, end[idx][rep])
+    return idx[rep], ws, we
 
 
 def round_sig(x, digits: int = 4):
@@ -221,23 +241,17 @@ def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
     """CRC-32 of A+B from crc(A), crc(B) and len(B) (zlib's crc32_combine; Python does not expose it)."""
     if len2 <= 0:
         return crc1
-    odd = [0xEDB88320] + [1 << n for n in range(31)]  # the operator for one zero bit
-    even = _gf2_square(odd)  # two zero bits
-    odd = _gf2_square(even)  # four zero bits
+    op = [0xEDB88320] + [1 << n for n in range(31)]  # the operator for one zero bit
+    for _ in range(3):
+        op = _gf2_square(op)  # ... for 2, 4, then 8 zero bits: one zero byte
+    # crc1 shifted over len2 zero bytes: the operator for 2^i bytes, for each bit i set in len2
     while True:
-        even = _gf2_square(odd)
         if len2 & 1:
-            crc1 = _gf2_times(even, crc1)
+            crc1 = _gf2_times(op, crc1)
         len2 >>= 1
         if not len2:
-            break
-        odd = _gf2_square(even)
-        if len2 & 1:
-            crc1 = _gf2_times(odd, crc1)
-        len2 >>= 1
-        if not len2:
-            break
-    return crc1 ^ crc2
+            return crc1 ^ crc2
+        op = _gf2_square(op)
 
 
 def encode(piece: Piece, text: bytes, level: int, counts: dict[str, int]) -> Output:
@@ -254,7 +268,10 @@ def _make(cfg: Config, piece: Piece) -> Output:
     import resource
 
     t0 = time.process_time()
-    o = trace_module(cfg.trace).make(cfg, piece)
+    mod = trace_module(cfg.trace)
+    # a module generating each table apart names its generators (MAKERS); another makes any piece
+    makers = getattr(mod, "MAKERS", None)
+    o = makers[piece.table](cfg, piece) if makers is not None else mod.make(cfg, piece)
     o.cpu_s = time.process_time() - t0
     o.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return o

@@ -37,6 +37,7 @@ from tracewh.synth import (
     round_sig,
     sci_text,
     split_evenly,
+    windows,
     write_sha256sum,
 )
 from tracewh.traces import google2011 as spec
@@ -346,28 +347,46 @@ def _order(times, *tiebreak):
 # --------------------------------------------------------------------------- task_events / job_events
 
 
+def _blocks(cfg: Config, k: int):
+    """(b, block b) for the blocks whose episodes can have events in slice k: k - 1 and k."""
+    return [(b, _block(cfg, b)) for b in (k - 1, k) if b >= 0]
+
+
+class _SliceRows:
+    """The rows of slice k, gathered column by column (``names``, time first) from the blocks'
+    episodes: ``add`` keeps those timed in the slice, and time 0 in the first part and MAX_TIME in
+    the last (each special time goes to one part)."""
+
+    def __init__(self, cfg: Config, k: int, names: tuple[str, ...]) -> None:
+        self.lo, self.hi = _slice_bounds(cfg, k)
+        self.first, self.last = k == 0, k == parts(cfg) - 1
+        self.cols: dict[str, list] = {c: [] for c in names}
+
+    def add(self, time, *values) -> None:
+        import numpy as np
+
+        keep = (time >= self.lo) & (time < self.hi)
+        if self.first:
+            keep |= time == 0
+        if self.last:
+            keep |= time == MAX_TIME
+        for c, v in zip(self.cols, (time, *values), strict=True):
+            self.cols[c].append(np.broadcast_to(v, time.shape)[keep])
+
+    def arrays(self) -> dict:
+        import numpy as np
+
+        return {c: np.concatenate(v) for c, v in self.cols.items()}
+
+
 def _task_event_rows(cfg: Config, k: int):
     """All task events in slice k (+ time 0 in part 0 and 2^63-1 in the last part) as arrays."""
     import numpy as np
 
-    lo, hi = _slice_bounds(cfg, k)
-    last_part = k == parts(cfg) - 1
-    cols: dict[str, list] = {c: [] for c in ("time", "mi", "job", "tidx", "mach", "type", "blk", "tj")}
+    rows = _SliceRows(cfg, k, ("time", "mi", "job", "tidx", "mach", "type", "blk", "tj"))
+    add = rows.add  # add(time, mi, job, tidx, mach, type, blk, tj)
     counts: dict[str, int] = {}
-
-    def add(time, mi, job, tidx, mach, typ, blk, tj):
-        keep = (time >= lo) & (time < hi)
-        if k == 0:
-            keep |= time == 0
-        if last_part:
-            keep |= time == MAX_TIME
-        for name, v in zip(cols, (time, mi, job, tidx, mach, typ, blk, tj), strict=True):
-            cols[name].append(np.broadcast_to(v, time.shape)[keep])
-
-    for b in (k - 1, k):
-        if b < 0:
-            continue
-        B = _block(cfg, b)
+    for b, B in _blocks(cfg, k):
         et = B["et"]
         job = B["job"]["id"][B["tj"][et]]
         tidx = B["tidx"][et]
@@ -420,8 +439,7 @@ def _task_event_rows(cfg: Config, k: int):
             -1,
             np.flatnonzero(e),
         )
-    out = {name: np.concatenate(v) for name, v in cols.items()}
-    return out, counts
+    return rows.arrays(), counts
 
 
 def task_events(cfg: Config, piece: Piece) -> Output:
@@ -496,23 +514,9 @@ def job_events(cfg: Config, piece: Piece) -> Output:
     import numpy as np
 
     (k,) = piece.args
-    lo, hi = _slice_bounds(cfg, k)
-    last_part = k == parts(cfg) - 1
-    rows: dict[str, list] = {c: [] for c in ("time", "mi", "job", "type", "user", "sched", "name", "logical")}
-
-    def add(time, mi, job, typ, user, sched, name, logical):
-        keep = (time >= lo) & (time < hi)
-        if k == 0:
-            keep |= time == 0
-        if last_part:
-            keep |= time == MAX_TIME
-        for c, v in zip(rows, (time, mi, job, typ, user, sched, name, logical), strict=True):
-            rows[c].append(np.broadcast_to(v, time.shape)[keep])
-
-    for b in (k - 1, k):
-        if b < 0:
-            continue
-        B = _block(cfg, b)
+    rows = _SliceRows(cfg, k, ("time", "mi", "job", "type", "user", "sched", "name", "logical"))
+    add = rows.add  # add(time, mi, job, type, user, sched, name, logical)
+    for b, B in _blocks(cfg, k):
         J, nj = B["job"], B["nj"]
         et = B["et"]
         ej = B["tj"][et]
@@ -547,7 +551,7 @@ def job_events(cfg: Config, piece: Piece) -> Output:
         attrs = (R["job_user"], R["job_sched"], -1 - np.arange(n), R["job_logical"])
         add(z, np.full(n, -1), ids, z, *attrs)
         add(z, np.full(n, -1), ids, z + 1, *attrs)
-    ev = {c: np.concatenate(v) for c, v in rows.items()}
+    ev = rows.arrays()
     order = _order(ev["time"], ev["job"])
     ev = {c: v[order] for c, v in ev.items()}
     pools = _pools(cfg.seed)
@@ -573,24 +577,6 @@ def job_events(cfg: Config, piece: Piece) -> Output:
 # --------------------------------------------------------------------------- task_usage
 
 
-def _windows(start, end, lo, hi):
-    """300 s windows (grid-aligned, cut at start / end) of intervals [start, end) starting in [lo, hi)."""
-    import numpy as np
-
-    s = np.maximum(start, lo)
-    e = np.minimum(end, hi)
-    ok = e > s
-    idx = np.flatnonzero(ok)
-    g0 = (s[ok] - T0) // WINDOW
-    g1 = (e[ok] - 1 - T0) // WINDOW
-    n = g1 - g0 + 1
-    rep = np.repeat(np.arange(idx.size), n)
-    g = g0[rep] + (np.arange(int(n.sum())) - (np.cumsum(n) - n)[rep])
-    ws = np.maximum(T0 + g * WINDOW, start[idx][rep])
-    we = np.minimum(T0 + (g + 1) * WINDOW, end[idx][rep])
-    return idx[rep], ws, we
-
-
 def task_usage(cfg: Config, piece: Piece) -> Output:
     import numpy as np
 
@@ -598,13 +584,10 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
     lo, hi = _slice_bounds(cfg, k)
     rng = rng_for(cfg, "task_usage", k)
     parts_ = []
-    for b in (k - 1, k):
-        if b < 0:
-            continue
-        B = _block(cfg, b)
+    for _, B in _blocks(cfg, k):
         s = ~B["pending_kill"]
         e_idx = np.flatnonzero(s)
-        i, ws, we = _windows(B["sched"][s], B["end"][s], lo, hi)
+        i, ws, we = windows(B["sched"][s], B["end"][s], lo, hi, T0, WINDOW)
         e = e_idx[i]
         et = B["et"][e]
         parts_.append(
@@ -613,7 +596,7 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
     R = _residents(cfg)
     if R["R"]:
         end = np.where(R["ends"], R["end"], T_END)
-        i, ws, we = _windows(np.full(R["R"], T0), end, lo, hi)
+        i, ws, we = windows(np.full(R["R"], T0), end, lo, hi, T0, WINDOW)
         j = (R["job_id"][i] - JOB_ID0) // JOB_STRIDE
         parts_.append((ws, we, R["job_id"][i], R["tidx"][i], R["mach"][i], R["cpu"][j]))
     ws, we, job, tidx, mach, req = (np.concatenate(c) for c in zip(*parts_, strict=True))
@@ -662,10 +645,7 @@ def task_constraints(cfg: Config, piece: Piece) -> Output:
     (k,) = piece.args
     lo, hi = _slice_bounds(cfg, k)
     t, job, tidx = [], [], []
-    for b in (k - 1, k):
-        if b < 0:
-            continue
-        B = _block(cfg, b)
+    for _, B in _blocks(cfg, k):
         et = B["et"]
         m = B["constrained"][et]
         sub = B["sub"][m]
@@ -783,15 +763,8 @@ def machine_attributes(cfg: Config, piece: Piece) -> Output:
     return encode(piece, text, cfg.level, {"rows": n, "deleted": int(deleted.sum())})
 
 
+# The generator of each table, named as the table (tracewh.synth: a piece goes to its table's).
 MAKERS = {
-    "task_events": task_events,
-    "job_events": job_events,
-    "task_usage": task_usage,
-    "task_constraints": task_constraints,
-    "machine_events": machine_events,
-    "machine_attributes": machine_attributes,
+    f.__name__: f
+    for f in (task_events, job_events, task_usage, task_constraints, machine_events, machine_attributes)
 }
-
-
-def make(cfg: Config, piece: Piece) -> Output:
-    return MAKERS[piece.table](cfg, piece)

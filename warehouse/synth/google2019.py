@@ -30,7 +30,17 @@ from __future__ import annotations
 import io
 from functools import cache, lru_cache
 
-from tracewh.synth import Config, Output, Piece, encode, hash_names, no_frame, rng_for, split_evenly
+from tracewh.synth import (
+    Config,
+    Output,
+    Piece,
+    encode,
+    hash_names,
+    no_frame,
+    rng_for,
+    split_evenly,
+    windows,
+)
 from tracewh.traces import google2019 as spec
 
 NAME = "google2019"
@@ -285,6 +295,27 @@ def _time_fields(pl, q, names: list[str]):
     return [_frag(pl, n, _s(pl, n), q, pl.col(n) != 0) for n in names]
 
 
+def _event_head(pl, q, *after_class):
+    """The fields an instance or a collection event starts with, in the export's order: time,
+    type, collection_id, scheduling_class, ``after_class`` (an instance's missing_type),
+    collection_type, priority, alloc_collection_id (frame columns time, type, cid, sc, ct, prio,
+    aci, has_aci; ``q`` the quote of numbers, or none)."""
+    cc = pl.col
+    return [
+        pl.lit('{"time":'),
+        q,
+        _s(pl, "time"),
+        q,
+        _frag(pl, "type", _s(pl, "type"), q, cc("type") != 0),
+        _frag(pl, "collection_id", _s(pl, "cid"), q),
+        _frag(pl, "scheduling_class", _s(pl, "sc"), q, cc("sc") != 0),
+        *after_class,
+        _frag(pl, "collection_type", _s(pl, "ct"), q, cc("ct") != 0),
+        _frag(pl, "priority", _s(pl, "prio"), q, cc("prio") != 0),
+        _frag(pl, "alloc_collection_id", _s(pl, "aci"), q, cc("has_aci")),
+    ]
+
+
 def instance_events(cfg: Config, piece: Piece) -> Output:
     import numpy as np
     import polars as pl
@@ -354,17 +385,7 @@ def instance_events(cfg: Config, piece: Piece) -> Output:
     cc, q = pl.col, pl.col("q")
     line = pl.concat_str(
         [
-            pl.lit('{"time":'),
-            q,
-            _s(pl, "time"),
-            q,
-            _frag(pl, "type", _s(pl, "type"), q, cc("type") != 0),
-            _frag(pl, "collection_id", _s(pl, "cid"), q),
-            _frag(pl, "scheduling_class", _s(pl, "sc"), q, cc("sc") != 0),
-            _frag(pl, "missing_type", _s(pl, "mt"), q, cc("has_mt")),
-            _frag(pl, "collection_type", _s(pl, "ct"), q, cc("ct") != 0),
-            _frag(pl, "priority", _s(pl, "prio"), q, cc("prio") != 0),
-            _frag(pl, "alloc_collection_id", _s(pl, "aci"), q, cc("has_aci")),
+            *_event_head(pl, q, _frag(pl, "missing_type", _s(pl, "mt"), q, cc("has_mt"))),
             _frag(pl, "instance_index", _s(pl, "idx"), q, cc("idx") != 0),
             _frag(pl, "machine_id", _s(pl, "mid"), q, cc("on_machine")),
             _frag(pl, "machine_id", pl.lit("null"), None, cc("null_mid")),
@@ -426,18 +447,9 @@ def instance_usage(cfg: Config, piece: Piece) -> Output:
     cell, k = piece.args
     B = _block(cfg, cell, k)
     rng = rng_for(cfg, cell, "instance_usage", k)
-    s = np.maximum(B["sch"], T0)
-    e = np.minimum(B["end"], T_END)
-    ok = e > s
-    eidx = np.flatnonzero(ok)
-    g0 = (s[ok] - T0) // WINDOW
-    g1 = (e[ok] - 1 - T0) // WINDOW
-    nw = g1 - g0 + 1
-    rep = np.repeat(np.arange(eidx.size), nw)
-    g = g0[rep] + (np.arange(int(nw.sum())) - (np.cumsum(nw) - nw)[rep])
-    ep = eidx[rep]
-    st = np.maximum(T0 + g * WINDOW, s[ep])
-    et = np.minimum(T0 + (g + 1) * WINDOW, e[ep])
+    # the trace's span is whole windows, so a window cut at the span's end is cut at the instance's
+    ep, st, et = windows(B["sch"], B["end"], T0, T_END, T0, WINDOW)
+    g = (st - T0) // WINDOW  # each window's place on the grid
     n = st.size
     c = B["ic"][B["ei"][ep]]
     col = B["col"]
@@ -635,16 +647,7 @@ def collection_events(cfg: Config, piece: Piece) -> Output:
     )
     line = pl.concat_str(
         [
-            pl.lit('{"time":'),
-            q,
-            _s(pl, "time"),
-            q,
-            _frag(pl, "type", _s(pl, "type"), q, cc("type") != 0),
-            _frag(pl, "collection_id", _s(pl, "cid"), q),
-            _frag(pl, "scheduling_class", _s(pl, "sc"), q, cc("sc") != 0),
-            _frag(pl, "collection_type", _s(pl, "ct"), q, cc("ct") != 0),
-            _frag(pl, "priority", _s(pl, "prio"), q, cc("prio") != 0),
-            _frag(pl, "alloc_collection_id", _s(pl, "aci"), q, cc("has_aci")),
+            *_event_head(pl, q),
             _frag(pl, "user", pl.concat_str([pl.lit('"'), cc("u"), pl.lit('"')])),
             _frag(pl, "collection_name", pl.concat_str([pl.lit('"'), cc("nm"), pl.lit('"')])),
             _frag(pl, "collection_logical_name", pl.concat_str([pl.lit('"'), cc("lnm"), pl.lit('"')])),
@@ -818,14 +821,8 @@ def machine_attributes(cfg: Config, piece: Piece) -> Output:
     return encode(piece, _lines(df, line), cfg.level, {"rows": n, "deleted": int(deleted.sum())})
 
 
+# The generator of each table, named as the table (tracewh.synth: a piece goes to its table's).
 MAKERS = {
-    "instance_events": instance_events,
-    "instance_usage": instance_usage,
-    "collection_events": collection_events,
-    "machine_events": machine_events,
-    "machine_attributes": machine_attributes,
+    f.__name__: f
+    for f in (instance_events, instance_usage, collection_events, machine_events, machine_attributes)
 }
-
-
-def make(cfg: Config, piece: Piece) -> Output:
-    return MAKERS[piece.table](cfg, piece)

@@ -227,6 +227,9 @@ class TraceSpec:
     negative_times: bool = False
     # The trace's documents and the papers analysing it that reports reproduce (`tracewh cite`).
     papers: tuple[Paper, ...] = ()
+    # Whole-trace counts a paper publishes, by the metric names of lifecycle-counts ('events: SUBMIT',
+    # 'distinct tasks', ...), which sets them beside its own counts (meta.published_counts).
+    published_counts: dict[str, int] = field(default_factory=dict)
     # A built-in trace's place in the registry (1 = first): every listing, compare's columns and
     # each {{each trace}} follow it, so a trace added later takes the next number and the output
     # of the traces before it is unchanged (name order would put a new trace anywhere). A trace
@@ -484,6 +487,14 @@ def trace_names() -> tuple[str, ...]:
     return tuple(registry())
 
 
+def sql_files(kind: str) -> list[sqlfiles.SqlFile]:
+    """Every shipped file of one kind ('reports', 'checks'), in file-name order: the shared ones of
+    sql/<kind>/ and each registered trace's own of <its SQL folder>/<kind>/ (a report or check that
+    reads one trace's views lives with that trace, and is found there, never listed)."""
+    folders = [sqlfiles.sql_root() / kind, *(spec.sql_folder / kind for spec in registry().values())]
+    return sorted((f for folder in folders for f in sqlfiles.folder(folder)), key=lambda f: f.path.name)
+
+
 # The largest BIGINT: "never" for a trace that has no after-window value.
 _BIGINT_MAX = 2**63 - 1
 
@@ -617,7 +628,8 @@ def meta_sql() -> str:
 def views_sql() -> str:
     """``meta.inputs(trace, input, table_name)``: each trace's table behind a life-cycle input
     (TraceSpec.inputs); ``meta.published_rows(trace, table_name, published_rows)``: the row counts
-    the publishers give for whole tables (Table.published_rows)."""
+    the publishers give for whole tables (Table.published_rows); ``meta.published_counts(trace,
+    metric, published_count)``: the whole-trace counts of a paper (TraceSpec.published_counts)."""
     specs = registry().items()
     inputs = [(name, i, t) for name, spec in specs for i, t in spec.inputs.items()]
     published = [
@@ -626,16 +638,17 @@ def views_sql() -> str:
         for t in spec.tables.values()
         if t.published_rows is not None
     ]
-    text = ("trace", "VARCHAR")
-    return (
-        _values_view("meta.inputs", text, ("input", "VARCHAR"), ("table_name", "VARCHAR"), rows=inputs)
-        + "\n"
-        + _values_view(
-            "meta.published_rows",
-            text,
-            ("table_name", "VARCHAR"),
-            ("published_rows", "BIGINT"),
-            rows=published,
+    counts = [(name, m, n) for name, spec in specs for m, n in spec.published_counts.items()]
+    trace, text, count = ("trace", "VARCHAR"), "VARCHAR", "BIGINT"
+    return "\n".join(
+        (
+            _values_view("meta.inputs", trace, ("input", text), ("table_name", text), rows=inputs),
+            _values_view(
+                "meta.published_rows", trace, ("table_name", text), ("published_rows", count), rows=published
+            ),
+            _values_view(
+                "meta.published_counts", trace, ("metric", text), ("published_count", count), rows=counts
+            ),
         )
     )
 

@@ -272,4 +272,13 @@ SPEC = TraceSpec(
     },
     synth="tracewh.synth.google2011",
     papers=PAPERS,
+    # "10 Observations on Google Cluster Trace" (zhu2015observations), over the whole trace
+    published_counts={
+        "events: SUBMIT": 48_375_166,
+        "events: SCHEDULE": 47_331_507,
+        "events: FINISH": 18_217_975,
+        "new submissions (first SUBMIT of a task)": 25_424_731,
+        "distinct tasks": 25_444_397,
+        "tasks that finished": 18_217_749,
+    },
 )
