@@ -11,6 +11,7 @@ except the machines (about 1.3k, README2017).
 
 from __future__ import annotations
 
+import gzip
 import os
 import tarfile
 from pathlib import Path
@@ -168,7 +169,13 @@ def finish(cfg: Config, out: Path, files: dict) -> None:
     archive = out / spec.ARCHIVE
     tmp = archive.with_name(archive.name + ".tmp")
     members = [rel for rel in sorted(files) if files[rel].get("table")]
-    with tarfile.open(tmp, "w:gz", compresslevel=cfg.level, format=tarfile.USTAR_FORMAT) as tar:
+    # The gzip header without a time or a file name (tarfile's "w:gz" writes both): the same seed
+    # gives the same archive bytes, so its digest in the manifest holds from run to run.
+    with (
+        open(tmp, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", compresslevel=cfg.level, fileobj=raw, mtime=0) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.USTAR_FORMAT) as tar,
+    ):
         for rel in members:
             info = tar.gettarinfo(out / rel, arcname=f"{MEMBER_FOLDER}/{rel}")
             info.mtime, info.uid, info.gid, info.uname, info.gname, info.mode = 0, 0, 0, "", "", 0o644
