@@ -165,13 +165,15 @@ def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_par
     assert gens == [Path(d).name for (d,) in read(step, "SELECT DISTINCT data_dir FROM meta.derived")]
 
 
-def in_file_order(home: Home, name: str) -> list[tuple]:
-    """A derived table's rows in the order its Parquet file holds them."""
+def in_file_order(home: Home, name: str) -> tuple[list[tuple], list[tuple]]:
+    """A derived table's column types, and its rows in the order its Parquet file holds them."""
     ((data_dir,),) = read(
         home, f"SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = '{name}'"
     )
+    table = f"read_parquet('{home.root / data_dir / name}.parquet')"
     with duckdb.connect() as con:
-        return con.execute(f"SELECT * FROM read_parquet('{home.root / data_dir / name}.parquet')").fetchall()
+        types = con.execute(f"DESCRIBE SELECT * FROM {table}").fetchall()
+        return types, con.execute(f"SELECT * FROM {table}").fetchall()
 
 
 def test_the_build_in_batches_of_a_few_jobs_writes_the_files_one_batch_writes_row_for_row(

@@ -295,6 +295,8 @@ def _wait_for_a_test(con: duckdb.DuckDBPyConnection) -> None:
 # stack once, with no scratch files.
 BATCH_EVENTS = 2_000_000
 _JOBS = "temp.main.derived_jobs"
+# Rows per row group of a table written batch by batch (DuckDB's own files: 122,880).
+ROWS_PER_GROUP = 8 * 122_880
 _BATCH = "derived_batch"
 
 
@@ -345,41 +347,66 @@ def _per_task_tables(
     """The tables of one row per task or task event from the batches ``parts`` (each the events
     of whole jobs; ``tasks`` None: every task of the trace, else the rows of the other tasks are
     kept from the ``old`` files): the events view reads one batch at a time."""
+    import pyarrow.parquet as pq
+
     files = [f for f in stored_files() if per_task(f)]
     pieces: dict[str, list[Path]] = {short(f): [] for f in files}
-    for i, batch in enumerate(parts):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
-        if i == 0:  # a view binds its table when made
-            _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
-        for f in files:
-            if len(parts) == 1:
-                new = query(f, p.trace)
-                kept = (
-                    ""
-                    if tasks is None
-                    else f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
-                    f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} UNION ALL BY NAME "
-                )
-                _write(con, home, p, f, gen, writer_id, f"{kept}{new}", tasks)
-                continue
-            piece = scratch / f"{short(f)}.{i}.parquet"
-            order = ", ".join(sort_key(f))
-            _copy(con, p, f, f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {order}", piece, "lz4_raw")
-            pieces[short(f)].append(piece)
+    # a whole rebuild in batches: each table's file written as the batches come, in their order
+    writers: dict[str, pq.ParquetWriter] = {}
+    rows = dict.fromkeys(pieces, 0)
+    try:
+        for i, batch in enumerate(parts):
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
+            if i == 0:  # a view binds its table when made
+                _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
+            for f in files:
+                name = short(f)
+                if len(parts) == 1:
+                    kept = (
+                        ""
+                        if tasks is None
+                        else f"SELECT * FROM read_parquet({quote_literal(old[name])}) AS o "
+                        f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} UNION ALL BY NAME "
+                    )
+                    _write(con, home, p, f, gen, writer_id, f"{kept}{query(f, p.trace)}", tasks)
+                    continue
+                ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
+                if tasks is None:
+                    try:
+                        reader = con.sql(ordered).to_arrow_reader(ROWS_PER_GROUP)
+                        if name not in writers:
+                            writers[name] = pq.ParquetWriter(
+                                gen / f"{name}.parquet", reader.schema, compression="zstd"
+                            )
+                        for piece in reader:
+                            writers[name].write_batch(piece)
+                            rows[name] += piece.num_rows
+                    except duckdb.Error as e:
+                        raise CatalogError(
+                            f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}"
+                        ) from e
+                    continue
+                pieces[name].append(scratch / f"{name}.{i}.parquet")
+                _copy(con, p, f, ordered, pieces[name][-1], "lz4_raw")
+    finally:
+        for w in writers.values():
+            w.close()
     _restore(con, swapped, {EVENTS_VIEW})
     if len(parts) == 1:
         return
     for f in files:
-        # each piece sorted and the batches in the tables' order: read in order, the whole is sorted
-        listed = f"read_parquet([{', '.join(quote_literal(x) for x in pieces[short(f)])}])"
+        name = short(f)
         if tasks is None:
-            _write(con, home, p, f, gen, writer_id, f"SELECT * FROM {listed}", tasks, ordered=True)
-        else:
-            kept = (
-                f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
-                f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
-            )
-            _write(con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME SELECT * FROM {listed}", tasks)
+            _record(con, home, p, name, gen, writer_id, rows[name], tasks)
+            continue
+        # each piece sorted, the batches in the tables' order; the kept rows of the other tasks
+        # sorted in among them
+        listed = f"read_parquet([{', '.join(quote_literal(x) for x in pieces[name])}])"
+        kept = (
+            f"SELECT * FROM read_parquet({quote_literal(old[name])}) AS o "
+            f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
+        )
+        _write(con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME SELECT * FROM {listed}", tasks)
 
 
 def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str) -> None:
@@ -414,15 +441,26 @@ def _write(
     writer_id: str,
     sql: str,
     tasks: int | None,
-    ordered: bool = False,
 ) -> None:
-    """One stored table, sorted for its readers (``ordered``: ``sql`` gives its rows in that
-    order already), and its row of meta.derived (``tasks``: how many tasks an incremental build
-    recomputed; None: the table was rebuilt whole)."""
+    """One stored table, sorted for its readers, and its row of meta.derived (``tasks``: how many
+    tasks an incremental build recomputed; None: the table was rebuilt whole)."""
     name = short(f)
-    out = gen / f"{name}.parquet"
-    order = f" ORDER BY {', '.join(sort_key(f))}" if sort_key(f) and not ordered else ""
-    rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", out, "zstd")
+    order = f" ORDER BY {', '.join(sort_key(f))}" if sort_key(f) else ""
+    rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", "zstd")
+    _record(con, home, p, name, gen, writer_id, rows, tasks)
+
+
+def _record(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: Plan,
+    name: str,
+    gen: Path,
+    writer_id: str,
+    rows: int,
+    tasks: int | None,
+) -> None:
+    """The row of meta.derived of a table written to ``gen``."""
     con.execute(
         "INSERT OR REPLACE INTO meta.derived BY NAME SELECT $t AS trace, $n AS name, $dir AS data_dir, "
         "$rows AS rows, $bytes AS bytes, $w AS writer_id, $tasks AS tasks_recomputed, now() AS updated",
@@ -431,7 +469,7 @@ def _write(
             "n": name,
             "dir": str(gen.relative_to(home.root)),
             "rows": rows,
-            "bytes": out.stat().st_size,
+            "bytes": (gen / f"{name}.parquet").stat().st_size,
             "w": writer_id,
             "tasks": tasks,
         },
