@@ -5,11 +5,14 @@ each, for farm-bench to pair (A B A B):
         --vs ".venv/bin/python -m bench.bench_derived floor HOME"
 
 *build*: what an ingest that rebuilds a google2011 trace whole adds (tracewh.catalog.derived.build with a
-full plan), on a scratch copy of the home's catalog, written to a scratch folder (removed after);
-the home is not changed. *floor*: the sort the episodes and transitions need, keys only
-(``row_number() OVER (PARTITION BY job_id, task_index ORDER BY time, seq)``, summed; as
-bench_report_floors.py), straight on the home's task_events Parquet. Both under the ingest's
-default memory limit (tracewh.ingestion.DEFAULT_MEMORY_LIMIT) unless --memory-limit.
+full plan; ``--batch-events`` sets derived.BATCH_EVENTS), on a scratch copy of the home's catalog,
+written to a scratch folder (removed after); the home is not changed. *floor*: the keys-only sort
+of the same events, written: ``COPY (SELECT cell, job_id, task_index, time, seq FROM events ORDER BY
+ALL) TO parquet``, straight on the home's task_events Parquet (cell is NULL in google2011). *rowfloor*:
+the older floor, ``row_number() OVER (PARTITION BY job_id, task_index ORDER BY time, seq)`` summed.
+All under the ingest's default memory limit (tracewh.ingestion.DEFAULT_MEMORY_LIMIT) unless
+--memory-limit, on as many threads as the machine has. Each prints its CPU seconds (the process's
+user + system, process_time), wall and what it wrote on stderr.
 """
 
 from __future__ import annotations
@@ -33,19 +36,27 @@ TRACE = "google2011"
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("build", "floor"))
+    ap.add_argument("what", choices=("build", "floor", "rowfloor"))
     ap.add_argument("home", type=Path)
     ap.add_argument("--memory-limit", default=ingestion.DEFAULT_MEMORY_LIMIT)
+    ap.add_argument("--batch-events", type=int, default=derived.BATCH_EVENTS)
     args = ap.parse_args(argv)
     home = Home.resolve(args.home)
     with tempfile.TemporaryDirectory(dir=home.root.parent, prefix=".bench-derived-") as scratch:
         root = Path(scratch)
         config = {"memory_limit": args.memory_limit, "temp_directory": str(root / "spill")}
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
+        glob = home.table_link(TRACE, "task_events") / "**" / "*.parquet"
+        src = f"read_parquet({quote_literal(glob)}, hive_partitioning = true)"
         if args.what == "floor":
-            glob = home.table_link(TRACE, "task_events") / "**" / "*.parquet"
             con = duckdb.connect(config=config)
-            src = f"read_parquet({quote_literal(glob)}, hive_partitioning = true)"
+            keys = f"SELECT NULL::VARCHAR AS cell, job_id, task_index, time, seq FROM {src} ORDER BY ALL"
+            (rows,) = con.execute(
+                f"COPY ({keys}) TO {quote_literal(root / 'keys.parquet')} (FORMAT parquet)"
+            ).fetchone()
+            what = f"{rows:,} events' keys sorted and written"
+        elif args.what == "rowfloor":
+            con = duckdb.connect(config=config)
             sql = (
                 "SELECT count(*), sum(o) FROM (SELECT row_number() OVER (PARTITION BY job_id, task_index "
                 f"ORDER BY time, seq) AS o FROM {src})"
@@ -57,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             con = duckdb.connect(str(root / "catalog.duckdb"), config=config)
             con.execute("BEGIN")
             out = Home.resolve(root / "out")
+            derived.BATCH_EVENTS = args.batch_events
             (gen,) = derived.build(con, out, derived.Plan(TRACE, True), "bench")
             derived.create_views(con, out)  # as the ingest does after its builders
             con.execute("ROLLBACK")
@@ -65,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
             ).fetchall()[0][0]
             what = f"{rows:,} episodes written (and every other derived table)"
         con.close()
-        print(f"{args.what}: {what} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        print(f"{args.what}: {what} in {wall:.1f} s wall, {cpu:.1f} CPU s", file=sys.stderr)
     return 0
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import gzip
 import os
 import signal
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -167,6 +170,49 @@ def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_par
     assert gens == [Path(d).name for (d,) in read(step, "SELECT DISTINCT data_dir FROM meta.derived")]
 
 
+def in_file_order(home: Home, name: str) -> tuple[list[tuple], list[tuple]]:
+    """A derived table's column types, and its rows in the order its Parquet file holds them."""
+    ((data_dir,),) = read(
+        home, f"SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = '{name}'"
+    )
+    table = f"read_parquet('{home.root / data_dir / name}.parquet')"
+    with duckdb.connect() as con:
+        types = con.execute(f"DESCRIBE SELECT * FROM {table}").fetchall()
+        return types, con.execute(f"SELECT * FROM {table}").fetchall()
+
+
+def test_the_build_in_batches_of_a_few_jobs_writes_the_files_one_batch_writes_row_for_row(
+    tmp_path, monkeypatch
+):
+    # a trace larger than a batch is built batch by batch (whole jobs each); forced here on a
+    # small home: the files, rows and order, are those of the build in one batch, and a later
+    # ingest that recomputes part of the tasks in batches still equals a build from scratch
+    first, then = {0: SLICES[0], 1: SLICES[1]}, {1: PART_1_AGAIN}
+    whole = Home.resolve(tmp_path / "whole")
+    ingest.ingest(whole, "google2011", source(tmp_path / "w", first), IngestOptions(tables=["task_events"]))
+    fresh = Home.resolve(tmp_path / "fresh")
+    ingest.ingest(
+        fresh, "google2011", source(tmp_path / "f", {**first, **then}), IngestOptions(tables=["task_events"])
+    )
+    cut: list[int] = []
+    batches = derived.batches
+    monkeypatch.setattr(derived, "BATCH_EVENTS", 1500)
+    monkeypatch.setattr(derived, "batches", lambda *a: cut.append(len(b := batches(*a))) or b)
+    step = Home.resolve(tmp_path / "step")
+    ingest.ingest(step, "google2011", source(tmp_path / "s", first), IngestOptions(tables=["task_events"]))
+    for name in STORED:
+        assert in_file_order(step, name) == in_file_order(whole, name), name
+    ingest.ingest(step, "google2011", source(tmp_path / "t", then), IngestOptions(tables=["task_events"]))
+    for name in STORED:
+        assert stored(step, name) == stored(fresh, name), name
+    same_as_the_views(step)
+    # by hand: 6,000 events in batches of about 1,500 (whole jobs: fewer when a job is large); the
+    # replaced part's tasks hold more than 1,500 events (its 2,500 at least)
+    assert cut[0] >= 2 and cut[1] >= 2, cut
+    (n,) = {r for (r,) in read(step, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'tasks'")}
+    assert n is not None
+
+
 def test_an_ingest_of_another_table_keeps_the_derived_tables(tmp_path):
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(
@@ -203,6 +249,55 @@ def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_stat
     assert read(home, "SELECT count(*) FROM derived.task_transitions") == read(
         home, "SELECT count(*) FROM lifecycle.task_transitions"
     )
+
+
+def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leaves_the_old_state_whole(
+    tmp_path, monkeypatch
+):
+    # Old code: the build's queries ran with no signal watch, so a SIGINT that came while one of
+    # them ran waited for it to end (over a minute at the whole trace's size): here, never.
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(
+        home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
+    )
+    before = {name: stored(home, name) for name in STORED}
+    meta_before = read(home, "SELECT * FROM meta.derived ORDER BY ALL")
+    tables_before = read(home, "SELECT * FROM meta.tables ORDER BY ALL")
+    gens_before = sorted(p.name for p in home.generations("google2011").iterdir())
+    flag = tmp_path / "inside-the-build"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root), derived.WAIT_ENV: str(flag)}
+    new = source(tmp_path / "b", {1: SLICES[1]})
+    proc = subprocess.Popen(
+        [*TRACEWH, "ingest", "google2011", str(new), "-q"], env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not flag.exists():  # the build's query runs (the process says so), whatever the load
+            assert proc.poll() is None, ("ended outside the build's query", proc.communicate())
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        stopped_in = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert (
+        err.strip().splitlines()[-1]
+        == "Error: interrupted; nothing was committed, the warehouse is as it was"
+    )
+    # the query is stopped, not waited for (a couple of seconds on a quiet machine; room for load)
+    assert stopped_in < 15, stopped_in
+    assert read(home, "SELECT * FROM meta.derived ORDER BY ALL") == meta_before
+    assert read(home, "SELECT * FROM meta.tables ORDER BY ALL") == tables_before
+    assert {name: stored(home, name) for name in STORED} == before
+    # nothing of the stopped ingest is left: no generation, no scratch
+    assert sorted(p.name for p in home.generations("google2011").iterdir()) == gens_before
+    assert not home.tmp.exists() or not any(home.tmp.iterdir())
 
 
 def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
@@ -398,3 +493,41 @@ def test_check_finds_a_usage_rollup_that_differs_from_the_windows(tmp_path):
     assert failed_after_changing(home, "task_usage_hourly", "windows") == [
         "derived.task_usage_hourly.recomputed"
     ]
+
+
+def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes():
+    # Old code: the watch took only the signals the kernel left pending; with the main thread
+    # blocking them, the kernel hands a SIGINT to a thread that does not (here the only one, as
+    # pyarrow's pool after an ingest's conversion), Python's handler only notes it for the main
+    # thread, and the query inside the watch ran on (here until the fallback interrupt at 20 s).
+    from tracewh import signals
+
+    quit_early = threading.Event()
+    earlier = threading.Thread(target=quit_early.wait, daemon=True)  # SIGINT not blocked in it
+    earlier.start()
+    con = None
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt), signals.interrupting(lambda: con and con.interrupt()):
+            con = duckdb.connect()  # its threads block the signals, as the watch's own thread
+            main = threading.get_ident()
+
+            def send() -> None:
+                while (frame := sys._current_frames().get(main)) is None or frame.f_code.co_name != "query":
+                    time.sleep(0.001)
+                os.kill(os.getpid(), signal.SIGINT)
+                if not quit_early.wait(20):
+                    con.interrupt()
+
+            sender = threading.Thread(target=send, daemon=True)
+            sender.start()
+
+            def query() -> None:
+                con.execute("SELECT count(*) FROM range(1000000000000000) AS t(x) WHERE x % 7 = 3").fetchall()
+
+            query()
+    finally:
+        quit_early.set()
+        if con is not None:
+            con.close()
+    assert time.monotonic() - started < 10

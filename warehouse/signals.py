@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM)
 
@@ -73,13 +75,25 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
     """Ctrl-C / SIGTERM while DuckDB works: Python's own handler cannot run while the main thread
     waits inside DuckDB, so the signals are blocked in this thread (and in the threads DuckDB starts
     from it) and a watcher thread takes them and calls ``stop`` (``connection.interrupt``); the
-    block then ends with KeyboardInterrupt, whatever DuckDB raised for the interruption."""
+    block then ends with KeyboardInterrupt, whatever DuckDB raised for the interruption.
+
+    A thread started before the block (pyarrow's pool after a conversion, a connection opened
+    earlier) does not block them, and the kernel hands it the signal instead: Python's handler
+    then only notes it for the main thread, which waits inside DuckDB. The watcher hears of that
+    one through the wake-up file Python writes the signal's number to (``signal.set_wakeup_fd``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
     done = threading.Event()
     caught: list[int] = []
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    try:
+        previous_fd = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    except ValueError:  # not settable here (an embedding interpreter): the mask alone
+        previous_fd = None
 
     def watch() -> None:
         while not done.is_set():
@@ -88,6 +102,8 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
             info = signal.sigtimedwait(_DEFERRED, _TICK_S)
             if info is not None:
                 caught.append(info.si_signo)
+            with contextlib.suppress(BlockingIOError):
+                caught.extend(n for n in os.read(wake_r, 64) if n in _DEFERRED)
             if caught:
                 # Again at every tick until the block ends: a signal that came before the query
                 # started, or between two statements, would otherwise stop nothing and leave the
@@ -106,6 +122,10 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
     finally:
         done.set()
         watcher.join()
+        if previous_fd is not None:
+            signal.set_wakeup_fd(previous_fd)
+        os.close(wake_r)
+        os.close(wake_w)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
     if caught:
         raise KeyboardInterrupt
@@ -147,3 +167,30 @@ def terminate_as_interrupt() -> None:
 
     with contextlib.suppress(ValueError):
         signal.signal(signal.SIGTERM, raise_interrupt)
+
+
+def endless_query(con: Any, inside: Callable[[], object], give_up_s: float | None = None) -> None:
+    """The crash tests' query that runs on ``con`` (a DuckDB connection) until it is stopped:
+    ``inside`` is called from another thread once this thread is in the call that runs it (a test's
+    signal then lands inside a query, whatever the machine's load); ``give_up_s``: that thread
+    interrupts the query itself so long after, should the signal not stop it."""
+    main = threading.get_ident()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            frame = sys._current_frames().get(main)
+            if frame is not None and frame.f_code.co_name == "endless_query":
+                inside()
+                break
+            done.wait(0.001)
+        if give_up_s is not None and not done.wait(give_up_s):
+            con.interrupt()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        con.execute("SELECT count(*) FROM range(1000000000000000) AS t(x) WHERE x % 7 = 3").fetchall()
+    finally:
+        done.set()
+        watcher.join()

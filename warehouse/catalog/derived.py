@@ -22,14 +22,16 @@ ingest of the second rebuilds it whole (build_rebuilt).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from tracewh import sqlfiles
+from tracewh import signals, sqlfiles
 from tracewh.errors import CatalogError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
@@ -217,16 +219,25 @@ def _on_key(a: str, b: str) -> str:
 def generation(home: Home, trace: str, writer_id: str) -> Path:
     """The ingest's derived generation of ``trace``: one folder for every table its builders write
     (the task-event tables, the usage rollups, the walked tables), made by the first of them."""
-    gen = home.generations(trace) / f"{PREFIX}{writer_id}"
+    gen = generation_path(home, trace, writer_id)
     gen.mkdir(parents=True, exist_ok=True)
     return gen
+
+
+def generation_path(home: Home, trace: str, writer_id: str) -> Path:
+    """The folder of ``generation``, whether made yet or not."""
+    return home.generations(trace) / f"{PREFIX}{writer_id}"
 
 
 def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -> list[Path]:
     """Write every stored derived table of the plan's trace into one new generation from the
     views of ``con`` (a staged catalog whose views now read the new raw generations), record them
     in meta.derived (the caller then points the derived views at them: create_views). Returns the
-    generation folder (the caller removes it when the commit does not happen)."""
+    generation folder (the caller removes it when the commit does not happen).
+
+    The tables of one row per task or task event are computed batch by batch (``batches``): each
+    batch holds whole jobs, read once from the view stack into memory, and the life-cycle views
+    are run over it alone; the batches' rows, each sorted, are written in the batches' order."""
     trace = p.trace
     full = p.full or any(
         _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
@@ -238,40 +249,34 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         ).fetchall()
     }
     gen = generation(home, trace, writer_id)
-    later = [f for f in stored_files() if full or not per_task(f)]
+    scratch = home.tmp / writer_id / f"{PREFIX}{trace}"
     # The life-cycle views replaced while the tables are built (views bind at query time), put
-    # back before anything else reads them: the events view pointed at the touched tasks' events,
-    # and the view of each table written, pointed at its file, so a table computed from another
+    # back before anything else reads them: the events view pointed at one batch's events, and
+    # the view of each table written, pointed at its file, so a table computed from another
     # (the observed window and missing spans from the segments) reads the few stored rows
     # instead of the events again.
     swapped: set[str] = set()
     try:
+        _wait_for_a_test(con)
+        events = f"SELECT * FROM {EVENTS_VIEW} WHERE trace = {quote_literal(trace)}"
+        tasks: int | None = None
         if not full:
             con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
             # the touched tasks once: the plan's replaced parts and the parts written share tasks
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT DISTINCT * FROM {_TOUCHED}"
             )
-            con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS "
-                f"SELECT e.* FROM {EVENTS_VIEW} AS e "
-                f"SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'e')} "
+            events = (
+                f"SELECT e.* FROM {EVENTS_VIEW} AS e SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'e')} "
                 f"WHERE e.trace = {quote_literal(trace)}"
             )
             row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
             tasks = int(row[0]) if row else 0
-            _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
-            for f in stored_files():
-                if per_task(f):
-                    kept = (
-                        f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
-                        f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
-                    )
-                    sql = f"{kept} UNION ALL BY NAME {query(f, trace)}"
-                    _write(con, home, p, f, gen, writer_id, sql, tasks)
-            # the tables of every event (the segments) read all of them again
-            _restore(con, swapped, {EVENTS_VIEW})
-        for f in later:
+        parts = batches(con, events, scratch)
+        _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, tasks)
+        for f in stored_files():
+            if per_task(f):
+                continue
             _write(con, home, p, f, gen, writer_id, query(f, trace), None)
             _swap(
                 con,
@@ -281,9 +286,142 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             )
     finally:
         _restore(con, swapped, set(swapped))
-    for name in (_TOUCHED, _TASKS, _EVENTS):
+        shutil.rmtree(scratch, ignore_errors=True)
+    for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
+
+
+# The crash tests' signal inside a query of the build: when it names a file, the build first runs
+# a query that never ends on its connection and writes the file once this thread is inside it (the
+# test signals the process then, whatever the machine's load).
+WAIT_ENV = "TRACEWH_TEST_DERIVED_WAIT"
+
+
+def _wait_for_a_test(con: duckdb.DuckDBPyConnection) -> None:
+    flag = os.environ.get(WAIT_ENV)
+    if flag:
+        signals.endless_query(con, lambda: Path(flag).write_text("inside the build's query\n"))
+
+
+# Task events per batch of the build (whole jobs each, so a batch may hold more): one batch's
+# events, its window sorts and aggregates stay in memory under the ingest's limit (~1 GB at 2 M
+# events); below it, a trace (or an incremental build's tasks) is one batch and reads the view
+# stack once, with no scratch files.
+BATCH_EVENTS = 2_000_000
+_JOBS = "temp.main.derived_jobs"
+# Rows per row group of a table written batch by batch (DuckDB's own files: 122,880).
+ROWS_PER_GROUP = 8 * 122_880
+_BATCH = "derived_batch"
+
+
+def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[str]:
+    """The relation ``events`` (task events of one trace) cut into batches of whole jobs, each
+    batch a range of (cell, job_id) in the stored tables' order: the batches' queries in that
+    order. More than one: the events are read once and written to ``scratch``, one folder a batch."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_JOBS.split('.')[-1]} AS "
+        f"SELECT cell, job_id, count(*) AS events FROM ({events}) GROUP BY ALL"
+    )
+    row = con.execute(f"SELECT sum(events) FROM {_JOBS}").fetchone()
+    if not row or row[0] is None or int(row[0]) <= BATCH_EVENTS:
+        return [events]
+    # the batch of a job: the events of the jobs before it (same order as the tables' sort) // size
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_JOBS.split('.')[-1]} AS SELECT cell, job_id, "
+        "(sum(events) OVER (ORDER BY cell, job_id ROWS UNBOUNDED PRECEDING) - events) "
+        f"// {int(BATCH_EVENTS)} AS {_BATCH} FROM {_JOBS}"
+    )
+    scratch.mkdir(parents=True, exist_ok=True)
+    out = scratch / "events"
+    con.execute(
+        f"COPY (SELECT e.*, j.{_BATCH} FROM ({events}) AS e JOIN {_JOBS} AS j "
+        f"ON j.cell IS NOT DISTINCT FROM e.cell AND j.job_id = e.job_id) TO {quote_literal(out)} "
+        f"(FORMAT parquet, PARTITION_BY ({_BATCH}), COMPRESSION lz4_raw, OVERWRITE_OR_IGNORE)"
+    )
+    numbers = [n for (n,) in con.execute(f"SELECT DISTINCT {_BATCH} FROM {_JOBS} ORDER BY 1").fetchall()]
+    return [
+        f"SELECT * FROM read_parquet({quote_literal(out / f'{_BATCH}={n}' / '*.parquet')}, "
+        "hive_partitioning = false)"
+        for n in numbers
+    ]
+
+
+def _per_task_tables(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: Plan,
+    gen: Path,
+    writer_id: str,
+    swapped: set[str],
+    parts: list[str],
+    scratch: Path,
+    old: dict[str, Path],
+    tasks: int | None,
+) -> None:
+    """The tables of one row per task or task event from the batches ``parts`` (each the events
+    of whole jobs; ``tasks`` None: every task of the trace, else the rows of the other tasks are
+    kept from the ``old`` files): the events view reads one batch at a time."""
+    import pyarrow.parquet as pq
+
+    files = [f for f in stored_files() if per_task(f)]
+    pieces: dict[str, list[Path]] = {short(f): [] for f in files}
+    # a whole rebuild in batches: each table's file written as the batches come, in their order
+    writers: dict[str, pq.ParquetWriter] = {}
+    rows = dict.fromkeys(pieces, 0)
+    try:
+        for i, batch in enumerate(parts):
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
+            if i == 0:  # a view binds its table when made
+                _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
+            for f in files:
+                name = short(f)
+                if len(parts) == 1:
+                    kept = (
+                        ""
+                        if tasks is None
+                        else f"SELECT * FROM read_parquet({quote_literal(old[name])}) AS o "
+                        f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} UNION ALL BY NAME "
+                    )
+                    _write(con, home, p, f, gen, writer_id, f"{kept}{query(f, p.trace)}", tasks)
+                    continue
+                ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
+                if tasks is None:
+                    try:
+                        reader = con.sql(ordered).to_arrow_reader(ROWS_PER_GROUP)
+                        if name not in writers:
+                            writers[name] = pq.ParquetWriter(
+                                gen / f"{name}.parquet", reader.schema, compression="zstd"
+                            )
+                        for piece in reader:
+                            writers[name].write_batch(piece)
+                            rows[name] += piece.num_rows
+                    except duckdb.Error as e:
+                        raise CatalogError(
+                            f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}"
+                        ) from e
+                    continue
+                pieces[name].append(scratch / f"{name}.{i}.parquet")
+                _copy(con, p, f, ordered, pieces[name][-1], "lz4_raw")
+    finally:
+        for w in writers.values():
+            w.close()
+    _restore(con, swapped, {EVENTS_VIEW})
+    if len(parts) == 1:
+        return
+    for f in files:
+        name = short(f)
+        if tasks is None:
+            _record(con, home, p, name, gen, writer_id, rows[name], tasks)
+            continue
+        # each piece sorted, the batches in the tables' order; the kept rows of the other tasks
+        # sorted in among them
+        listed = f"read_parquet([{', '.join(quote_literal(x) for x in pieces[name])}])"
+        kept = (
+            f"SELECT * FROM read_parquet({quote_literal(old[name])}) AS o "
+            f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
+        )
+        _write(con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME SELECT * FROM {listed}", tasks)
 
 
 def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str) -> None:
@@ -322,14 +460,22 @@ def _write(
     """One stored table, sorted for its readers, and its row of meta.derived (``tasks``: how many
     tasks an incremental build recomputed; None: the table was rebuilt whole)."""
     name = short(f)
-    out = gen / f"{name}.parquet"
     order = f" ORDER BY {', '.join(sort_key(f))}" if sort_key(f) else ""
-    try:
-        row = con.execute(
-            f"COPY (SELECT * FROM ({sql}){order}) TO {quote_literal(out)} (FORMAT parquet, COMPRESSION zstd)"
-        ).fetchone()
-    except duckdb.Error as e:
-        raise CatalogError(f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}") from e
+    rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", "zstd")
+    _record(con, home, p, name, gen, writer_id, rows, tasks)
+
+
+def _record(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: Plan,
+    name: str,
+    gen: Path,
+    writer_id: str,
+    rows: int,
+    tasks: int | None,
+) -> None:
+    """The row of meta.derived of a table written to ``gen``."""
     con.execute(
         "INSERT OR REPLACE INTO meta.derived BY NAME SELECT $t AS trace, $n AS name, $dir AS data_dir, "
         "$rows AS rows, $bytes AS bytes, $w AS writer_id, $tasks AS tasks_recomputed, now() AS updated",
@@ -337,12 +483,25 @@ def _write(
             "t": p.trace,
             "n": name,
             "dir": str(gen.relative_to(home.root)),
-            "rows": int(row[0]) if row else 0,
-            "bytes": out.stat().st_size,
+            "rows": rows,
+            "bytes": (gen / f"{name}.parquet").stat().st_size,
             "w": writer_id,
             "tasks": tasks,
         },
     )
+
+
+def _copy(
+    con: duckdb.DuckDBPyConnection, p: Plan, f: sqlfiles.SqlFile, sql: str, out: Path, compression: str
+) -> int:
+    """``sql``'s rows to the Parquet file ``out``, in the order it gives them; the rows written."""
+    try:
+        row = con.execute(
+            f"COPY ({sql}) TO {quote_literal(out)} (FORMAT parquet, COMPRESSION {compression})"
+        ).fetchone()
+    except duckdb.Error as e:
+        raise CatalogError(f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}") from e
+    return int(row[0]) if row else 0
 
 
 # meta.catalog's key for a digest of the derived views as create_views last made them.

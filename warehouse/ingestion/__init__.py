@@ -34,7 +34,6 @@ import hashlib
 import os
 import shutil
 import signal
-import sys
 import threading
 import time
 import zlib
@@ -373,21 +372,27 @@ def ingest(
                             )
                             if plan is not None or usage_plan is not None or walks:
                                 progress.phase("deriving")
-                            if plan is not None:
-                                derived_gens += derived.build(stage.con, home, plan, ingest_id)
-                            if usage_plan is not None:
-                                derived_gens += derived.build_usage(stage.con, home, usage_plan, ingest_id)
-                                # the tables of the attempts and their windows, after the attempts
-                                derived_gens += derived.build_rebuilt(
-                                    stage.con, home, trace_name, derived.USAGE_INPUT, ingest_id
-                                )
-                            if walks:
-                                derived_gens += derived.build_walks(
-                                    stage.con, home, trace_name, set(work), ingest_id
-                                )
-                            if plan is not None or usage_plan is not None or walks:
-                                # the derived views point at the new files once, after every builder
-                                derived.create_views(stage.con, home, check_outdated=False)
+                                # The builds are long queries: a Ctrl-C or SIGTERM interrupts the
+                                # running one (Python's handler cannot run while DuckDB works).
+                                # (the folder the builders write, removed if they stop halfway)
+                                derived_gens.append(derived.generation_path(home, trace_name, ingest_id))
+                                with signals.interrupting(stage.con.interrupt):
+                                    if plan is not None:
+                                        derived_gens += derived.build(stage.con, home, plan, ingest_id)
+                                    if usage_plan is not None:
+                                        derived_gens += derived.build_usage(
+                                            stage.con, home, usage_plan, ingest_id
+                                        )
+                                        # the tables of the attempts and their windows, after the attempts
+                                        derived_gens += derived.build_rebuilt(
+                                            stage.con, home, trace_name, derived.USAGE_INPUT, ingest_id
+                                        )
+                                    if walks:
+                                        derived_gens += derived.build_walks(
+                                            stage.con, home, trace_name, set(work), ingest_id
+                                        )
+                                    # the derived views point at the new files once, after every builder
+                                    derived.create_views(stage.con, home, check_outdated=False)
                                 signals.pause_point("derived tables built")
                                 progress.phase("committing")
                             # what the new catalog names and holds, read before it is closed
@@ -505,26 +510,9 @@ def _sigint_inside_a_query() -> None:
     this thread is in the call that runs it. DuckDB sometimes drops the signal (the "swallowed"
     Ctrl-C, noticed all the same by ``signals.noticed``): the query is then stopped after 2 s."""
     con = duckdb.connect()
-    main = threading.get_ident()
-    done = threading.Event()
-
-    def send() -> None:
-        while not done.is_set():
-            frame = sys._current_frames().get(main)
-            if frame is not None and frame.f_code.co_name == "_sigint_inside_a_query":
-                os.kill(os.getpid(), signal.SIGINT)
-                break
-            done.wait(0.001)
-        if not done.wait(2):
-            con.interrupt()
-
-    sender = threading.Thread(target=send, daemon=True)
-    sender.start()
     try:
-        con.execute("SELECT count(*) FROM range(1000000000000000) AS t(x) WHERE x % 7 = 3").fetchall()
+        signals.endless_query(con, lambda: os.kill(os.getpid(), signal.SIGINT), give_up_s=2)
     finally:
-        done.set()
-        sender.join()
         con.close()
 
 
