@@ -58,7 +58,8 @@ MODES = ("auto", "exact")
 # As DuckDB's COPY writes them (its defaults): row groups of 122,880 rows, zstd level 3.
 ROW_GROUP = 122_880
 ZSTD_LEVEL = 3
-BLOCK = 1 << 22  # text parsed at a time (cut at a line end)
+BLOCK = 1 << 23  # text parsed at a time (cut at a line end)
+PIECE = 1 << 24  # text inflated at a time
 READ_CHUNK = 1 << 20  # file bytes read (and reported) at a time
 
 _ARROW = {
@@ -155,13 +156,14 @@ def _rows(
     names = table.column_names
     schema = sink.schema
     parser = _Parser(trace, table)
+    neighbours = _Repeats()
     line = repeats = 0
     base = order * SEQ_FILE_SHIFT
     previous: _Block | None = None
     for block in blocks:
         batch = parser.parse(block)
         n = batch.num_rows
-        repeats += _repeats(batch, block)
+        repeats += neighbours.count(batch, block)
         if previous is not None:
             repeats += previous.last_line() == block.first_line()
         previous = block
@@ -264,27 +266,46 @@ class _Parser:
         return batches[0]
 
 
-def _repeats(batch: pa.RecordBatch, block: _Block) -> int:
-    """Lines of the block identical to the line before them, as readers.LineCount counts them
-    (the exact path's count). The lines whose fields all equal the line before's, as parsed
-    (NULL beside NULL equal), are the candidates: one vectorised pass per column over the lines
-    still equal so far. Parsed values may be equal where the text is not (``0.5`` and ``0.50``,
-    ``1`` and ``true``), so each candidate is then compared as bytes; candidates are rare (the
-    traces' duplicates are a few per million lines), and the line ends are found only then."""
-    n = batch.num_rows
-    at: pa.Array | None = None  # positions i where line i + 1 equals line i in the columns so far
-    # numbers first: cheap to compare and to take; the text columns then see few candidates
-    for col in sorted(batch.columns, key=lambda col: pa.types.is_string(col.type)):
-        a, b = col.slice(0, n - 1), col.slice(1)
-        if at is not None:
-            a, b = a.take(at), b.take(at)
-        same = pc.equal(a, b)
-        if a.null_count or b.null_count:
-            # NULL = NULL (two empty fields) is a match; a NULL beside a value stays NULL: no match
-            same = pc.or_kleene(same, pc.and_(pc.is_null(a), pc.is_null(b)))
-        at = pc.indices_nonzero(same) if at is None else at.filter(same)
-        if not len(at):
+class _Repeats:
+    """Lines of a block identical to the line before them, as readers.LineCount counts them (the
+    exact path's count). The lines whose fields all equal the line before's, as parsed (NULL
+    beside NULL equal), are the candidates: one vectorised pass per column over the lines still
+    equal so far, the columns whose neighbours agree least first (learnt on the file's first
+    block: in task_events the task index and time, not the CPU request), so that the later passes
+    see few lines. Parsed values may be equal where the text is not (``0.5`` and ``0.50``, ``1``
+    and ``true``), so each candidate is then compared as bytes; candidates are rare (the traces'
+    duplicates are a few per million lines), and the line ends are found only then."""
+
+    def __init__(self) -> None:
+        self.order: list[int] | None = None
+
+    def count(self, batch: pa.RecordBatch, block: _Block) -> int:
+        n = batch.num_rows
+        if n < 2:
             return 0
+        if self.order is None:
+            agree = [
+                pc.sum(pc.equal(col.slice(0, n - 1), col.slice(1))).as_py() or 0 for col in batch.columns
+            ]
+            self.order = sorted(range(len(agree)), key=agree.__getitem__)
+        at: pa.Array | None = None  # positions i where line i + 1 equals line i in the columns so far
+        for i in self.order:
+            col = batch.column(i)
+            a, b = col.slice(0, n - 1), col.slice(1)
+            if at is not None:
+                a, b = a.take(at), b.take(at)
+            same = pc.equal(a, b)
+            if a.null_count or b.null_count:
+                # NULL = NULL (two empty fields) is a match; a NULL beside a value stays NULL: no match
+                same = pc.or_kleene(same, pc.and_(pc.is_null(a), pc.is_null(b)))
+            at = pc.indices_nonzero(same) if at is None else at.filter(same)
+            if not len(at):
+                return 0
+        return _same_lines(block, n, at)
+
+
+def _same_lines(block: _Block, n: int, at: pa.Array | None) -> int:
+    """How many of the lines ``at`` of the block are, as bytes, the line after them."""
     if at is None:
         return 0
     data, start = block.data, block.start
@@ -471,8 +492,8 @@ def _text(path: Path, on_bytes: Callable[[int], None]) -> Iterator[_Block]:
     file reported as it is read; Refused on a carriage return, a NUL byte, a byte order mark or a
     damaged stream. The blocks are cut here, not by pyarrow's streaming reader: each is parsed
     where it is read (no reader thread pulling a Python stream), with the types it allows
-    (_Parser), and its lines stay at hand for the duplicate count (_repeats)."""
-    gz = readers.GzipCheck(isal_zlib) if path.name.endswith(".gz") else None
+    (_Parser), and its lines stay at hand for the duplicate count (_Repeats)."""
+    gz = readers.GzipCheck(isal_zlib, PIECE) if path.name.endswith(".gz") else None
     tail = b""  # the start of a line the next piece ends
     head = b""  # the text's first bytes, until there are three (a byte order mark)
     with open(path, "rb") as fh:
