@@ -141,11 +141,13 @@ ODD_LINES = [
     b"5000001,,1e3,0,u,1,n,l\n",
     b"5000001,,1_000,0,u,1,n,l\n",
     b"5000001,,0x10,0,u,1,n,l\n",
+    b"5000001,,0X10,0,u,1,n,l\n",  # pyarrow's integer parse reads hex: no integer is parsed where an x is
     b"5000001,,+8,0,u,1,n,l\n",
     b"5000001,, 9,0,u,1,n,l\n",
     b"5000001,,9 ,0,u,1,n,l\n",
     b"5000001,,9,0,u,1.0,n,l\n",
     b"-5000001,,9,0,u,1,n,l\n",
+    b"-0,,9,0,u,1,n,l\n",  # a time has no minus sign, also on zero
     b"18446744073709551616,,9,0,u,1,n,l\n",
     b"5000001,,9223372036854775808,0,u,1,n,l\n",
     b"5000001,,9,2147483648,u,1,n,l\n",
@@ -204,6 +206,9 @@ TASK_TAKEN = [
     task_row(700, 1, 0, 0, cpu=".5"),
     task_row(700, 1, 0, 0, cpu="+0.5"),
     task_row(700, 1, 0, 0, cpu="1E+2"),
+    # a blank in a text field: the part's numbers are read as text, then checked and cast
+    task_row(700, 1, 0, 0, user="a b"),
+    task_row(700, 1, 0, 0, user="a\tb", machine="-0"),
 ]
 
 
@@ -275,6 +280,44 @@ def test_every_float_spelling_the_fast_path_takes_reads_alike_in_duckdb(tmp_path
     got = [(s, read.get(i)) for i, (s, _) in enumerate(taken)]
     assert got == taken
     assert [str(v) for _, v in got] == [str(v) for _, v in taken]  # -0.0 stays -0.0
+
+
+def test_pyarrows_csv_float_and_boolean_parses_take_what_the_cast_and_the_four_spellings_take():
+    """In a block without a blank or a tab the fast path parses floats and booleans with pyarrow's
+    CSV reader instead of casting text: it must take exactly what the cast takes (pinned against
+    DuckDB above), and of booleans exactly 0, 1, true, false."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    def parsed(s: str, type_: pa.DataType) -> object:
+        options = pacsv.ConvertOptions(
+            column_types={"a": type_},
+            null_values=[""],
+            true_values=["1", "true"],
+            false_values=["0", "false"],
+        )
+        try:
+            table = pacsv.read_csv(
+                io.BytesIO(f"{s}\n".encode()),
+                read_options=pacsv.ReadOptions(column_names=["a"]),
+                parse_options=pacsv.ParseOptions(quote_char=False),
+                convert_options=options,
+            )
+        except pa.ArrowInvalid:
+            return "refused"
+        return repr(table.column(0)[0].as_py())
+
+    def cast(s: str) -> object:
+        try:
+            return repr(pc.cast(pa.array([s]), pa.float64())[0].as_py())
+        except pa.ArrowInvalid:
+            return "refused"
+
+    spellings = [s for s in FLOAT_SPELLINGS if " " not in s and "\t" not in s]
+    assert [parsed(s, pa.float64()) for s in spellings] == [cast(s) for s in spellings]
+    words = ["0", "1", "true", "false", "True", "TRUE", "t", "f", "yes", "no", "01", "2", "-0"]
+    assert [w for w in words if parsed(w, pa.bool_()) != "refused"] == ["0", "1", "true", "false"]
 
 
 def test_a_damaged_gzip_is_refused_and_fails_as_on_the_exact_path(tmp_path, monkeypatch):

@@ -609,8 +609,9 @@ class GzipCheck:
     ``inflater``: a module with zlib's decompressobj and error (the fast path gives isal's
     isal_zlib, which checks the same trailers 2.5x faster; its error texts are its own)."""
 
-    def __init__(self, inflater: Any = zlib) -> None:
+    def __init__(self, inflater: Any = zlib, piece: int = 8 << 20) -> None:
         self.zlib = inflater
+        self.piece = piece  # the most text one inflate step gives (memory, not speed)
         self.member = 1
         self.inflater = inflater.decompressobj(wbits=31)
         self.damage: str | None = None
@@ -622,7 +623,7 @@ class GzipCheck:
                 self.member += 1
                 self.inflater = self.zlib.decompressobj(wbits=31)
             try:
-                yield self.inflater.decompress(data, 8 << 20)
+                yield self.inflater.decompress(data, self.piece)
             except self.zlib.error as e:
                 self.damage = f"gzip member {self.member} is corrupt ({e})"
                 return
