@@ -95,8 +95,9 @@ REPORT_RUNS = _report_runs()
 
 # The views and report runs whose Spark run on the sample costs more than ~1.5 CPU s each (the
 # JVM's and the driver's, pyspark 4.3 local[2], measured one at a time after registering every
-# view; the README's Spark section): the life-cycle stack computed from the events, the views and
-# reports over it, and the reports whose CTEs Spark inlines into plans of hundreds of nodes.
+# view: bench/bench_spark_parity.py, bench/RESULTS.md): the life-cycle stack computed from the
+# events, the views and reports over it, and the reports whose CTEs Spark inlines into plans of
+# hundreds of nodes.
 # Together ~300 CPU s of the sample parity's ~400; their parity runs in `make test-spark` (marker
 # `spark`), the rest of the views and reports (~46 CPU s) in `make test`. A new view or report is
 # in `make test` until it is measured here.
