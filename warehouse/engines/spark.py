@@ -1526,24 +1526,17 @@ def _hash_task(check: Callable[[Any], None], item: tuple[int, Any]) -> tuple[int
     return n, r
 
 
+@dataclasses.dataclass(frozen=True)
 class _ConvertTask:
-    """The function a Spark task runs for one (index, FileResult): picklable, imported on executors."""
+    """The function a Spark task runs for one (index, FileResult): picklable, imported on
+    executors; what convert_files was given (the generations and tmp as strings)."""
 
-    def __init__(
-        self,
-        trace_name: str,
-        gens: dict[str, str],
-        tmp: str,
-        memory_limit: str,
-        ingest_id: str,
-        convert: Callable[..., None],
-    ) -> None:
-        self.convert = convert
-        self.trace_name = trace_name
-        self.ingest_id = ingest_id
-        self.gens = gens
-        self.tmp = tmp
-        self.memory_limit = memory_limit
+    trace_name: str
+    gens: dict[str, str]
+    tmp: str
+    memory_limit: str
+    ingest_id: str
+    convert: Callable[..., None]
 
     def __call__(self, item: tuple[int, Any]) -> tuple[int, Any]:
         import os
