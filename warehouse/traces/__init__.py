@@ -1098,7 +1098,9 @@ def time_class_comment(spec: TraceSpec) -> str:
     before = "0 or negative: before the trace period" if spec.negative_times else "time 0"
     out = f"before_window ({before}) | in_window"
     if spec.after_window is not None:
-        after = "2^63-1" if spec.after_window == _BIGINT_MAX else str(spec.after_window)
+        # a value one below a power of two reads as one (the Google traces' largest BIGINT)
+        k = (spec.after_window + 1).bit_length() - 1
+        after = f"2^{k}-1" if spec.after_window + 1 == 1 << k else str(spec.after_window)
         out += f" | after_window (time >= {after})"
     return out
 
