@@ -3,19 +3,14 @@
 -- grain: one row per task event (job_id, task_index, time, event_type); synthesized rows kept, flagged by missing_info
 CREATE OR REPLACE VIEW google2011.task_events AS
 SELECT
-    r.time,
     {{event_time r.time | local}},
-    r.missing_info,
-    google2011.decode('missing_info', r.missing_info) AS missing_info_name,
-    r.missing_info IS NOT NULL AS is_synthesized,
+    {{decoded r.missing_info}},
     r.job_id,
     r.task_index,
     r.machine_id,
-    r.event_type,
-    google2011.decode('event_type', r.event_type) AS event_type_name,
+    {{decoded r.event_type}},
     r.user,
-    r.scheduling_class,
-    google2011.decode('scheduling_class', r.scheduling_class) AS scheduling_class_name,
+    {{decoded r.scheduling_class}},
     r.priority,
     google2011.priority_tier(r.priority) AS priority_tier,
     google2011.is_production(r.priority) AS is_production,
@@ -32,4 +27,3 @@ COMMENT ON COLUMN google2011.task_events.is_synthesized IS 'true = a record synt
 COMMENT ON COLUMN google2011.task_events.priority_tier IS 'free 0-1 | middle 2-8 | production 9-11 (google2011.priority_tiers)';
 COMMENT ON COLUMN google2011.task_events.is_production IS 'priority >= the lowest production tier (google2011.priority_tiers: 9, the production definition of the 10-observations paper)';
 COMMENT ON COLUMN google2011.task_events.day IS 'Partition: trace day = time // 86400000000 (time 0 is in day 0; 2^63-1 in day 106751991)';
-COMMENT ON COLUMN google2011.task_events.event_type_name IS 'SUBMIT | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';

@@ -3,11 +3,9 @@
 -- grain: one row per machine event (machine_id, time, event_type)
 CREATE OR REPLACE VIEW google2011.machine_events AS
 SELECT
-    r.time,
     {{event_time r.time | local}},
     r.machine_id,
-    r.event_type,
-    google2011.decode('machine_event_type', r.event_type) AS event_type_name,
+    {{decoded r.event_type}},
     r.platform_id,
     r.cpus,
     r.memory,
@@ -15,4 +13,3 @@ SELECT
 FROM google2011_raw.machine_events AS r;
 
 COMMENT ON VIEW google2011.machine_events IS 'Machine events of the 2011 trace: ADD, REMOVE, UPDATE with normalised capacity';
-COMMENT ON COLUMN google2011.machine_events.event_type_name IS 'ADD | REMOVE | UPDATE (google2011.codes, code_set machine_event_type)';

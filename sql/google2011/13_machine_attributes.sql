@@ -3,7 +3,6 @@
 -- grain: one row per attribute change (machine_id, attribute_name, time)
 CREATE OR REPLACE VIEW google2011.machine_attributes AS
 SELECT
-    r.time,
     {{event_time r.time}},
     r.machine_id,
     r.attribute_name,

@@ -3,12 +3,10 @@
 -- grain: one row per constraint record (job_id, task_index, time, attribute_name)
 CREATE OR REPLACE VIEW google2011.task_constraints AS
 SELECT
-    r.time,
     {{event_time r.time}},
     r.job_id,
     r.task_index,
-    r.comparison_operator,
-    google2011.decode('comparison_operator', r.comparison_operator) AS comparison_operator_name,
+    {{decoded r.comparison_operator}},
     r.attribute_name,
     r.attribute_value,
     TRY_CAST(r.attribute_value AS BIGINT) AS attribute_value_int,

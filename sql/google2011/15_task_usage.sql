@@ -3,15 +3,7 @@
 -- grain: one row per (job_id, task_index, machine_id, start_time) measurement window
 CREATE OR REPLACE VIEW google2011.task_usage AS
 SELECT
-    r.start_time,
-    r.end_time,
-    google2011.time_class(r.start_time) AS start_time_class,
-    google2011.time_class(r.end_time) AS end_time_class,
-    google2011.trace_timestamp(r.start_time) AS window_start,
-    google2011.trace_timestamp(r.end_time) AS window_end,
-    CASE WHEN google2011.time_class(r.start_time) = 'in_window'
-          AND google2011.time_class(r.end_time) = 'in_window'
-         THEN (r.end_time - r.start_time) / 1e6 END AS window_seconds,
+    {{window r.start_time, r.end_time}},
     r.job_id,
     r.task_index,
     r.machine_id,
@@ -35,5 +27,4 @@ SELECT
 FROM google2011_raw.task_usage AS r;
 
 COMMENT ON VIEW google2011.task_usage IS 'Task resource usage of the 2011 trace per measurement window (~300 s; windows may straddle the trace start and end)';
-COMMENT ON COLUMN google2011.task_usage.window_seconds IS 'Window length in seconds; NULL when either end is a special time';
 COMMENT ON COLUMN google2011.task_usage.day IS 'Partition: trace day of start_time (start_time // 86400000000)';

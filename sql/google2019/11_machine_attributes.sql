@@ -3,8 +3,7 @@
 -- grain: one row per attribute change (cell, machine_id, name, time)
 CREATE OR REPLACE VIEW google2019.machine_attributes AS
 SELECT
-    coalesce(r.time, 0) AS time,
-    {{event_time coalesce(r.time, 0)}},
+    {{event_time r.time}},
     r.cell,
     r.machine_id,
     r.name,

@@ -4,20 +4,14 @@
 -- note: absent type, scheduling_class, missing_type, collection_type, priority, instance_index are 0 (the export omits defaults). machine_id: absent/NULL/0 = not on a machine (placed_machine_id NULL), -1 = some dedicated machine. A present resource_request with an absent field has 0 there.
 CREATE OR REPLACE VIEW google2019.instance_events AS
 SELECT
-    coalesce(r.time, 0) AS time,
-    {{event_time coalesce(r.time, 0) | local c.time_zone}},
+    {{event_time r.time | local c.time_zone}},
     r.cell,
     r.collection_id,
     coalesce(r.instance_index, 0) AS instance_index,
-    coalesce(r.type, 0) AS type,
-    google2019.decode('type', coalesce(r.type, 0)) AS type_name,
-    coalesce(r.scheduling_class, 0) AS scheduling_class,
-    google2019.decode('scheduling_class', coalesce(r.scheduling_class, 0)) AS scheduling_class_name,
-    coalesce(r.missing_type, 0) AS missing_type,
-    google2019.decode('missing_type', coalesce(r.missing_type, 0)) AS missing_type_name,
-    coalesce(r.missing_type, 0) <> 0 AS is_synthesized,
-    coalesce(r.collection_type, 0) AS collection_type,
-    google2019.decode('collection_type', coalesce(r.collection_type, 0)) AS collection_type_name,
+    {{decoded r.type}},
+    {{decoded r.scheduling_class}},
+    {{decoded r.missing_type}},
+    {{decoded r.collection_type}},
     coalesce(r.priority, 0) AS priority,
     google2019.priority_tier(coalesce(r.priority, 0)) AS priority_tier,
     google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
@@ -48,9 +42,6 @@ FROM google2019.instance_events AS e,
 
 COMMENT ON VIEW google2019.instance_events IS 'Instance events of the 2019 trace (tasks and alloc instances) per cell, decoded, defaults applied';
 COMMENT ON VIEW google2019.instance_constraints IS 'One row per placement constraint of an instance event, relation named';
-COMMENT ON COLUMN google2019.instance_events.type_name IS 'SUBMIT | QUEUE | ENABLE | SCHEDULE | EVICT | FAIL | FINISH | KILL | LOST | UPDATE_PENDING | UPDATE_RUNNING; UNKNOWN(<code>) otherwise';
-COMMENT ON COLUMN google2019.instance_events.event_time_local IS 'Wall-clock time in the cell''s time zone; NULL unless in_window';
-COMMENT ON COLUMN google2019.instance_events.collection_type_name IS 'JOB (the instance is a task) | ALLOC_SET (an alloc instance)';
 COMMENT ON COLUMN google2019.instance_events.priority_tier IS 'free 0-99 | best-effort batch 100-115 | mid 116-119 | production 120-359 | monitoring >= 360';
 COMMENT ON COLUMN google2019.instance_events.placed_machine_id IS 'The machine the instance is on; NULL when not on a machine (0/absent) or on a dedicated machine (-1)';
 COMMENT ON COLUMN google2019.instance_events.on_dedicated_machine IS 'machine_id = -1: on some dedicated machine';

@@ -4,14 +4,7 @@
 -- note: random_sample_usage is also read from the field name random_sampled_usage (the format document's name). cpu_usage_distribution keeps whatever length the record has.
 CREATE OR REPLACE VIEW google2019.instance_usage AS
 SELECT
-    r.start_time,
-    r.end_time,
-    google2019.time_class(r.start_time) AS start_time_class,
-    google2019.time_class(r.end_time) AS end_time_class,
-    google2019.trace_timestamp(r.start_time) AS window_start,
-    google2019.trace_timestamp(r.end_time) AS window_end,
-    CASE WHEN google2019.time_class(r.start_time) = 'in_window' AND google2019.time_class(r.end_time) = 'in_window'
-         THEN (r.end_time - r.start_time) / 1e6 END AS window_seconds,
+    {{window r.start_time, r.end_time}},
     r.cell,
     r.collection_id,
     coalesce(r.instance_index, 0) AS instance_index,
@@ -19,8 +12,7 @@ SELECT
     CASE WHEN r.machine_id > 0 THEN r.machine_id END AS placed_machine_id,
     google2019.nonzero(r.alloc_collection_id) AS alloc_collection_id,
     coalesce(r.alloc_instance_index, 0) AS alloc_instance_index,
-    coalesce(r.collection_type, 0) AS collection_type,
-    google2019.decode('collection_type', coalesce(r.collection_type, 0)) AS collection_type_name,
+    {{decoded r.collection_type}},
     r.average_usage,
     r.maximum_usage,
     r.random_sample_usage,
@@ -41,6 +33,4 @@ SELECT
 FROM google2019_raw.instance_usage AS r;
 
 COMMENT ON VIEW google2019.instance_usage IS 'Instance usage of the 2019 trace per window (<= 300 s) per cell; structs flattened to average_cpus, average_memory, maximum_cpus, ...';
-COMMENT ON COLUMN google2019.instance_usage.window_seconds IS 'Window length in seconds; NULL when either end is a special time';
 COMMENT ON COLUMN google2019.instance_usage.average_cpus IS 'Mean CPU usage over the window, normalised compute units';
-COMMENT ON COLUMN google2019.instance_usage.collection_type_name IS 'JOB | ALLOC_SET';

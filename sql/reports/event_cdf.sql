@@ -30,12 +30,6 @@ all_buckets AS (
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
 ),
-gap_buckets AS (
-    -- a bucket that overlaps the time of a missing part, even in part (derived.missing_spans)
-    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN derived.missing_spans AS g
-        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
-       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
-),
 cum AS (
     SELECT
         bucket,
@@ -61,6 +55,7 @@ SELECT
     round(submissions / nullif(n, 0), 6) AS weighted_submissions,
     round(schedules / nullif(n, 0), 6) AS weighted_schedules,
     round(completions / nullif(n, 0), 6) AS weighted_completions,
-    gap_bucket IS NOT NULL AS in_gap
-FROM cum CROSS JOIN totals LEFT JOIN gap_buckets ON gap_bucket = bucket
+    (SELECT count(*) > 0 FROM derived.missing_spans AS g
+      WHERE lifecycle.in_gap(g.trace, g.cell, g.t0, g.t1, $trace, $cell, bucket, $bucket_s)) AS in_gap
+FROM cum CROSS JOIN totals
 ORDER BY bucket;

@@ -55,12 +55,6 @@ all_buckets AS (
            coalesce(p.across_gap, 0) AS across_gap, p.gaps_before
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
-),
-gap_buckets AS (
-    -- a bucket that overlaps the time of a missing part, even in part (derived.missing_spans)
-    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN derived.missing_spans AS g
-        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
-       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 )
 SELECT
     bucket,
@@ -74,7 +68,8 @@ SELECT
     across_gap AS transitions_across_gap,
     -- an empty bucket carries the count of the last bucket with events
     coalesce(max(gaps_before) OVER w, 0) AS missing_parts_so_far,
-    gap_bucket IS NOT NULL AS in_gap
-FROM all_buckets LEFT JOIN gap_buckets ON gap_bucket = bucket
+    (SELECT count(*) > 0 FROM derived.missing_spans AS g
+      WHERE lifecycle.in_gap(g.trace, g.cell, g.t0, g.t1, $trace, $cell, bucket, $bucket_s)) AS in_gap
+FROM all_buckets
 WINDOW w AS (ORDER BY bucket ROWS UNBOUNDED PRECEDING)
 ORDER BY bucket;

@@ -29,12 +29,6 @@ all_buckets AS (
     SELECT b.bucket, coalesce(p.sched_n, 0) AS sched_n, p.sched_sum, coalesce(p.exec_n, 0) AS exec_n, p.exec_sum
     FROM (SELECT unnest(range(min(bucket), max(bucket) + 1)) AS bucket FROM per_bucket) AS b
     LEFT JOIN per_bucket AS p USING (bucket)
-),
-gap_buckets AS (
-    -- a bucket that overlaps the time of a missing part, even in part (derived.missing_spans)
-    SELECT DISTINCT b.bucket AS gap_bucket FROM all_buckets AS b JOIN derived.missing_spans AS g
-        ON g.trace = $trace AND ($cell IS NULL OR g.cell = $cell)
-       AND b.bucket * meta.time_units($trace, $bucket_s) < g.t1 AND (b.bucket + 1) * meta.time_units($trace, $bucket_s) > g.t0 + 1
 )
 SELECT
     bucket,
@@ -45,8 +39,9 @@ SELECT
     exec_n AS execution_values,
     round(exec_sum / nullif(exec_n, 0), 3) AS execution_mean_s,
     round(sum(exec_sum) OVER w / nullif(sum(exec_n) OVER w, 0), 3) AS execution_moving_avg_s,
-    gap_bucket IS NOT NULL AS in_gap
-FROM all_buckets LEFT JOIN gap_buckets ON gap_bucket = bucket
+    (SELECT count(*) > 0 FROM derived.missing_spans AS g
+      WHERE lifecycle.in_gap(g.trace, g.cell, g.t0, g.t1, $trace, $cell, bucket, $bucket_s)) AS in_gap
+FROM all_buckets
 -- the trailing window: this bucket and the ones before it that end within window_s
 WINDOW w AS (ORDER BY bucket ROWS BETWEEN greatest($window_s // $bucket_s, 1) - 1 PRECEDING AND CURRENT ROW)
 ORDER BY bucket;

@@ -45,6 +45,7 @@ from tracewh.traces import (
     expand_sql,
     get_trace,
     meta_sql,
+    prelude_comments,
     prelude_sql,
     registry,
     trace_names,
@@ -868,7 +869,30 @@ def _comment_columns(con: duckdb.DuckDBPyConnection, trace: str, tables: Any) ->
                         f"COMMENT ON COLUMN {quote_ident(schema)}.{quote_ident(table.name)}."
                         f"{quote_ident(name)} IS {quote_literal(comment)}"
                     )
+    _prelude_comments(con, trace, existing)
     _inherit_comments(con, trace)
+
+
+def _prelude_comments(con: duckdb.DuckDBPyConnection, trace: str, existing: dict) -> None:
+    """The comments of the columns the prelude placeholders of the trace's SQL make (time class,
+    real instant, local time, decoded names: traces.prelude_comments), where the view's SQL
+    says nothing more particular of its own."""
+    spec = get_trace(trace)
+
+    def code_names(code_set: str) -> list[str]:
+        rows = con.execute(
+            f"SELECT name FROM {quote_ident(trace)}.codes WHERE code_set = $s ORDER BY code", {"s": code_set}
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    for f in sqlfiles.folder(spec.sql_folder):
+        for view, column, comment in prelude_comments(f.body, code_names):
+            schema, _, name = view.partition(".")
+            if (schema, name, column) in existing and not existing[(schema, name, column)]:
+                con.execute(
+                    f"COMMENT ON COLUMN {quote_ident(schema)}.{quote_ident(name)}.{quote_ident(column)} "
+                    f"IS {quote_literal(comment)}"
+                )
 
 
 def _spec_comments(table: Table) -> list[tuple[str, str]]:

@@ -37,6 +37,12 @@ class Column:
     is_time: bool = False  # special-valued trace time (0 / TraceSpec.after_window)
     # Other source names of the same field (JSON exports disagree); the first present wins.
     aliases: tuple[str, ...] = ()
+    # The code set of <trace>.codes that names its values: a view decodes it with {{decoded}}.
+    codes: str | None = None
+    # The value an absent field holds (an export that omits default values): views read it so.
+    default: int | None = None
+    # A value other than NULL (or the default) marks a record the trace producers synthesized.
+    synthesized: bool = False
 
 
 @dataclass(frozen=True)
@@ -892,16 +898,27 @@ def adapter_problems(columns: ColumnsOf) -> list[str]:
 #   {{each trace: EXPR}} EXPR once per registered trace, comma-separated, @trace replaced by its name;
 #   {{each trace with X | Y: EXPR}}  the same over the traces providing the adapter view X or Y;
 #   {{columns X}}        the columns of the adapter contract X but trace, comma-separated (ADAPTERS).
-# A trace's own SQL has one more, filled from the spec of the trace whose view it is in (the schema
-# of the CREATE before it), so every view classifies and dates a time with the same columns:
-#   {{event_time T}}     <trace>.time_class(T) AS time_class, <trace>.trace_timestamp(T) AS event_time;
+# A trace's own SQL has its prelude placeholders, filled from the spec of the trace whose view they
+# are in (the schema and name of the CREATE before them; a column's spec is the one of the table the
+# view is named after), so every view classifies, dates and decodes with the same columns and the
+# same column comments (prelude_comments). ``r.C`` reads the column C, as its Column.default when
+# the field is absent; ``E AS C`` the expression E instead:
+#   {{event_time r.C}}   C, <trace>.time_class(C) AS time_class, <trace>.trace_timestamp(C) AS event_time;
 #   ... | local}}        and the wall clock in the trace's zone AS event_time_local;
-#   ... | local Z}}      in the zone the expression Z names (a trace with a zone per cell).
+#   ... | local Z}}      in the zone the expression Z names (a trace with a zone per cell);
+#   {{time_class r.C}}   <trace>.time_class(C) AS C_class (a table with several times);
+#   {{window r.S, r.E}}  a measurement window: S, E, their classes S_class and E_class, their
+#                        instants window_start and window_end, its length window_seconds;
+#   {{decoded r.C}}      C and its name, <trace>.decode('<set>', C) AS C_name (Column.codes), and
+#                        for a column marking synthesized records (Column.synthesized) is_synthesized.
 _UNION = re.compile(r"\{\{\s*union\s+(\w+)\s*\}\}")
 _EACH = re.compile(r"\{\{\s*each trace(?:\s+with\s+([\w\s|]+?))?:\s*(.*?)\s*\}\}", re.S)
 _COLUMNS = re.compile(r"\{\{\s*columns\s+(\w+)\s*\}\}")
-_EVENT_TIME = re.compile(r"\{\{\s*event_time\s+(.+?)(?:\s*\|\s*local(?:\s+(.+?))?)?\s*\}\}")
-_LOCAL = re.compile(r"\|\s*local(?:\s+(.+?))?\s*\}\}$")
+_PRELUDE = re.compile(
+    r"\{\{\s*(?P<kind>event_time|time_class|decoded|window)\s+(?P<expr>.+?)"
+    r"(?P<local>\s*\|\s*local(?:\s+(?P<zone>.+?))?)?\s*\}\}"
+)
+_AS_NAME = re.compile(r"^(?P<value>.+?)\s+AS\s+(?P<name>\w+)$", re.I | re.S)
 _CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO)\s+(\w+)\.(\w+)", re.I)
 
 
@@ -979,20 +996,141 @@ def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
             raise UsageError(f"no adapter contract {m.group(1)!r} (known: {', '.join(ADAPTERS)})")
         return ", ".join(c for c, _ in ADAPTERS[m.group(1)] if c != "trace")
 
-    def event_time(m: re.Match[str]) -> str:
-        before = _CREATES.findall(body[: m.start()])
-        trace = before[-1][0] if before else ""
-        if trace not in registry():
-            raise UsageError(f"{{{{event_time}}}} outside a view of a trace: {m.group(0)}")
-        t = m.group(1)
-        cols = [f"{trace}.time_class({t}) AS time_class", f"{trace}.trace_timestamp({t}) AS event_time"]
-        if _LOCAL.search(m.group(0)):
-            zone = m.group(2) or f"{trace}.time_zone()"
-            cols.append(f"timezone({zone}, {trace}.trace_timestamp({t})) AS event_time_local")
-        return ",\n    ".join(cols)
+    def prelude(m: re.Match[str]) -> str:
+        return ",\n    ".join(c.sql for c in _prelude_columns(body, m))
 
-    body = _EVENT_TIME.sub(event_time, body)
+    body = _PRELUDE.sub(prelude, body)
     return _COLUMNS.sub(contract, _EACH.sub(each, _UNION.sub(union, body)))
+
+
+@dataclass(frozen=True)
+class PreludeColumn:
+    """One column a prelude placeholder makes: its SQL (``... AS name``), the view it is in
+    (``<trace>.<view>``), and its comment, or the code set whose names make the comment."""
+
+    view: str
+    name: str
+    sql: str
+    comment: str = ""
+    code_set: str | None = None
+
+
+def _prelude_columns(body: str, m: re.Match[str]) -> list[PreludeColumn]:
+    """The columns of one prelude placeholder ``m`` of ``body`` (see the placeholders above)."""
+    before = _CREATES.findall(body[: m.start()])
+    trace, view = before[-1] if before else ("", "")
+    spec = registry().get(trace)
+    if spec is None:
+        raise UsageError(f"{m.group(0)} outside a view of a trace")
+    n, kind, qualified = spec.name, m.group("kind"), f"{trace}.{view}"
+    table = spec.tables.get(view)
+
+    def spec_column(expr: str) -> tuple[str, str, Column]:
+        """(value, name, the spec's column) of ``r.C`` or ``E AS C``."""
+        named = _AS_NAME.match(expr)
+        value, name = (named["value"], named["name"]) if named else (expr, expr.rpartition(".")[2].strip('"'))
+        col = next((c for c in table.columns if c.name == name), None) if table else None
+        wanted = "a column with a code set (Column.codes)" if kind == "decoded" else "a time column"
+        if col is None or (col.codes is None if kind == "decoded" else not col.is_time):
+            raise UsageError(f"{m.group(0)}: {qualified}.{name} is not {wanted} of the {n} spec")
+        return value, name, col
+
+    def col(name: str, sql: str, comment: str = "", code_set: str | None = None) -> PreludeColumn:
+        return PreludeColumn(qualified, name, f"{sql} AS {name}", comment, code_set)
+
+    def itself(expr: str, value: str, name: str) -> PreludeColumn:
+        return PreludeColumn(qualified, name, expr if value == expr else f"{value} AS {name}")
+
+    in_window = "NULL unless in_window"
+    if kind == "window":
+        (s, s_name, _), (e, e_name, _) = (spec_column(x.strip()) for x in m.group("expr").split(",", 1))
+        both = f"{n}.time_class({s}) = 'in_window' AND {n}.time_class({e}) = 'in_window'"
+        return [
+            itself(s, s, s_name),
+            itself(e, e, e_name),
+            col(f"{s_name}_class", f"{n}.time_class({s})", time_class_comment(spec)),
+            col(f"{e_name}_class", f"{n}.time_class({e})", time_class_comment(spec)),
+            col("window_start", f"{n}.trace_timestamp({s})", f"Real instant of {s_name}; {in_window}"),
+            col("window_end", f"{n}.trace_timestamp({e})", f"Real instant of {e_name}; {in_window}"),
+            col(
+                "window_seconds",
+                f"CASE WHEN {both} THEN ({e} - {s}) / {spec.units_per_second}::DOUBLE END",
+                "Window length in seconds; NULL when either end is a special time",
+            ),
+        ]
+    expr = m.group("expr")
+    value, name, column = spec_column(expr)
+    if column.default is not None and value == f"r.{name}":
+        value = f"coalesce({value}, {column.default})"  # an absent field holds its default
+    if kind == "time_class":
+        return [col(f"{name}_class", f"{n}.time_class({value})", time_class_comment(spec))]
+    if kind == "event_time":
+        cols = [
+            itself(expr, value, name),
+            col("time_class", f"{n}.time_class({value})", time_class_comment(spec)),
+            col(
+                "event_time",
+                f"{n}.trace_timestamp({value})",
+                "Real instant (TIMESTAMPTZ); NULL unless time_class = in_window",
+            ),
+        ]
+        if m.group("local"):
+            zone = m.group("zone")
+            where = (
+                f"in the cell's time zone ({n}.cells)" if zone else f"in the trace's zone, {spec.time_zone}"
+            )
+            cols.append(
+                col(
+                    "event_time_local",
+                    f"timezone({zone or f'{n}.time_zone()'}, {n}.trace_timestamp({value}))",
+                    f"Wall-clock time {where}; {in_window}",
+                )
+            )
+        return cols
+    out = [
+        itself(expr, value, name),
+        col(
+            f"{name}_name", f"{n}.decode({quote_literal(column.codes or '')}, {value})", code_set=column.codes
+        ),
+    ]
+    if column.synthesized:
+        real = f"{value} <> {column.default}" if column.default is not None else f"{value} IS NOT NULL"
+        out.append(
+            col(
+                "is_synthesized",
+                real,
+                f"true = a record synthesized by the trace producers ({name} not "
+                + ("empty)" if column.default is None else f"absent or {column.default})"),
+            )
+        )
+    return out
+
+
+def time_class_comment(spec: TraceSpec) -> str:
+    """What a time class of the trace means, from its spec (the values of ``<trace>.time_class``)."""
+    before = "0 or negative: before the trace period" if spec.negative_times else "time 0"
+    out = f"before_window ({before}) | in_window"
+    if spec.after_window is not None:
+        # a value one below a power of two reads as one (the Google traces' largest BIGINT)
+        k = (spec.after_window + 1).bit_length() - 1
+        after = f"2^{k}-1" if spec.after_window + 1 == 1 << k else str(spec.after_window)
+        out += f" | after_window (time >= {after})"
+    return out
+
+
+def prelude_comments(body: str, code_names: Callable[[str], Sequence[str]]) -> list[tuple[str, str, str]]:
+    """(view, column, comment) of every column a trace SQL text's prelude placeholders make: the
+    time columns' from the spec, a decoded name's the names of its code set in code order
+    (``code_names``: code set -> names, read from the trace's code table)."""
+    out = []
+    for m in _PRELUDE.finditer(body):
+        for c in _prelude_columns(body, m):
+            if c.code_set is not None:
+                names = " | ".join(code_names(c.code_set))
+                out.append((c.view, c.name, f"{names}; UNKNOWN(<code>) otherwise (code set {c.code_set})"))
+            elif c.comment:
+                out.append((c.view, c.name, c.comment))
+    return out
 
 
 def downloadable() -> tuple[str, ...]:

@@ -52,6 +52,21 @@ def _time(name: str, comment: str) -> Column:
 
 _TIME = "microseconds since 600 s before the trace start; 0 = before the window, 2^63-1 = after"
 
+# Columns of job_events and task_events alike.
+_MISSING_INFO = Column(
+    "missing_info",
+    "INTEGER",
+    comment="NULL = real record; code in google2011.codes",
+    codes="missing_info",
+    synthesized=True,
+)
+_EVENT_TYPE = Column(
+    "event_type", "INTEGER", mandatory=True, comment="code in google2011.codes", codes="event_type"
+)
+_SCHEDULING_CLASS = Column(
+    "scheduling_class", "INTEGER", comment="0..3, 3 = most latency-sensitive", codes="scheduling_class"
+)
+
 TABLES: dict[str, Table] = {
     t.name: t
     for t in (
@@ -59,15 +74,11 @@ TABLES: dict[str, Table] = {
             "job_events",
             (
                 _time("time", _TIME),
-                Column(
-                    "missing_info",
-                    "INTEGER",
-                    comment="NULL = real record; code in google2011.codes",
-                ),
+                _MISSING_INFO,
                 Column("job_id", "BIGINT", mandatory=True),
-                Column("event_type", "INTEGER", mandatory=True, comment="code in google2011.codes"),
+                _EVENT_TYPE,
                 Column("user", "VARCHAR", comment="hash of the user name"),
-                Column("scheduling_class", "INTEGER", comment="0..3, 3 = most latency-sensitive"),
+                _SCHEDULING_CLASS,
                 Column("job_name", "VARCHAR", comment="hash"),
                 Column("logical_job_name", "VARCHAR", comment="hash"),
             ),
@@ -80,17 +91,13 @@ TABLES: dict[str, Table] = {
             "task_events",
             (
                 _time("time", _TIME),
-                Column(
-                    "missing_info",
-                    "INTEGER",
-                    comment="NULL = real record; code in google2011.codes",
-                ),
+                _MISSING_INFO,
                 Column("job_id", "BIGINT", mandatory=True),
                 Column("task_index", "BIGINT", mandatory=True),
                 Column("machine_id", "BIGINT", comment="NULL until the task is scheduled"),
-                Column("event_type", "INTEGER", mandatory=True, comment="code in google2011.codes"),
+                _EVENT_TYPE,
                 Column("user", "VARCHAR", comment="hash of the user name"),
-                Column("scheduling_class", "INTEGER", comment="0..3, 3 = most latency-sensitive"),
+                _SCHEDULING_CLASS,
                 Column(
                     "priority",
                     "INTEGER",
@@ -116,7 +123,13 @@ TABLES: dict[str, Table] = {
             (
                 _time("time", _TIME),
                 Column("machine_id", "BIGINT", mandatory=True),
-                Column("event_type", "INTEGER", mandatory=True, comment="0 ADD, 1 REMOVE, 2 UPDATE"),
+                Column(
+                    "event_type",
+                    "INTEGER",
+                    mandatory=True,
+                    comment="0 ADD, 1 REMOVE, 2 UPDATE",
+                    codes="machine_event_type",
+                ),
                 Column("platform_id", "VARCHAR", comment="hash of the microarchitecture and chipset"),
                 Column("cpus", "DOUBLE", comment="normalised CPU capacity (largest machine = 1)"),
                 Column("memory", "DOUBLE", comment="normalised memory capacity (largest machine = 1)"),
@@ -148,6 +161,7 @@ TABLES: dict[str, Table] = {
                     "INTEGER",
                     mandatory=True,
                     comment="0 EQUAL, 1 NOT_EQUAL, 2 LESS_THAN, 3 GREATER_THAN",
+                    codes="comparison_operator",
                 ),
                 Column("attribute_name", "VARCHAR", mandatory=True, comment="hash"),
                 Column("attribute_value", "VARCHAR", comment="hash or integer as text; NULL = empty"),

@@ -38,18 +38,40 @@ RESOURCES = "STRUCT(cpus DOUBLE, memory DOUBLE)"
 _TIME = "microseconds since 600 s before the trace start; 0 = before the window, 2^63-1 = after"
 
 
-def _time(name: str, comment: str = _TIME) -> Column:
-    return Column(name, "BIGINT", mandatory=True, comment=comment, read_type="UBIGINT", is_time=True)
+def _time(name: str, comment: str = _TIME, default: int | None = None) -> Column:
+    return Column(
+        name, "BIGINT", mandatory=True, comment=comment, read_type="UBIGINT", is_time=True, default=default
+    )
 
 
 # Shared by collection_events and instance_events, in this order.
 _THING = (
-    _time("time"),
-    Column("type", "INTEGER", mandatory=True, comment="event type, code in google2019.codes"),
+    _time("time", default=0),
+    Column(
+        "type",
+        "INTEGER",
+        mandatory=True,
+        comment="event type, code in google2019.codes",
+        codes="type",
+        default=0,
+    ),
     Column("collection_id", "BIGINT", mandatory=True),
-    Column("scheduling_class", "INTEGER", comment="0 (most insensitive) .. 3 (most latency-sensitive)"),
-    Column("missing_type", "INTEGER", comment="absent/NULL/0 = real record; else why it was synthesized"),
-    Column("collection_type", "INTEGER", comment="0 JOB, 1 ALLOC_SET"),
+    Column(
+        "scheduling_class",
+        "INTEGER",
+        comment="0 (most insensitive) .. 3 (most latency-sensitive)",
+        codes="scheduling_class",
+        default=0,
+    ),
+    Column(
+        "missing_type",
+        "INTEGER",
+        comment="absent/NULL/0 = real record; else why it was synthesized",
+        codes="missing_type",
+        default=0,
+        synthesized=True,
+    ),
+    Column("collection_type", "INTEGER", comment="0 JOB, 1 ALLOC_SET", codes="collection_type", default=0),
     Column("priority", "INTEGER", comment="tiers in google2019.priority_tiers"),
     Column(
         "alloc_collection_id",
@@ -64,14 +86,24 @@ TABLES: dict[str, Table] = {
         Table(
             "machine_events",
             (
-                _time("time"),
+                _time("time", default=0),
                 Column("machine_id", "BIGINT", mandatory=True),
-                Column("type", "INTEGER", comment="0 UNKNOWN, 1 ADD, 2 REMOVE, 3 UPDATE"),
+                Column(
+                    "type",
+                    "INTEGER",
+                    comment="0 UNKNOWN, 1 ADD, 2 REMOVE, 3 UPDATE",
+                    codes="machine_event_type",
+                    default=0,
+                ),
                 Column("switch_id", "VARCHAR", comment="hash of the top-of-rack switch"),
                 Column("capacity", RESOURCES, comment="normalised capacity {cpus, memory}; NULL = unknown"),
                 Column("platform_id", "VARCHAR", comment="hash of the microarchitecture and chipset"),
                 Column(
-                    "missing_data_reason", "INTEGER", comment="0/absent NONE, 1 SNAPSHOT_BUT_NO_TRANSITION"
+                    "missing_data_reason",
+                    "INTEGER",
+                    comment="0/absent NONE, 1 SNAPSHOT_BUT_NO_TRANSITION",
+                    codes="missing_data_reason",
+                    default=0,
                 ),
             ),
             "Machines added to, removed from and updated in each cell",
@@ -80,7 +112,7 @@ TABLES: dict[str, Table] = {
         Table(
             "machine_attributes",
             (
-                _time("time"),
+                _time("time", default=0),
                 Column("machine_id", "BIGINT", mandatory=True),
                 Column("name", "VARCHAR", mandatory=True, comment="hash of the attribute name"),
                 Column("value", "VARCHAR", comment="hash or integer as text"),
@@ -114,8 +146,10 @@ TABLES: dict[str, Table] = {
                     "vertical_scaling",
                     "INTEGER",
                     comment="0 UNKNOWN, 1 OFF, 2 CONSTRAINED, 3 FULLY_AUTOMATED",
+                    codes="vertical_scaling",
+                    default=0,
                 ),
-                Column("scheduler", "INTEGER", comment="0 DEFAULT, 1 BATCH"),
+                Column("scheduler", "INTEGER", comment="0 DEFAULT, 1 BATCH", codes="scheduler", default=0),
             ),
             "Life-cycle events of collections (jobs and alloc sets)",
             partition_time="time",
@@ -157,7 +191,13 @@ TABLES: dict[str, Table] = {
                 Column("machine_id", "BIGINT"),
                 Column("alloc_collection_id", "BIGINT"),
                 Column("alloc_instance_index", "BIGINT"),
-                Column("collection_type", "INTEGER", comment="0 JOB, 1 ALLOC_SET"),
+                Column(
+                    "collection_type",
+                    "INTEGER",
+                    comment="0 JOB, 1 ALLOC_SET",
+                    codes="collection_type",
+                    default=0,
+                ),
                 Column("average_usage", RESOURCES, comment="mean usage {cpus, memory} over the window"),
                 Column("maximum_usage", RESOURCES, comment="maximum usage {cpus, memory} over the window"),
                 # The schema calls it random_sample_usage, the format document random_sampled_usage.
