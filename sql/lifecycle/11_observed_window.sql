@@ -28,16 +28,6 @@ FROM (SELECT trace, cell, t1 AS t0, lead(t0) OVER (PARTITION BY trace, cell ORDE
       FROM lifecycle.observed_segments)
 WHERE t1 IS NOT NULL;
 
--- Whether the missing span (t0, t1) of span_trace / span_cell lies, even in part, in time bucket
--- number `bucket` (buckets of bucket_s seconds from raw time 0) of of_trace, in the cell of_cell or
--- (NULL) any: a bucket of a report is in_gap when some span of derived.missing_spans does.
-CREATE OR REPLACE MACRO lifecycle.in_gap(
-    span_trace VARCHAR, span_cell VARCHAR, t0 BIGINT, t1 BIGINT,
-    of_trace VARCHAR, of_cell VARCHAR, bucket BIGINT, bucket_s BIGINT
-) AS span_trace = of_trace AND (of_cell IS NULL OR span_cell = of_cell)
-    AND bucket * meta.time_units(of_trace, bucket_s) < t1
-    AND (bucket + 1) * meta.time_units(of_trace, bucket_s) > t0 + 1;
-
 COMMENT ON VIEW lifecycle.missing_spans IS 'Per trace and cell, the open interval (t0, t1) between the last observed time before a missing part and the first after it, raw trace time';
 COMMENT ON VIEW lifecycle.observed_segments IS 'Per trace and cell, the stretches of time the ingested task events observe (split by missing parts), raw trace time';
 COMMENT ON VIEW lifecycle.observed_window IS 'Per Google trace: first and last observed time, observed seconds (window_s, the longest cell), segments';
