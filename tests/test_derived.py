@@ -277,10 +277,10 @@ def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leave
             assert proc.poll() is None, ("ended outside the build's query", proc.communicate())
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-        stopped_in = time.monotonic() - sent
+        # the build's query never ends by itself: an exit at all means the signal stopped it (the
+        # timeout is only a safety net, no measure of speed)
+        _, err = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -290,8 +290,6 @@ def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leave
         err.strip().splitlines()[-1]
         == "Error: interrupted; nothing was committed, the warehouse is as it was"
     )
-    # the query is stopped, not waited for (a couple of seconds on a quiet machine; room for load)
-    assert stopped_in < 15, stopped_in
     assert read(home, "SELECT * FROM meta.derived ORDER BY ALL") == meta_before
     assert read(home, "SELECT * FROM meta.tables ORDER BY ALL") == tables_before
     assert {name: stored(home, name) for name in STORED} == before
@@ -499,14 +497,14 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
     # Old code: the watch took only the signals the kernel left pending; with the main thread
     # blocking them, the kernel hands a SIGINT to a thread that does not (here the only one, as
     # pyarrow's pool after an ingest's conversion), Python's handler only notes it for the main
-    # thread, and the query inside the watch ran on (here until the fallback interrupt at 20 s).
+    # thread, and the query inside the watch ran on (here until the test's fallback interrupt).
     from tracewh import signals
 
     quit_early = threading.Event()
+    fell_back = threading.Event()  # the query was stopped by the test's own interrupt, not the signal
     earlier = threading.Thread(target=quit_early.wait, daemon=True)  # SIGINT not blocked in it
     earlier.start()
     con = None
-    started = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt), signals.interrupting(lambda: con and con.interrupt()):
             con = duckdb.connect()  # its threads block the signals, as the watch's own thread
@@ -516,7 +514,8 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
                 while (frame := sys._current_frames().get(main)) is None or frame.f_code.co_name != "query":
                     time.sleep(0.001)
                 os.kill(os.getpid(), signal.SIGINT)
-                if not quit_early.wait(20):
+                if not quit_early.wait(120):
+                    fell_back.set()
                     con.interrupt()
 
             sender = threading.Thread(target=send, daemon=True)
@@ -530,4 +529,4 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
         quit_early.set()
         if con is not None:
             con.close()
-    assert time.monotonic() - started < 10
+    assert not fell_back.is_set()  # whatever the load: the signal stopped it, not the fallback

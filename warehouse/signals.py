@@ -113,20 +113,35 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
-    try:
-        yield
-    except Exception:
-        if caught:
-            raise KeyboardInterrupt from None
-        raise
-    finally:
+    ended = False
+
+    def end() -> None:
+        # The watcher stopped and the wake-up file read one last time, before ``caught`` is
+        # judged: DuckDB may itself have run Python's handler inside the query and raised its own
+        # "interrupted" error before the watcher's next read.
+        nonlocal ended
+        if ended:
+            return
+        ended = True
         done.set()
         watcher.join()
+        with contextlib.suppress(BlockingIOError):
+            caught.extend(n for n in os.read(wake_r, 64) if n in _DEFERRED)
         if previous_fd is not None:
             signal.set_wakeup_fd(previous_fd)
         os.close(wake_r)
         os.close(wake_w)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
+
+    try:
+        yield
+    except Exception:
+        end()
+        if caught:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        end()
     if caught:
         raise KeyboardInterrupt
 
