@@ -223,17 +223,26 @@ def test_an_ingest_of_another_table_keeps_the_derived_tables(tmp_path):
     assert read(home, "SELECT name, data_dir, writer_id FROM meta.derived ORDER BY 1") == before
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
-def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_state_whole(
-    tmp_path, sig, monkeypatch
-):
+def _home_of_the_first_slice(tmp_path, monkeypatch) -> tuple[Home, dict, list]:
+    """A home with the first slice's task events and its derived tables, and what a stopped ingest
+    must leave as it is: the stored tables and meta.derived."""
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(
         home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
     )
-    before = {name: stored(home, name) for name in STORED}
-    meta_before = read(home, "SELECT * FROM meta.derived ORDER BY ALL")
+    return (
+        home,
+        {name: stored(home, name) for name in STORED},
+        read(home, "SELECT * FROM meta.derived ORDER BY ALL"),
+    )
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_state_whole(
+    tmp_path, sig, monkeypatch
+):
+    home, before, meta_before = _home_of_the_first_slice(tmp_path, monkeypatch)
     env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root)}
     new = source(tmp_path / "b", {1: SLICES[1]})
     code, err = signal_at(
@@ -256,13 +265,7 @@ def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leave
 ):
     # Old code: the build's queries ran with no signal watch, so a SIGINT that came while one of
     # them ran waited for it to end (over a minute at the whole trace's size): here, never.
-    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
-    home = Home.resolve(tmp_path / "home")
-    ingest.ingest(
-        home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
-    )
-    before = {name: stored(home, name) for name in STORED}
-    meta_before = read(home, "SELECT * FROM meta.derived ORDER BY ALL")
+    home, before, meta_before = _home_of_the_first_slice(tmp_path, monkeypatch)
     tables_before = read(home, "SELECT * FROM meta.tables ORDER BY ALL")
     gens_before = sorted(p.name for p in home.generations("google2011").iterdir())
     flag = tmp_path / "inside-the-build"
