@@ -1114,9 +1114,6 @@ def _register_raw(trace_name: str, table: Table, ctx: _Context) -> None:
     _run_view(ctx.spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", ctx.cache)
 
 
-_PLAIN_CREATE_VIEW = re.compile(r"^\s*CREATE\s+VIEW\b", re.IGNORECASE)
-
-
 def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     """``derived.<name>``: each trace's stored Parquet, typed as the DuckDB catalog types the
     view; a trace ingested without it, the file's query over the life-cycle views (a walked table:
@@ -1128,7 +1125,8 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         sql = ctx.snap.derived_sql.get(name) or f"CREATE OR REPLACE VIEW {view} AS {derived.recomputed(f)}"
         # DuckDB keeps the statement as written, CREATE VIEW: a second home registered in the same
         # session would find the first one's view there
-        sql = _PLAIN_CREATE_VIEW.sub("CREATE OR REPLACE VIEW", sql, count=1)
+        if m := _CREATE_VIEW.match(sql):
+            sql = f"CREATE OR REPLACE VIEW {m.group(1)}{sql[m.end() :]}"
         for stmt in transpile(sql, ctx.spark):
             _run_view(ctx.spark, stmt, f.path.name, ctx.cache)
         return
