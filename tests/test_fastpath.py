@@ -245,6 +245,30 @@ def test_duplicate_lines_are_counted_as_the_exact_path_counts_them_across_batche
     assert fast == exact
 
 
+def test_blocks_joined_from_small_pieces_and_lines_longer_than_a_block_give_what_the_exact_path_gives(
+    tmp_path, monkeypatch
+):
+    # the inflate's pieces are a few bytes, blocks a few lines: lines split between pieces, a
+    # line several blocks long (joined again as pieces come), repeats across block edges
+    a, b = task_row(600, 1, 0, 0), task_row(600, 1, 1, 0)
+    long = task_row(601, 2, 0, 0, user="u" * (12 * len(a)))
+    lines = [a, a, b, long, long, b, *(task_row(602, 3, i, 0) for i in range(7)), a, a, long]
+    want = 1 + 1 + 1  # by hand: a after a, long after long, a after a
+    src = tmp_path / "src" / "task_events"
+    src.mkdir(parents=True)
+    body = "\n".join(lines)
+    (src / "part-00004-of-00500.csv.gz").write_bytes(gzip.compress((body + "\n").encode()))
+    (src / "part-00005-of-00500.csv").write_text(body)  # no line end after the last
+    monkeypatch.setattr(fastpath, "BLOCK", 3 * len(a))
+    monkeypatch.setattr(fastpath, "PIECE", 37)
+    monkeypatch.setattr(fastpath, "READ_CHUNK", 11)
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", src.parent)
+    assert [f.fast for f in files] == [True, True]
+    assert [f.duplicate_lines for f in files] == [want, want]
+    assert [f.rows_written for f in files] == [len(lines), len(lines)]
+    assert fast == exact
+
+
 FLOAT_SPELLINGS = [
     *("1", "-1", "+1", ".5", "-.5", "+.5", "1.", "-1.", "1.e5", "1e5", "1E5", "1e+5", "1e-5", "-0", "-0.0"),
     *("01.50", "1e-400", "4.9e-324", "2.2250738585072011e-308", "1.7976931348623157e308"),

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,12 +55,16 @@ if TYPE_CHECKING:
 
 MODE_VARIABLE = "TRACEWH_INGEST_PATH"
 MODES = ("auto", "exact")
-# As DuckDB's COPY writes them (its defaults): row groups of 122,880 rows, zstd level 3.
+# Row groups of 122,880 rows, as DuckDB's COPY writes them. zstd at level 1, not DuckDB's 3: on
+# a task_usage part the write costs 1.21 CPU s instead of 1.39 and the Parquet is 0.83x the gzip
+# input instead of 0.78x (lz4 would cost 1.26 at 0.88x, but the Parquet is zstd by contract;
+# polars' and DuckDB's writers of the same Arrow table cost 1.3-3.1 CPU s; measured in
+# bench/RESULTS.md, "Ingest: the converting phase against the gzip floor").
 ROW_GROUP = 122_880
-ZSTD_LEVEL = 3
+ZSTD_LEVEL = 1
 BLOCK = 1 << 22  # text parsed at a time (cut at a line end)
-PIECE = 1 << 23  # text inflated at a time (8 and 16 MB measured no cheaper with two workers)
-READ_CHUNK = 1 << 20  # file bytes read (and reported) at a time
+PIECE = 1 << 20  # text inflated at a time: a piece that stays in the cache (_text)
+READ_CHUNK = 1 << 18  # gzip bytes read (and reported) at a time: ~0.9 MB of text
 
 _ARROW = {
     "TINYINT": pa.int8(),
@@ -492,9 +496,16 @@ def _text(path: Path, on_bytes: Callable[[int], None]) -> Iterator[_Block]:
     file reported as it is read; Refused on a carriage return, a NUL byte, a byte order mark or a
     damaged stream. The blocks are cut here, not by pyarrow's streaming reader: each is parsed
     where it is read (no reader thread pulling a Python stream), with the types it allows
-    (_Parser), and its lines stay at hand for the duplicate count (_Repeats)."""
+    (_Parser), and its lines stay at hand for the duplicate count (_Repeats).
+
+    The inflate gives small pieces (PIECE) that are joined into blocks: inflating into a piece
+    that stays in the cache, plus the join, cost 0.45 CPU s per 415 MB of task_usage text where
+    inflating into 8 MB pieces parsed where they lay cost 0.67 (fresh pages for every piece);
+    parsing the small pieces themselves costs more than the join saves (a pyarrow call each)."""
     gz = readers.GzipCheck(isal_zlib, PIECE) if path.name.endswith(".gz") else None
-    tail = b""  # the start of a line the next piece ends
+    pending: list[bytes] = []  # text not yet cut into blocks: a line's start, then whole pieces
+    size = 0
+    want = BLOCK  # the pending size at which blocks are cut
     head = b""  # the text's first bytes, until there are three (a byte order mark)
     with open(path, "rb") as fh:
         while chunk := fh.read(READ_CHUNK if gz is not None else BLOCK):
@@ -506,30 +517,38 @@ def _text(path: Path, on_bytes: Callable[[int], None]) -> Iterator[_Block]:
                     head = (head + data[:3])[:3]
                     if head == b"\xef\xbb\xbf":
                         raise Refused("a byte order mark")
-                # Each piece is parsed where it lies, not copied into one buffer with the rest: a
-                # line split between two pieces is a block of its own (one line, copied).
-                start = 0
-                if tail:
-                    cut = data.find(b"\n") + 1
-                    if not cut:
-                        tail += data
-                        continue
-                    line = tail + data[:cut]
-                    yield _Block(line, 0, len(line))
-                    start = cut
-                last = data.rfind(b"\n") + 1
-                while start < last:
-                    cut = data.rfind(b"\n", start, start + BLOCK) + 1 if last - start > BLOCK else last
-                    if cut <= start:  # a line longer than a block: up to its end
-                        cut = data.find(b"\n", start + BLOCK) + 1
-                    yield _Block(data, start, cut)
-                    start = cut
-                tail = data[max(start, last) :]
+                pending.append(data)
+                size += len(data)
+                if size >= want:
+                    text = pending[0] if len(pending) == 1 else b"".join(pending)
+                    start = yield from _cut(text, final=False)
+                    pending = [text[start:]] if start < len(text) else []
+                    size = len(text) - start
+                    # a line longer than a block, not ended yet: joined again only at twice the size
+                    want = BLOCK if start else 2 * size
             if gz is not None and gz.damage:
                 raise Refused(gz.damage)
     if gz is not None:
         gz.finish()
         if gz.damage:
             raise Refused(gz.damage)
-    if tail:
-        yield _Block(tail, 0, len(tail))  # the last line, with no line end
+    yield from _cut(b"".join(pending), final=True)
+
+
+def _cut(text: bytes, *, final: bool) -> Generator[_Block, None, int]:
+    """Blocks of at most BLOCK bytes of whole lines of ``text`` (more where one line is longer);
+    returns where the rest starts: less than a block waits for the next pieces, unless the text
+    is the file's last (then its last line may lack its end)."""
+    start = 0
+    while len(text) - start >= BLOCK:
+        cut = text.rfind(b"\n", start, start + BLOCK) + 1
+        if cut <= start:  # a line longer than a block: up to its end
+            cut = text.find(b"\n", start + BLOCK) + 1
+            if not cut:
+                break
+        yield _Block(text, start, cut)
+        start = cut
+    if final and start < len(text):
+        yield _Block(text, start, len(text))
+        return len(text)
+    return start
