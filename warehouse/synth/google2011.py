@@ -93,10 +93,10 @@ NO_CAPACITY_P = 0.01
 # tables) for ~2.47 M rows: ~31 bytes a row, when 5 integer ids and times already take ~11.
 # These shares of zeros and empties (modelled, not measured) bring the synthetic rows there.
 DISK_IO_DAYS = 14  # disk I/O time is only in about the first 14 days (the trace's own notes)
-USAGE_IDLE_P = 0.4  # windows without a process (copying the binary): CPU and I/O 0, no CPI
-USAGE_STEADY_P = 0.9  # maximum memory = canonical memory (and maximum CPU = mean CPU)
+USAGE_IDLE_P = 0.5  # windows without a process (copying the binary): CPU and I/O 0, no CPI
+USAGE_STEADY_P = 0.9  # maximum and assigned memory = canonical memory, maximum CPU = mean CPU
 USAGE_NO_UNMAPPED_P = 0.7
-USAGE_NO_CACHE_P = 0.6
+USAGE_NO_CACHE_P = 0.7
 USAGE_NO_DISK_IO_P = 0.4
 USAGE_NO_DISK_P = 0.6  # no local disk space used
 USAGE_SAMPLED_ZERO_P = 0.5
@@ -614,7 +614,7 @@ def _usage_values(rng, req, ws) -> dict:
     values = {
         "cpu_rate": (cpu, None),
         "canonical_memory_usage": (mem, None),
-        "assigned_memory_usage": (mem * rng.uniform(1.0, 1.3, n), None),
+        "assigned_memory_usage": (np.where(steady, mem, mem * rng.uniform(1.0, 1.3, n)), None),
         "unmapped_page_cache": (unmapped, None),
         "total_page_cache": (cache, None),
         "maximum_memory_usage": (np.where(steady, mem, mem * rng.uniform(1.0, 1.2, n)), None),
