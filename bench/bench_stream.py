@@ -290,7 +290,8 @@ def write(state: dict) -> None:
         lines += [
             "",
             f"**Projection to the whole trace (500 parts at scale 1.0) from these {parts} parts, x{f:.0f} "
-            "(not a measurement)**: generation "
+            "(not a measurement; linear in the parts, so blind to an ingest whose cost grows with the "
+            "home: compare the batches)**: generation "
             f"{gen_c * f / 3600:.1f} CPU h = ~{gen_c * f / 2 / 3600:.1f} h on 2 quiet cores (its wall here "
             f"{gen_w * f / 3600:.1f} h); ingest {ing_c * f / 3600:.2f} CPU h = "
             f"~{ing_c * f / 2 / 60:.0f} min on 2 quiet cores (its wall here {ing_w * f / 60:.0f} min); "
