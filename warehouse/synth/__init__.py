@@ -44,7 +44,7 @@ MANIFEST = "manifest.json"
 TMP_SUFFIX = ".tmp"
 GENERATOR_VERSION = 3  # bump when the same seed and scale give other bytes
 # The random streams' key: it stays when GENERATOR_VERSION moves for one table, so the bytes of the
-# tables that did not change stay as they were (3: google2011 task_usage's values, only).
+# tables that did not change stay as they were (3 changed the values of one table of one trace).
 STREAM_KEY = 2
 DEFAULT_SEED = 1
 DEFAULT_LEVEL = 6  # gzip level of the originals (gzip's default)
