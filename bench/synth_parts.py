@@ -26,24 +26,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", default="task_usage")
     p.add_argument("--range", default="0-49", help="part range LO-HI of the 500")
     p.add_argument("--scale", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int)
     p.add_argument("--level", type=int, default=6)
+    p.add_argument("--isal", action="store_true", help="gzip by ISA-L (tracewh synth --isal)")
+    p.add_argument(
+        "--no-single",
+        action="store_true",
+        help="leave out the one-file tables (machine_events, machine_attributes): a later batch of a run",
+    )
     a = p.parse_args(argv)
     lo, _, hi = a.range.partition("-")
     keep = range(int(lo), int(hi or lo) + 1)
     whole = g.plan
 
     def plan(cfg):  # the scale's plan, less the parts outside the range
-        return [pc for pc in whole(cfg) if not pc.args or pc.args[0] in keep]
+        return [pc for pc in whole(cfg) if (pc.args[0] in keep if pc.args else not a.no_single)]
 
     g.plan = plan
     m = s.synth(
         "google2011",
         a.out,
         scale=a.scale,
+        seed=a.seed,
         tables=a.tables.split(","),
         workers=a.workers,
         level=a.level,
+        isal=a.isal,
     )
     for t, v in m["tables"].items():
         print(f"{t}: {v['rows']:,} rows in {v['files']} files", file=sys.stderr)

@@ -60,6 +60,13 @@ def synth(
         ),
     ] = None,
     level: Annotated[int, typer.Option("--level", help="gzip level 1..9 (originals: 6).")] = 6,
+    isal: Annotated[
+        bool,
+        typer.Option(
+            "--isal",
+            help="Compress with ISA-L (its level 3) instead of zlib --level: ~10x faster, files ~8% larger.",
+        ),
+    ] = False,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Worker processes (default: cores).")
     ] = None,
@@ -79,6 +86,7 @@ def synth(
         form=form,
         parts=parts,
         instance_fraction=instance_fraction,
+        isal=isal,
         progress=_progress(quiet),
     )
     if not quiet:

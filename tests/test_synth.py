@@ -183,6 +183,33 @@ def test_google2011_usage_only_for_scheduled_tasks_on_their_machine(g2011):
     assert n == m["tables"]["task_usage"]["rows"]
 
 
+def test_google2011_usage_floats_as_the_trace_writes_them_and_isal_gzip(tmp_path):
+    """task_usage by ISA-L: plain gzip (the standard library reads it, same lines as the manifest
+    says); every float field is C's %.4g text (Python's own %-formatting as the oracle: 2.861e-06,
+    0.06787, 1, 0) and disk I/O time is 0 after day 14 (the trace's notes: only ~14 days carry it)."""
+    m = synth(
+        "google2011", tmp_path / "o", scale=SCALE_2011, parts=3, tables=["task_usage"], seed=5, isal=True
+    )
+    assert m["gzip_by"].startswith("isal")
+    _check_files(tmp_path / "o", m)
+    day14 = 600_000_000 + 14 * 86_400_000_000
+    floats, late, sci = 0, 0, 0
+    for p in sorted((tmp_path / "o" / "task_usage").iterdir()):
+        for line in _lines(p):
+            r = line.decode().split(",")
+            assert len(r) == 20
+            for x in r[5:18] + r[19:]:  # the floats (r[18] is aggregation_type)
+                if x:
+                    assert x == f"{float(x):.4g}", r
+                    floats += 1
+                    sci += "e-" in x
+            if int(r[0]) >= day14:
+                late += 1
+                assert r[11] == r[14] == "0", r
+    assert floats > 100_000 and late > 10_000
+    assert sci == m["tables"]["task_usage"]["scientific_notation"] > 0
+
+
 QUEUE_PANDAS = r"""
 import pandas as pd
 MAX, HOUR = 9223372036854775807, 3600000000

@@ -75,7 +75,7 @@ def make(cfg: Config, piece: Piece) -> Output:
         ms = range(m0, m0 + split_evenly(machines(cfg), n, i))
         _machine_table(cfg, rng, ms, piece.table, lines, counts)
     counts["rows"] = len(lines)
-    return encode(piece, "".join(f"{line}\n" for line in lines).encode(), cfg.level, counts)
+    return encode(piece, "".join(f"{line}\n" for line in lines).encode(), cfg, counts)
 
 
 def _machine_table(cfg: Config, rng, ms: range, table: str, lines: list[str], counts: dict[str, int]) -> None:

@@ -454,7 +454,7 @@ def _csv(df) -> bytes:
 
 def batch_task(cfg: Config, piece: Piece) -> Output:
     tasks, counts = _batch(cfg, piece.args[0])
-    return encode(piece, _csv(tasks), cfg.level, {**counts, "rows": tasks.height})
+    return encode(piece, _csv(tasks), cfg, {**counts, "rows": tasks.height})
 
 
 def kept_instances(instance_num, fraction: float):
@@ -472,7 +472,7 @@ def batch_instance(cfg: Config, piece: Piece) -> Output:
     tasks, _ = _batch(cfg, c)
     base = (J := jobs(cfg)) * c // _chunks(J, JOB_CHUNK)
     instances = _instances(cfg, tasks, rng_for(cfg, "batch_instance", c), base)
-    return encode(piece, _csv(instances), cfg.level, {"rows": instances.height})
+    return encode(piece, _csv(instances), cfg, {"rows": instances.height})
 
 
 def _instances(cfg: Config, tasks, rng, base: int):
@@ -575,7 +575,7 @@ def machine_meta(cfg: Config, piece: Piece) -> Output:
         "status:IMPORT_INSTALLING": int(installing.sum()),
         "failure_domain_2:empty": int(fd2_empty.sum()),
     }
-    return encode(piece, _csv(out), cfg.level, {**counts, "rows": out.height})
+    return encode(piece, _csv(out), cfg, {**counts, "rows": out.height})
 
 
 def _usage_ids(n_total: int, piece: Piece):
@@ -620,7 +620,7 @@ def machine_usage(cfg: Config, piece: Piece) -> Output:
         )
         counts["mem_gps:empty"] = counts.get("mem_gps:empty", 0) + int((~present).sum())
     df = pl.concat(frames)
-    return encode(piece, _csv(df), cfg.level, {**counts, "rows": df.height})
+    return encode(piece, _csv(df), cfg, {**counts, "rows": df.height})
 
 
 @cache
@@ -671,7 +671,7 @@ def container_meta(cfg: Config, piece: Piece) -> Output:
         }
     )
     counts = {"containers": int(ids.size), "app_du": int(np.unique(K["app"]).size)}
-    return encode(piece, _csv(out), cfg.level, {**counts, "rows": out.height})
+    return encode(piece, _csv(out), cfg, {**counts, "rows": out.height})
 
 
 def container_usage(cfg: Config, piece: Piece) -> Output:
@@ -710,7 +710,7 @@ def container_usage(cfg: Config, piece: Piece) -> Output:
             )
         )
     df = pl.concat(frames)
-    return encode(piece, _csv(df), cfg.level, {**counts, "rows": df.height})
+    return encode(piece, _csv(df), cfg, {**counts, "rows": df.height})
 
 
 # The generator of each table, named as the table (tracewh.synth: a piece goes to its table's).

@@ -31,6 +31,7 @@ from tracewh.synth import (
     Output,
     Piece,
     encode,
+    g_text,
     hash_names,
     no_frame,
     rng_for,
@@ -88,6 +89,19 @@ ATTRIBUTES_PER_MACHINE = 12
 ATTRIBUTE_NAMES = 70
 MACHINE_EXTRA = 2.0  # machine events per machine after the time-0 ADD (REMOVE / re-ADD / UPDATE)
 NO_CAPACITY_P = 0.01
+# task_usage values. A real part is ~77 MB of gzip (41 GB in all, less ~2.2 GB for the other
+# tables) for ~2.47 M rows: ~31 bytes a row, when 5 integer ids and times already take ~11.
+# These shares of zeros and empties (modelled, not measured) bring the synthetic rows there.
+DISK_IO_DAYS = 14  # disk I/O time is only in about the first 14 days (the trace's own notes)
+USAGE_IDLE_P = 0.5  # windows without a process (copying the binary): CPU and I/O 0, no CPI
+USAGE_STEADY_P = 0.9  # maximum and assigned memory = canonical memory, maximum CPU = mean CPU
+USAGE_NO_UNMAPPED_P = 0.7
+USAGE_NO_CACHE_P = 0.7
+USAGE_NO_DISK_IO_P = 0.4
+USAGE_NO_DISK_P = 0.6  # no local disk space used
+USAGE_SAMPLED_ZERO_P = 0.5
+USAGE_NO_CPI_P = 0.15  # machines without performance counters: empty CPI and MAI
+AGGREGATED_P = 0.01
 
 JOB_ID0, JOB_STRIDE = 3_418_309, 9_371
 MACHINE_ID0, MACHINE_STRIDE = 5, 381_467
@@ -501,7 +515,7 @@ def task_events(cfg: Config, piece: Piece) -> Output:
     counts["priority:production(9-11)"] = int((prio >= 9).sum())
     counts["scientific_notation:disk_space_request"] = sci - int((no_req & (disk < 1e-4) & (disk > 0)).sum())
     counts["rows"] = n
-    return encode(piece, text, cfg.level, counts)
+    return encode(piece, text, cfg, counts)
 
 
 def _gather(pool: list[str], idx):
@@ -571,10 +585,56 @@ def job_events(cfg: Config, piece: Piece) -> Output:
     types = np.bincount(ev["type"], minlength=9)
     counts = {f"event_type:{TASK_EVENT_TYPES[i]}": int(c) for i, c in enumerate(types)}
     counts["rows"] = int(ev["time"].size)
-    return encode(piece, text, cfg.level, counts)
+    return encode(piece, text, cfg, counts)
 
 
 # --------------------------------------------------------------------------- task_usage
+
+
+def _usage_values(rng, req, ws) -> dict:
+    """The 15 measured columns and aggregation_type of usage windows (cpu requests ``req``,
+    window starts ``ws``) as the 2011 files write them: C's %.4g text, zeros where nothing was
+    measured, empty CPI / MAI where the machine had no counters. The shares of zeros and repeats
+    are a model (no real task_usage rows are at hand) that makes a part's gzip size the real
+    trace's (see USAGE_*)."""
+    import numpy as np
+
+    n = ws.size
+    idle = rng.random(n) < USAGE_IDLE_P  # no process in the container: CPU and I/O are 0
+    busy = ~idle
+    cpu = req * rng.beta(1.2, 3.0, n) * 1.5 * busy
+    mem = np.clip(rng.gamma(1.5, 0.01, n), 0, 1)
+    steady = rng.random(n) < USAGE_STEADY_P  # the window's maximum memory is its mean
+    unmapped = rng.gamma(1.0, 2e-4, n) * (rng.random(n) >= USAGE_NO_UNMAPPED_P)
+    cache = unmapped + rng.gamma(1.0, 1e-3, n) * (rng.random(n) >= USAGE_NO_CACHE_P)
+    disk_on = busy & (ws < T0 + DISK_IO_DAYS * DAY) & (rng.random(n) >= USAGE_NO_DISK_IO_P)
+    disk_io = rng.gamma(0.5, 1e-4, n) * disk_on
+    no_cpi = idle | (rng.random(n) < USAGE_NO_CPI_P)
+    full = rng.random(n) < 0.97
+    values = {
+        "cpu_rate": (cpu, None),
+        "canonical_memory_usage": (mem, None),
+        "assigned_memory_usage": (np.where(steady, mem, mem * rng.uniform(1.0, 1.3, n)), None),
+        "unmapped_page_cache": (unmapped, None),
+        "total_page_cache": (cache, None),
+        "maximum_memory_usage": (np.where(steady, mem, mem * rng.uniform(1.0, 1.2, n)), None),
+        "disk_io_time": (disk_io, None),
+        "local_disk_space_usage": (rng.gamma(1.0, 5e-5, n) * (rng.random(n) >= USAGE_NO_DISK_P), None),
+        "maximum_cpu_rate": (np.where(steady, cpu, cpu * rng.uniform(1.0, 4.0, n)), None),
+        "maximum_disk_io_time": (disk_io * rng.uniform(1.0, 10.0, n), None),
+        "cycles_per_instruction": (rng.gamma(4.0, 0.6, n), no_cpi),
+        "memory_accesses_per_instruction": (rng.gamma(2.0, 0.004, n), no_cpi),
+        "sample_portion": (np.where(full, 1.0, rng.random(n)), None),
+    }
+    columns, sci = {}, 0
+    for name, (v, empty) in values.items():
+        columns[name], k = g_text(v, empty)
+        sci += k
+    columns["aggregation_type"] = (rng.random(n) < AGGREGATED_P).astype(np.int8)
+    # a random 1 s sample of a mostly idle task often sees no CPU at all
+    sampled = cpu * rng.uniform(0.5, 1.5, n) * (rng.random(n) >= USAGE_SAMPLED_ZERO_P)
+    columns["sampled_cpu_usage"], k = g_text(sampled)
+    return {"columns": columns, "sci": sci + k, "cpi_empty": int(no_cpi.sum())}
 
 
 def task_usage(cfg: Config, piece: Piece) -> Output:
@@ -603,11 +663,7 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
     order = _order(ws, job, tidx)
     ws, we, job, tidx, mach, req = ws[order], we[order], job[order], tidx[order], mach[order], req[order]
     n = ws.size
-    cpu = req * rng.beta(1.2, 3.0, n) * 1.5
-    mem = np.clip(rng.gamma(1.5, 0.01, n), 0, 1)
-    no_cpi = rng.random(n) < 0.05
-    page_cache, sci1 = sci_text(round_sig(rng.gamma(1.0, 2e-4, n)))
-    disk_io, sci2 = sci_text(round_sig(rng.gamma(0.5, 1e-4, n)))
+    u = _usage_values(rng, req, ws)
     text = _csv(
         {
             "start_time": ws,
@@ -615,25 +671,11 @@ def task_usage(cfg: Config, piece: Piece) -> Output:
             "job_id": job,
             "task_index": tidx,
             "machine_id": MACHINE_ID0 + mach * MACHINE_STRIDE,
-            "cpu_rate": round_sig(cpu),
-            "canonical_memory_usage": round_sig(mem),
-            "assigned_memory_usage": round_sig(mem * rng.uniform(1.0, 1.3, n)),
-            "unmapped_page_cache": page_cache,
-            "total_page_cache": round_sig(rng.gamma(1.0, 1e-3, n)),
-            "maximum_memory_usage": round_sig(mem * rng.uniform(1.0, 1.2, n)),
-            "disk_io_time": disk_io,
-            "local_disk_space_usage": round_sig(rng.gamma(1.0, 5e-5, n)),
-            "maximum_cpu_rate": round_sig(cpu * rng.uniform(1.0, 4.0, n)),
-            "maximum_disk_io_time": round_sig(rng.gamma(0.5, 1e-3, n)),
-            "cycles_per_instruction": _masked(round_sig(rng.gamma(4.0, 0.6, n)), no_cpi),
-            "memory_accesses_per_instruction": _masked(round_sig(rng.gamma(2.0, 0.004, n)), no_cpi),
-            "sample_portion": np.where(rng.random(n) < 0.97, 1.0, round_sig(rng.random(n), 3)),
-            "aggregation_type": (rng.random(n) < 0.01).astype(np.int8),
-            "sampled_cpu_usage": round_sig(cpu * rng.uniform(0.5, 1.5, n)),
+            **u["columns"],
         }
     )
-    counts = {"rows": n, "cpi:empty": int(no_cpi.sum()), "scientific_notation": sci1 + sci2}
-    return encode(piece, text, cfg.level, counts)
+    counts = {"rows": n, "cpi:empty": u["cpi_empty"], "scientific_notation": u["sci"]}
+    return encode(piece, text, cfg, counts)
 
 
 # --------------------------------------------------------------------------- task_constraints
@@ -679,7 +721,7 @@ def task_constraints(cfg: Config, piece: Piece) -> Output:
     )
     counts = {"rows": n, "attribute_value:empty": int(empty.sum())}
     counts.update({f"comparison_operator:{i}": int((op == i).sum()) for i in range(4)})
-    return encode(piece, text, cfg.level, counts)
+    return encode(piece, text, cfg, counts)
 
 
 # --------------------------------------------------------------------------- machines
@@ -725,7 +767,7 @@ def machine_events(cfg: Config, piece: Piece) -> Output:
     counts.update(
         {f"event_type:{n}": int((typ == i).sum()) for i, n in enumerate(("ADD", "REMOVE", "UPDATE"))}
     )
-    return encode(piece, text, cfg.level, counts)
+    return encode(piece, text, cfg, counts)
 
 
 def machine_attributes(cfg: Config, piece: Piece) -> Output:
@@ -760,7 +802,7 @@ def machine_attributes(cfg: Config, piece: Piece) -> Output:
             "attribute_deleted": deleted,
         }
     )
-    return encode(piece, text, cfg.level, {"rows": n, "deleted": int(deleted.sum())})
+    return encode(piece, text, cfg, {"rows": n, "deleted": int(deleted.sum())})
 
 
 # The generator of each table, named as the table (tracewh.synth: a piece goes to its table's).

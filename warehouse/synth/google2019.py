@@ -419,7 +419,7 @@ def instance_events(cfg: Config, piece: Piece) -> Output:
         "encoding:numbers": int((df["q"] == "").sum()),
     }
     counts.update({f"type:{TYPES[i]}": int(v) for i, v in enumerate(np.bincount(typ, minlength=11))})
-    return encode(piece, _lines(df, line), cfg.level, counts)
+    return encode(piece, _lines(df, line), cfg, counts)
 
 
 @cache
@@ -563,7 +563,7 @@ def instance_usage(cfg: Config, piece: Piece) -> Output:
         "random_sampled_usage_spelling": int((has_rs & alias_rs).sum()),
         "encoding:numbers": int((df["q"] == "").sum()),
     }
-    return encode(piece, _lines(df, line), cfg.level, counts)
+    return encode(piece, _lines(df, line), cfg, counts)
 
 
 def collection_events(cfg: Config, piece: Piece) -> Output:
@@ -663,7 +663,7 @@ def collection_events(cfg: Config, piece: Piece) -> Output:
     counts = {"rows": n, "collections": ncol, "encoding:numbers": int((df["q"] == "").sum())}
     counts.update({f"type:{TYPES[i]}": int(v) for i, v in enumerate(np.bincount(typ, minlength=11))})
     counts["time:0"] = int((time == 0).sum())
-    return encode(piece, _lines(df, line), cfg.level, counts)
+    return encode(piece, _lines(df, line), cfg, counts)
 
 
 @lru_cache(maxsize=2)
@@ -773,7 +773,7 @@ def machine_events(cfg: Config, piece: Piece) -> Output:
             for i, name in enumerate(("UNKNOWN", "ADD", "REMOVE", "UPDATE"))
         }
     )
-    return encode(piece, _lines(df, line), cfg.level, counts)
+    return encode(piece, _lines(df, line), cfg, counts)
 
 
 def machine_attributes(cfg: Config, piece: Piece) -> Output:
@@ -818,7 +818,7 @@ def machine_attributes(cfg: Config, piece: Piece) -> Output:
         ],
         ignore_nulls=True,
     )
-    return encode(piece, _lines(df, line), cfg.level, {"rows": n, "deleted": int(deleted.sum())})
+    return encode(piece, _lines(df, line), cfg, {"rows": n, "deleted": int(deleted.sum())})
 
 
 # The generator of each table, named as the table (tracewh.synth: a piece goes to its table's).
