@@ -8,7 +8,8 @@ Usage (from the project root; the home e.g. from ``tracewh --home /tmp/h29p-s de
 Prints one line per phase (session start, ``register`` of every view, then each view's
 ``SELECT *`` and each report run of the parity, one at a time, no cache) with its wall and the CPU
 seconds of the whole process tree (this Python process, the JVM and its Python workers, read from
-/proc), then the totals of the views and of the report runs.
+/proc), then the totals of the items tests/test_spark.py lists as heavy (``make test-spark``) and of
+the others (``make test``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--home", required=True)
     a = ap.parse_args(argv)
     home = Home.resolve(a.home)
-    totals = {"views": 0.0, "reports": 0.0}
+    totals = {"heavy": 0.0, "light": 0.0}
     last = [time.perf_counter(), cpu_now()]
 
     def mark(what: str) -> float:
@@ -44,16 +45,16 @@ def main(argv: list[str] | None = None) -> int:
         return cpu
 
     spark = ws.session("local[2]", app_name="bench-parity", home=home, small=True)
-    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")  # as the parity's sessions
     mark("session")
     ws.register(spark, home)
     mark("register (every view)")
     for view in t.VIEWS:
         ws.fetch(spark, f"SELECT * FROM {view}")
-        totals["views"] += mark(f"view {view}")
+        totals["heavy" if view in t.HEAVY_VIEWS else "light"] += mark(f"view {view}")
     for name, trace in t.REPORT_RUNS:
         reports.run(home, name, trace=trace, options=reports.get(name).example_options, spark=spark)
-        totals["reports"] += mark(f"report {name} {trace or ''}")
+        heavy = (name, trace) in t.HEAVY_REPORTS
+        totals["heavy" if heavy else "light"] += mark(f"report {name} {trace or ''}")
     print({k: round(v, 1) for k, v in totals.items()}, flush=True)
     spark.stop()
     return 0

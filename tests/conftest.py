@@ -122,13 +122,14 @@ def task_row(
 
 
 def pytest_collection_modifyitems(items):
-    """The Spark parity tests over the synthetic home (the `spark_synth` fixture: a second home's
-    every view and report, ~400 CPU s of Spark) are marked `spark`: `make test-spark` runs them,
-    `make test` leaves them out (as the standalone-cluster test, which tests/test_spark_cluster.py
-    marks itself). The other Spark tests (the parity of every view and report of the sample, the
-    override layer, the fanned-out ingest) run in `make test`."""
+    """The Spark parity tests over the views and reports that cost Spark most (the
+    `spark_sample_heavy` and `spark_synth` fixtures: ~300 CPU s of Spark per home) are marked
+    `spark`: `make test-spark` runs them, `make test` leaves them out (as the standalone-cluster
+    test, which tests/test_spark_cluster.py marks itself). The other Spark tests (the parity of
+    the sample's other views and reports, the override layer, the fanned-out ingest) run in
+    `make test`."""
     for item in items:
-        if "spark_synth" in getattr(item, "fixturenames", ()):
+        if {"spark_sample_heavy", "spark_synth"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.spark)
 
 
