@@ -952,11 +952,14 @@ def test_a_local_session_has_room_for_the_catalog(spark):
 
 def test_the_session_is_sized_for_a_small_home(spark):
     """session(small=True), the suite's: the JVM runs with the quick JIT compiler only (its own
-    arguments say so, not only the setting), two shuffle partitions, small files packed."""
+    arguments say so, not only the setting), two shuffle partitions, small files packed. Read from
+    the context's conf, made when the session started: the in-process CLI test's session() call
+    sets tracewh's usual options on the running session again (8 shuffle partitions)."""
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     assert "-XX:TieredStopAtLevel=1" in list(runtime.getInputArguments())
-    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
-    assert int(spark.conf.get("spark.sql.files.openCostInBytes")) == 64 << 20
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.sql.shuffle.partitions") == "2"
+    assert int(conf.get("spark.sql.files.openCostInBytes")) == 64 << 20
 
 
 def _window_nodes(plan) -> list:
