@@ -96,10 +96,11 @@ LOCAL_DRIVER_MEMORY = "4g"
 # Local sessions over a small home (session(small=True): the bundled samples, a slice of a trace,
 # the test suite), where Spark's own work costs more than the data's: shuffles of a few hundred kB
 # need no more partitions than the cores, the home's many small files are packed into a few read
-# tasks, and the JVM compiles its hot code with the quick C1 compiler only. On the bundled sample's
-# views and reports the JIT's optimising C2 compiler took ~45% of the JVM's CPU, compiling
-# Catalyst's code paths and the classes whole-stage code generation makes per query, and never
-# paid back on data this small (bench/RESULTS.md, "Spark parity in `make test`").
+# tasks, and the JVM compiles its hot code with the quick C1 compiler only. On the bundled sample
+# the JIT's optimising C2 compiler took ~45% of the suite's Spark JVM CPU, compiling Catalyst's code
+# paths and the classes whole-stage code generation makes per query; without it a session starts
+# and registers every view in ~0.6x the CPU, though the longest queries run slower (bench/RESULTS.md,
+# "The whole sample parity in `make test`").
 SMALL_HOME_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.files.openCostInBytes": str(64 << 20),
