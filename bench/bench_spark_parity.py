@@ -1,5 +1,5 @@
 """What the Spark parity of tests/test_spark.py costs, view by view and report by report, on one
-home (one Spark session, the test session's settings).
+home (one Spark session, the test session's settings: ``session(small=True)``).
 
 Usage (from the project root; the home e.g. from ``tracewh --home /tmp/h29p-s demo``):
 
@@ -44,9 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{what:60s} wall {wall:7.2f} cpu {cpu:7.2f}", flush=True)
         return cpu
 
-    spark = ws.session("local[2]", app_name="bench-parity", home=home)
-    spark.conf.set("spark.sql.shuffle.partitions", "2")
-    spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 20))
+    spark = ws.session("local[2]", app_name="bench-parity", home=home, small=True)
     mark("session")
     ws.register(spark, home)
     mark("register (every view)")

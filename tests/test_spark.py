@@ -187,10 +187,8 @@ SYNTH_PARITY = {
 @pytest.fixture(scope="session")
 def spark():
     os.environ.setdefault("SPARK_DRIVER_MEMORY", TEST_DRIVER_MEMORY)
-    session = ws.session("local[2]", app_name="tracewh-tests")
-    # Sample-sized data: one partition per core, and the sample's small files packed together.
-    session.conf.set("spark.sql.shuffle.partitions", "2")
-    session.conf.set("spark.sql.files.openCostInBytes", str(64 << 20))
+    # sized for the sample (ws.SMALL_HOME_CONF)
+    session = ws.session("local[2]", app_name="tracewh-tests", small=True)
     yield session
     session.stop()
 
@@ -950,6 +948,18 @@ def test_a_local_session_has_room_for_the_catalog(spark):
     conf = spark.sparkContext.getConf()
     assert conf.get("spark.driver.memory") == os.environ.get("SPARK_DRIVER_MEMORY", ws.LOCAL_DRIVER_MEMORY)
     assert int(conf.get("spark.sql.ui.retainedExecutions")) <= 50
+
+
+def test_the_session_is_sized_for_a_small_home(spark):
+    """session(small=True), the suite's: the JVM runs with the quick JIT compiler only (its own
+    arguments say so, not only the setting), two shuffle partitions, small files packed. Read from
+    the context's conf, made when the session started: the in-process CLI test's session() call
+    sets tracewh's usual options on the running session again (8 shuffle partitions)."""
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    assert "-XX:TieredStopAtLevel=1" in list(runtime.getInputArguments())
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.sql.shuffle.partitions") == "2"
+    assert int(conf.get("spark.sql.files.openCostInBytes")) == 64 << 20
 
 
 def _window_nodes(plan) -> list:

@@ -93,6 +93,19 @@ LOCAL_SHUFFLE_PARTITIONS = 8
 # "Not enough memory to build and broadcast") after ~100 reports on the sample. $SPARK_DRIVER_MEMORY
 # (Spark's own variable) wins; it only applies when tracewh starts the JVM.
 LOCAL_DRIVER_MEMORY = "4g"
+# Local sessions over a small home (session(small=True): the bundled samples, a slice of a trace,
+# the test suite), where Spark's own work costs more than the data's: shuffles of a few hundred kB
+# need no more partitions than the cores, the home's many small files are packed into a few read
+# tasks, and the JVM compiles its hot code with the quick C1 compiler only. On the bundled sample
+# the JIT's optimising C2 compiler took ~45% of the suite's Spark JVM CPU, compiling Catalyst's code
+# paths and the classes whole-stage code generation makes per query; without it a session starts
+# and registers every view in ~0.6x the CPU, though the longest queries run slower (bench/RESULTS.md,
+# "The whole sample parity in `make test`").
+SMALL_HOME_CONF = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.files.openCostInBytes": str(64 << 20),
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+}
 
 
 def sql_folders() -> tuple[str | Path, ...]:
@@ -909,9 +922,13 @@ def spark_type(duckdb_type: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def session(master: str | None = None, app_name: str = "tracewh", home: Home | None = None) -> SparkSession:
+def session(
+    master: str | None = None, app_name: str = "tracewh", home: Home | None = None, small: bool = False
+) -> SparkSession:
     """A SparkSession with tracewh's settings (``master`` None: what spark-submit or the
-    environment says, else local[*]); its folders under ``home``'s tmp/ (scratch_dir)."""
+    environment says, else local[*]); its folders under ``home``'s tmp/ (scratch_dir). ``small``:
+    a local session sized for a small home (SMALL_HOME_CONF); it applies when this call starts
+    the JVM."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as e:
@@ -934,6 +951,8 @@ def session(master: str | None = None, app_name: str = "tracewh", home: Home | N
         builder = builder.config(
             "spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", LOCAL_DRIVER_MEMORY)
         )
+        for key, value in (SMALL_HOME_CONF if small else {}).items():
+            builder = builder.config(key, value)
         # Python workers (the DAG walk, the ingest tasks) run with this interpreter, which has
         # tracewh installed, unless the user chose one (pyspark reads only the environment).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
