@@ -1372,8 +1372,7 @@ def _compute_once(
 ) -> None:
     """Spark inlines every deterministic CTE at each place it is read (InlineCTE), where DuckDB
     computes a CTE read twice once: a report's aggregate over millions of rows read by two later
-    CTEs ran two or three times, each a full scan (and, being estimated as large as its input,
-    it turned every later join into a shuffle of the other side). Each CTE of ``stmt``'s WITH
+    CTEs ran two or three times, each a full scan. Each CTE of ``stmt``'s WITH
     read at least twice (not NOT MATERIALIZED, in ``inline``) whose inputs are
     COMPUTE_ONCE_MIN_BYTES or more is computed once (a local checkpoint: its rows, kept by the
     executors) into a temporary view, which the statement then reads under the CTE's name."""
