@@ -509,6 +509,27 @@ def test_a_materialized_cte_is_a_plain_one(spark):
     assert all(rows == [(3,)] for rows in _both(spark, sql))
 
 
+def test_a_large_cte_read_twice_is_computed_once(spark, monkeypatch):
+    """A CTE read more than once is computed once into a temporary view (Spark would inline it at
+    each read), unless NOT MATERIALIZED or read once; the rows are the same as DuckDB's, and the
+    view is gone once the rows are fetched."""
+    monkeypatch.setattr(ws, "COMPUTE_ONCE_MIN_BYTES", 0)  # every input counts as large
+    sql = """
+        WITH a AS (SELECT x % 3 AS k, count(*) AS n FROM range(10) AS r(x) GROUP BY ALL),
+        b AS NOT MATERIALIZED (SELECT k * 2 AS k2 FROM a),
+        c AS (SELECT k FROM a WHERE n > 3)
+        SELECT a.k, a.n, (SELECT count(*) FROM b) AS nb, (SELECT count(*) FROM c) AS nc
+        FROM a JOIN b ON b.k2 = a.k * 2 ORDER BY a.k"""
+    once: list = []
+    rows = ws._query(spark, sql, {}, once).collect()
+    assert [v for v, _ in once] == ["tracewh_once_0_a"]  # b: NOT MATERIALIZED, c: read once
+    # 0..9 mod 3: 0 four times (0, 3, 6, 9), 1 and 2 three times; b has 3 rows; c only k = 0
+    assert [tuple(r) for r in rows] == [(0, 4, 3, 1), (1, 3, 3, 1), (2, 3, 3, 1)]
+    ws._release(spark, once)
+    assert not spark.catalog.tableExists("tracewh_once_0_a")
+    assert all(r == [(0, 4, 3, 1), (1, 3, 3, 1), (2, 3, 3, 1)] for r in _both(spark, sql))
+
+
 def test_quantiles_discrete_and_over_computed_levels(spark):
     """Over 1, 2, 3, 5: quantile_disc(x, 0.5) is 2 (the smallest value with cume_dist >= 0.5), at
     0.6 it is 3; quantile_cont at levels computed by a constant expression (0, 0.5, 1) is 1,

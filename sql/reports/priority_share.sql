@@ -34,20 +34,29 @@ per_task AS (
     LEFT JOIN used AS u
         ON u.cell IS NOT DISTINCT FROM t.cell AND u.job_id = t.job_id AND u.task_index = t.task_index
 ),
+by_tier AS (
+    -- the tasks summed once per tier and production flag: the groups below add up these few rows
+    -- instead of reading every task three times
+    SELECT priority_tier, is_production, count(*) AS tasks,
+           sum(run_attempts) AS run_attempts, sum(censored_attempts) AS censored_attempts,
+           sum(cpu_req) AS cpu_req, sum(mem_req) AS mem_req, sum(cpu_used) AS cpu_used, sum(mem_used) AS mem_used
+    FROM per_task
+    GROUP BY priority_tier, is_production
+),
 groups AS (
-    SELECT coalesce(priority_tier, '(none)') AS grp, 1 AS ord, * FROM per_task
-    UNION ALL SELECT 'production and above (is_production)', 2, * FROM per_task WHERE is_production
-    UNION ALL SELECT 'all', 3, * FROM per_task
+    SELECT coalesce(priority_tier, '(none)') AS grp, 1 AS ord, * FROM by_tier
+    UNION ALL SELECT 'production and above (is_production)', 2, * FROM by_tier WHERE is_production
+    UNION ALL SELECT 'all', 3, * FROM by_tier
 ),
 totals AS (
-    SELECT count(*) AS tasks, sum(cpu_req) AS cpu_req, sum(mem_req) AS mem_req,
+    SELECT sum(tasks) AS tasks, sum(cpu_req) AS cpu_req, sum(mem_req) AS mem_req,
            sum(cpu_used) AS cpu_used, sum(mem_used) AS mem_used
-    FROM per_task
+    FROM by_tier
 )
 SELECT
     g.grp AS tier,
-    count(*) AS tasks,
-    round(count(*) / t.tasks, 4) AS task_share,
+    sum(g.tasks)::BIGINT AS tasks,
+    round(sum(g.tasks) / t.tasks, 4) AS task_share,
     coalesce(sum(g.run_attempts), 0) AS run_attempts,
     coalesce(sum(g.censored_attempts), 0) AS censored_attempts,
     round(sum(g.cpu_req) / nullif(t.cpu_req, 0), 4) AS cpu_requested_share,

@@ -818,6 +818,17 @@ def transpile(
     with the columns of the adapter views registered in ``spark`` (Spark has no UNION BY NAME);
     SESSION_OVERRIDES ask ``spark`` for columns and use the values of ``params``.
     """
+    out = []
+    for stmt in _parsed(text, spark):
+        spark_sql = _statement(stmt, spark, params or {})
+        if spark_sql is not None:
+            out.append(spark_sql)
+    return out
+
+
+def _parsed(text: str, spark: SparkSession | None) -> list[Any]:
+    """The DuckDB statements of ``text`` (placeholders filled, text overrides applied), comments
+    left out."""
     import sqlglot
     from sqlglot import exp
 
@@ -828,14 +839,7 @@ def transpile(
         statements = sqlglot.parse(text, read="duckdb")
     except sqlglot.errors.ParseError as e:
         raise SparkError(f"cannot translate to Spark SQL: {str(e).splitlines()[0]}") from e
-    out = []
-    for stmt in statements:
-        if stmt is None or isinstance(stmt, exp.Comment):
-            continue
-        spark_sql = _statement(stmt, spark, params or {})
-        if spark_sql is not None:
-            out.append(spark_sql)
-    return out
+    return [s for s in statements if s is not None and not isinstance(s, exp.Comment)]
 
 
 def _no_session(view: str) -> list[tuple[str, str]]:
@@ -865,10 +869,7 @@ def _statement(
 ) -> str | None:
     from sqlglot import exp
 
-    for override in OVERRIDES:
-        stmt = stmt.transform(override)
-    for session_override in SESSION_OVERRIDES:
-        stmt = session_override(stmt, spark, params or {})
+    stmt = _overridden(stmt, spark, params or {})
     if isinstance(stmt, exp.Create):
         kind = str(stmt.args.get("kind") or "").upper()
         if kind == "SCHEMA":
@@ -881,6 +882,15 @@ def _statement(
             # a code table: a view over its VALUES (nothing to write, same rows)
             stmt.set("kind", "VIEW")
     return stmt.sql(dialect="spark")
+
+
+def _overridden(stmt: Any, spark: SparkSession | None, params: dict[str, object]) -> Any:
+    """A parsed DuckDB statement with OVERRIDES and SESSION_OVERRIDES applied."""
+    for override in OVERRIDES:
+        stmt = stmt.transform(override)
+    for session_override in SESSION_OVERRIDES:
+        stmt = session_override(stmt, spark, params)
+    return stmt
 
 
 def _function(stmt: exp.Create) -> str | None:
@@ -1338,20 +1348,124 @@ def _one_line(e: BaseException) -> str:
 
 
 def query_df(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> DataFrame:
-    """One DuckDB SQL query (the last statement of ``text``) as a Spark DataFrame."""
-    statements = transpile(text, spark, params)
+    """One DuckDB SQL query (the last statement of ``text``) as a Spark DataFrame (its CTEs
+    inlined, as Spark plans them; fetch and to_arrow compute a large CTE read twice once)."""
+    return _query(spark, text, params or {}, None)
+
+
+def _query(
+    spark: SparkSession, text: str, params: dict[str, object], once: list[tuple[str, DataFrame]] | None
+) -> DataFrame:
+    """query_df; with ``once`` (a list), the query's large CTEs read more than once are computed
+    once, cached, and appended to it as (temporary view, DataFrame) for _release."""
+    from sqlglot import exp
+
+    statements = _parsed(text, spark)
     if not statements:
         raise UsageError("no SQL statement to run")
     *before, last = statements
     for stmt in before:
-        _run(spark, stmt, "SQL")
-    used = {k: v for k, v in (params or {}).items() if f":{k}" in last}
-    return _run(spark, last, "SQL", used)
+        if (spark_sql := _statement(stmt, spark, params)) is not None:
+            _run(spark, spark_sql, "SQL")
+    with_ = last.args.get("with_")
+    # NOT MATERIALIZED: the query's author wants the CTE recomputed where it is read (too large to hold)
+    inline = {c.alias for c in with_.expressions if c.args.get("materialized") is False} if with_ else set()
+    stmt = _overridden(last, spark, params)
+    if once is not None and isinstance(stmt, exp.Query):
+        _compute_once(spark, stmt, params, inline, once)
+    spark_sql = stmt.sql(dialect="spark")
+    return _run(spark, spark_sql, "SQL", {k: v for k, v in params.items() if f":{k}" in spark_sql})
+
+
+# A CTE whose inputs are smaller than this is recomputed where it is read, as Spark plans it: a
+# job of its own to compute it once would cost more (the bundled sample's inputs are all smaller).
+COMPUTE_ONCE_MIN_BYTES = 16 * 2**20
+
+
+def _compute_once(
+    spark: SparkSession,
+    stmt: exp.Query,
+    params: dict[str, object],
+    inline: set[str],
+    once: list[tuple[str, DataFrame]],
+) -> None:
+    """Spark inlines every deterministic CTE at each place it is read (InlineCTE), where DuckDB
+    computes a CTE read twice once: a report's aggregate over millions of rows read by two later
+    CTEs ran two or three times, each a full scan. Each CTE of ``stmt``'s WITH
+    read at least twice (not NOT MATERIALIZED, in ``inline``) whose inputs are
+    COMPUTE_ONCE_MIN_BYTES or more is computed once (a local checkpoint: its rows, kept by the
+    executors) into a temporary view, which the statement then reads under the CTE's name."""
+    from sqlglot import exp
+
+    with_ = stmt.args.get("with_")
+    if with_ is None:
+        return
+    ctes = list(with_.expressions)
+    names = {c.alias.lower() for c in ctes}
+    if any(
+        w is not with_ and any(c.alias.lower() in names for c in w.expressions)
+        for w in stmt.find_all(exp.With)
+    ):
+        return  # a nested WITH reuses a name: leave the scoping to Spark
+
+    def reads(name: str) -> list[exp.Table]:
+        return [
+            t for t in stmt.find_all(exp.Table) if not t.args.get("db") and t.name.lower() == name.lower()
+        ]
+
+    for cte in ctes:
+        name = cte.alias
+        if name in inline or cte.args["alias"].columns or len(reads(name)) < 2:
+            continue
+        query = cte.this.copy()
+        before = [c.copy() for c in with_.expressions[: with_.expressions.index(cte)]]
+        if before:
+            own = query.args.get("with_")
+            query.set("with_", exp.With(expressions=before + (list(own.expressions) if own else [])))
+        text = query.sql(dialect="spark")
+        df = _run(spark, text, f"CTE {name}", {k: v for k, v in params.items() if f":{k}" in text})
+        if _input_bytes(df) < COMPUTE_ONCE_MIN_BYTES:
+            continue
+        view = f"tracewh_once_{len(once)}_{name}"
+        try:
+            # computed now, and read as its rows: a cached view is not matched with the plan that
+            # reads it once a parameter is bound in it (it was recomputed all the same)
+            df = df.localCheckpoint(eager=True)
+        except Exception as e:
+            raise SparkError(f"SQL error on Spark (CTE {name}): {_one_line(e)}") from e
+        df.createOrReplaceTempView(view)
+        once.append((view, df))
+        for t in reads(name):
+            t.set("this", exp.to_identifier(view))
+            if not t.alias:
+                t.set("alias", exp.TableAlias(this=exp.to_identifier(name)))
+        cte.pop()
+    if not with_.expressions:
+        stmt.set("with_", None)
+
+
+def _input_bytes(df: DataFrame) -> int:
+    """The size of what a query reads, as Spark knows it: the sum over the leaves of its plan
+    (files, literal rows, a CTE computed once). The query's own estimate is no guide: a cross
+    join or an aggregate over a few KB of Parquet is estimated at tens of MB."""
+    leaves = df._jdf.queryExecution().optimizedPlan().collectLeaves()
+    return sum(int(str(leaves.apply(i).stats().sizeInBytes())) for i in range(leaves.length()))
+
+
+def _release(spark: SparkSession, once: list[tuple[str, DataFrame]]) -> None:
+    """Drop what _compute_once cached."""
+    for view, df in once:
+        spark.catalog.dropTempView(view)
+        df.unpersist()
 
 
 def to_arrow(spark: SparkSession, text: str, params: dict[str, object] | None = None) -> Any:
     """Run DuckDB SQL on Spark: its rows as a pyarrow Table (instants as UTC TIMESTAMPs)."""
-    return _arrow(query_df(spark, text, params))
+    once: list[tuple[str, DataFrame]] = []
+    try:
+        return _arrow(_query(spark, text, params or {}, once))
+    finally:
+        _release(spark, once)
 
 
 def _arrow(df: DataFrame) -> Any:
@@ -1370,8 +1484,12 @@ def fetch(
 
     # Arrow: faster than Row objects, and the Python values DuckDB gives (TIMESTAMP as an aware
     # UTC datetime, TIMESTAMP_NTZ naive, structs as dicts, intervals as timedeltas).
-    df = query_df(spark, text, params)
-    table = _arrow(df)
+    once: list[tuple[str, DataFrame]] = []
+    try:
+        df = _query(spark, text, params or {}, once)
+        table = _arrow(df)
+    finally:
+        _release(spark, once)
     columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
     if zone is not None:
         tz = _zone(zone)
