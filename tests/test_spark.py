@@ -973,14 +973,26 @@ def test_a_local_session_has_room_for_the_catalog(spark):
 
 def test_the_session_is_sized_for_a_small_home(spark):
     """session(small=True), the suite's: the JVM runs with the quick JIT compiler only (its own
-    arguments say so, not only the setting), two shuffle partitions, small files packed. Read from
-    the context's conf, made when the session started: the in-process CLI test's session() call
-    sets tracewh's usual options on the running session again (8 shuffle partitions)."""
+    arguments say so, not only the setting), two shuffle partitions, small files packed."""
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     assert "-XX:TieredStopAtLevel=1" in list(runtime.getInputArguments())
     conf = spark.sparkContext.getConf()
     assert conf.get("spark.sql.shuffle.partitions") == "2"
     assert int(conf.get("spark.sql.files.openCostInBytes")) == 64 << 20
+
+
+def test_a_running_session_keeps_its_settings(spark):
+    """session() in a process where a session runs (the suite's, sized small; or a user's own)
+    returns it as it is: before, the builder set tracewh's usual sizes on it again (8 shuffle
+    partitions, where the suite's session has 2), so every later query ran with them."""
+    spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", "false")
+    try:
+        again = ws.session()
+        assert again is spark
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
+        assert spark.conf.get("spark.sql.execution.arrow.pyspark.enabled") == "false"
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.pyspark.enabled", "true")
 
 
 def _window_nodes(plan) -> list:

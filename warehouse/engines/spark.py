@@ -943,6 +943,12 @@ def session(
         from pyspark.sql import SparkSession
     except ImportError as e:
         raise UsageError("the Spark engine needs the spark extra: pip install 'tracewh[spark]'") from e
+    running = SparkSession.getActiveSession()
+    if running is not None:
+        # A session already running in this process (the user's own, or one tracewh started with
+        # other sizes) keeps its settings: the builder would set ours on it again (its shuffle
+        # partitions, Arrow, ...). What results depend on, SESSION_CONF, register sets on any session.
+        return running
     builder = SparkSession.builder.appName(app_name)
     if master:
         builder = builder.master(master)
