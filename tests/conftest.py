@@ -83,6 +83,19 @@ def sample_con(sample_home):
     con.close()
 
 
+def stored_rows(home: Home, trace: str, name: str, columns: str = "*") -> list[tuple]:
+    """A stored derived table of ``trace`` read straight from its Parquet (not through the
+    catalog's view), its rows sorted."""
+    with duckdb.connect(str(home.catalog), read_only=True) as con:
+        ((data_dir,),) = con.execute(
+            "SELECT data_dir FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name}
+        ).fetchall()
+    with duckdb.connect() as con:
+        return con.execute(
+            f"SELECT {columns} FROM read_parquet('{home.root / data_dir / name}.parquet') ORDER BY ALL"
+        ).fetchall()
+
+
 def write_gz(path: Path, lines: Iterable[str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(path, "wt", newline="") as fh:

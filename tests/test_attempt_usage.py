@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import task_row, write_gz
+from conftest import stored_rows, task_row, write_gz
 
 import tracewh
 from tracewh import ingestion
@@ -93,13 +93,7 @@ def read(home: Home, sql: str) -> list[tuple]:
 
 def stored(home: Home) -> list[tuple]:
     """derived.attempt_usage of google2011 straight from its Parquet (not through a view)."""
-    ((data_dir,),) = read(
-        home, "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'attempt_usage'"
-    )
-    with duckdb.connect() as con:
-        return con.execute(
-            f"SELECT {COLUMNS} FROM read_parquet('{home.root / data_dir}/attempt_usage.parquet') ORDER BY ALL"
-        ).fetchall()
+    return stored_rows(home, "google2011", "attempt_usage", COLUMNS)
 
 
 def recomputed(home: Home) -> list[tuple]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
-from conftest import SAMPLE_ALIBABA
+from conftest import SAMPLE_ALIBABA, stored_rows
 
 import tracewh
 from tracewh import ingestion as ingest
@@ -42,13 +41,7 @@ def read(home: Home, sql: str) -> list[tuple]:
 
 def stored(home: Home) -> list[tuple]:
     """The stored table straight from its Parquet (not through the catalog's view)."""
-    ((data_dir,),) = read(
-        home, "SELECT data_dir FROM meta.derived WHERE trace = 'alibaba2018' AND name = 'dag_paths'"
-    )
-    with duckdb.connect() as con:
-        return con.execute(
-            f"SELECT * FROM read_parquet('{home.root / data_dir}/dag_paths.parquet') ORDER BY ALL"
-        ).fetchall()
+    return stored_rows(home, "alibaba2018", "dag_paths")
 
 
 def batch_task(folder: Path, lines: list[str]) -> Path:

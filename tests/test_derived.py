@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from cli_helpers import signal_at
-from conftest import REPO, SAMPLE, write_gz
+from conftest import REPO, SAMPLE, stored_rows, write_gz
 
 from tracewh import catalog
 from tracewh import ingestion as ingest
@@ -54,14 +54,7 @@ def source(folder: Path, parts: dict[int, list[str]]) -> Path:
 
 
 def stored(home: Home, name: str) -> list[tuple]:
-    """A derived table read straight from its Parquet (not through the catalog's view)."""
-    ((data_dir,),) = read(
-        home, f"SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = '{name}'"
-    )
-    with duckdb.connect() as con:
-        return con.execute(
-            f"SELECT * FROM read_parquet('{home.root / data_dir / name}.parquet') ORDER BY ALL"
-        ).fetchall()
+    return stored_rows(home, "google2011", name)
 
 
 def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(sample_con):
