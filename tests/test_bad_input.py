@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SAMPLE, write_gz
+from conftest import SAMPLE, task_row, write_gz
 
 from tracewh import ingestion as ingest
 from tracewh.catalog import checks
@@ -106,6 +106,49 @@ def test_empty_mandatory_fields_decimals_and_other_non_integers_are_rejects_with
     ]
     assert [raw for *_, raw in rejects] == lines[:8]
     assert not [c.name for c in checks.run_all(home) if c.failed]
+
+
+@pytest.mark.usefixtures("ingest_path")
+def test_lenient_integers_beside_base64_users_are_rejects_with_their_line(home, tmp_path):
+    # task_events as the trace writes it: base64 user names, an x in almost every line; each
+    # integer spelling DuckDB's own cast would take (or pyarrow's parse: hex) is a reject
+    user = "ZVbqYK+7+kOeUiMdeQXxNCNUXMRQsomHug7kYI/J+n8="
+    lines = [
+        task_row(600, 7, 0, 0, user=user, machine="5"),  # 1 ok
+        task_row(601, "1.5", 0, 0, user=user),  # 2
+        task_row(602, 7, "1e3", 0, user=user),  # 3
+        task_row(603, 7, 1, 0, user=user, machine="1_000"),  # 4
+        task_row(604, "0x10", 1, 0, user=user),  # 5
+        task_row(605, 7, "0X10", 0, user=user),  # 6
+        task_row(606, 7, 1, "+1", user=user),  # 7
+        task_row(607, 7, 1, 0, user=user, machine=" 9"),  # 8
+        task_row("0x260", 7, 1, 0, user=user),  # 9
+        task_row(609, 7, 1, 0, user=user, prio="0x1"),  # 10
+        task_row(610, 7, 2, 1, user=user, machine="12"),  # 11 ok
+    ]
+    src = tmp_path / "src"
+    write_gz(src / "task_events" / "part-00000-of-00500.csv.gz", lines)
+    (f,) = ingest.ingest(home, "google2011", src).files
+    assert (f.rows_written, f.rows_rejected) == (2, 9)
+    assert read(
+        home, "SELECT time, job_id, task_index, machine_id FROM google2011.task_events ORDER BY 1"
+    ) == [
+        (600, 7, 0, 5),
+        (610, 7, 2, 12),
+    ]
+    rejects = read(home, "SELECT line, column_name, error_type, raw FROM meta.rejects ORDER BY line")
+    assert [(line, col, kind) for line, col, kind, _ in rejects] == [
+        (2, "job_id", "CAST"),
+        (3, "task_index", "CAST"),
+        (4, "machine_id", "CAST"),
+        (5, "job_id", "CAST"),
+        (6, "task_index", "CAST"),
+        (7, "event_type", "CAST"),
+        (8, "machine_id", "CAST"),
+        (9, "time", "CAST"),
+        (10, "priority", "CAST"),
+    ]
+    assert [raw for *_, raw in rejects] == lines[1:10]
 
 
 @pytest.mark.usefixtures("ingest_path")

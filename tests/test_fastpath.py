@@ -226,6 +226,70 @@ def test_task_parts_with_an_odd_float_or_boolean_are_refused_and_give_what_the_e
     assert fast == exact
 
 
+# Base64 user names, as the 2011 trace writes them: an x or X in nearly every block of a part.
+USER_X = "xX0x+/9Xx="
+# Every lenient integer spelling DuckDB's cast takes (or pyarrow's integer parse), in each kind of
+# integer column of task_events (time: unsigned; ids: signed; classes: INTEGER), beside users
+# holding x: the exact path rejects each line, so the fast path must refuse each part.
+TASK_LENIENT = [
+    *(task_row(700, 1, 0, 0, user=USER_X, machine=v) for v in ("1.5", "1e3", "1_000", "0x10", "0X10")),
+    *(
+        task_row(700, 1, 0, 0, user=USER_X, machine=v)
+        for v in ("+8", " 9", "9 ", "\t9", "9223372036854775808")
+    ),
+    *(task_row(700, v, 0, 0, user=USER_X) for v in ("0x1", "0XFF", "0xffffffffffffffff", "+1", "1e0")),
+    *(task_row(700, 1, v, 0, user=USER_X) for v in ("0x0", "1_0", "1.0")),
+    *(task_row(v, 1, 0, 0, user=USER_X) for v in ("0x2BC", "-0", "-700", "+700", "0x7fffffffffffffff")),
+    task_row(700, 1, 0, 0, user=USER_X, sched="0x1"),
+    task_row(700, 1, 0, 0, user=USER_X, prio="0X0"),
+    task_row(700, 1, 0, 0, user=USER_X, missing="0x0"),
+    task_row(700, 1, 0, 0, user=USER_X, diff="0x1"),
+    task_row(700, 1, 0, 0, user=USER_X, cpu="0x1p-3"),
+]
+
+
+def test_lenient_integers_beside_text_with_an_x_are_refused_and_give_what_the_exact_path_gives(
+    tmp_path, monkeypatch
+):
+    # one part per spelling, each a good line (users with x, typed integers) and the odd one
+    src = tmp_path / "src" / "task_events"
+    src.mkdir(parents=True)
+    good = task_row(600, 1, 0, 0, user=USER_X, machine="17")
+    for i, odd in enumerate(TASK_LENIENT):
+        part = src / f"part-{i:05d}-of-00500.csv.gz"
+        part.write_bytes(gzip.compress(f"{good}\n{odd}\n".encode()))
+    # and parts the fast path takes whole: an x in every text field, none elsewhere
+    taken = [good, task_row(601, 2, 3, 1, user="XXXX", machine="0", prio="10"), task_row(602, 3, 0, 0)]
+    (src / "part-00100-of-00500.csv.gz").write_bytes(gzip.compress(("\n".join(taken) + "\n").encode()))
+    (src / "part-00101-of-00500.csv").write_text("\n".join(taken))
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", src.parent)
+    assert [f.fast for f in files] == [False] * len(TASK_LENIENT) + [True, True]
+    assert [f.rows_rejected for f in files] == [1] * len(TASK_LENIENT) + [0, 0]
+    assert fast == exact
+
+
+def test_an_x_outside_the_text_fields_is_seen_wherever_the_blocks_and_pieces_end(tmp_path, monkeypatch):
+    # blocks of ~2 lines and pieces of a few bytes: the x of a hex id in the last line, the first,
+    # or beside many in the users, is counted whichever piece and block it falls in
+    lines = [task_row(600 + i, 1, i, 0, user=USER_X * (i % 3)) for i in range(12)]
+    src = tmp_path / "src" / "task_events"
+    src.mkdir(parents=True)
+    for part, at in ((1, 0), (2, 5), (3, 11)):
+        odd = list(lines)
+        odd[at] = task_row(600 + at, "0x1", at, 0, user=USER_X)
+        (src / f"part-{part:05d}-of-00500.csv.gz").write_bytes(
+            gzip.compress(("\n".join(odd) + "\n").encode())
+        )
+    (src / "part-00004-of-00500.csv.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    monkeypatch.setattr(fastpath, "BLOCK", 2 * len(lines[4]))
+    monkeypatch.setattr(fastpath, "PIECE", 29)
+    monkeypatch.setattr(fastpath, "READ_CHUNK", 7)
+    files, fast, exact = both(tmp_path, monkeypatch, "google2011", src.parent)
+    assert [f.fast for f in files] == [False, False, False, True]
+    assert [f.rows_rejected for f in files] == [1, 1, 1, 0]
+    assert fast == exact
+
+
 def test_duplicate_lines_are_counted_as_the_exact_path_counts_them_across_batches(tmp_path, monkeypatch):
     # batches of ~4 lines: duplicates inside a batch and across its edges; two empty fields are
     # alike, an empty field beside a value is not; the same value spelled twice is not

@@ -26,14 +26,17 @@ Why pyarrow and not DuckDB: DuckDB's CSV reader has no strict integer option, so
 reads integers as text and checks them in SQL (measured in bench/RESULTS.md, "Ingest: the strict
 fast path"); and pyarrow parses text handed to it in blocks, cut here from the file as it is read:
 the bytes consumed are reported as they are read, every gzip member's CRC-32 is checked in the
-same inflate, and each block is parsed straight to its types where its bytes prove pyarrow's
-parse strict (_Parser), as text checked and cast where they do not. ``TRACEWH_INGEST_PATH=exact``
-turns the fast path off (tests run both paths).
+same inflate, and each block is parsed straight to its types where pyarrow's parse is strict
+(_Parser: the ``x`` of a hex integer, the one lenient spelling it reads in a block without
+blanks, is found by counting every ``x`` of the file against those of its text fields: _Exes),
+as text checked and cast where it is not. ``TRACEWH_INGEST_PATH=exact`` turns the fast path off
+(tests run both paths).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
@@ -118,8 +121,11 @@ def convert(
     """Convert ``r`` into ``out``; True when done (``r.rows_written`` set, no rejects), False when
     refused (nothing of it left in ``out``)."""
     written: list[Path] = []
+    exes = _Exes()
     try:
-        r.rows_written, repeats = _write(trace, table, _text(r.path, on_bytes), out, stem, order, written)
+        r.rows_written, repeats = _write(
+            trace, table, _text(r.path, on_bytes, exes), exes, out, stem, order, written
+        )
     except (Refused, pa.ArrowException, ValueError, OSError):
         for path in written:
             path.unlink(missing_ok=True)
@@ -137,6 +143,7 @@ def _write(
     trace: TraceSpec,
     table: Table,
     blocks: Iterator[_Block],
+    exes: _Exes,
     out: Path,
     stem: str,
     order: int,
@@ -149,24 +156,25 @@ def _write(
     delta = [c.name for c in table.columns if c.is_time] + ["seq"]
     sink = _Sink(out, stem, schema, written, delta, partitioned=table.partition_time is not None)
     try:
-        return _rows(trace, table, blocks, sink, order)
+        return _rows(trace, table, blocks, exes, sink, order)
     finally:
         sink.close()
 
 
 def _rows(
-    trace: TraceSpec, table: Table, blocks: Iterator[_Block], sink: _Sink, order: int
+    trace: TraceSpec, table: Table, blocks: Iterator[_Block], exes: _Exes, sink: _Sink, order: int
 ) -> tuple[int, int]:
     names = table.column_names
     schema = sink.schema
-    parser = _Parser(trace, table)
-    neighbours = _Repeats()
+    parser, neighbours = _tools(trace.negative_times, table.columns)
     line = repeats = 0
     base = order * SEQ_FILE_SHIFT
     previous: _Block | None = None
     for block in blocks:
         batch = parser.parse(block)
         n = batch.num_rows
+        if exes.text < exes.file:
+            exes.text += sum(exes.count(_field_bytes(batch.column(i))) for i in parser.text_columns)
         repeats += neighbours.count(batch, block)
         if previous is not None:
             repeats += previous.last_line() == block.first_line()
@@ -189,30 +197,41 @@ def _rows(
                 sink.add(day, typed.filter(pc.equal(days, _constant(day, days.type))))
     if not line:
         raise Refused("no lines")  # the exact path says what an empty file is
+    if exes.text != exes.file:
+        raise Refused("an x outside the text fields (an integer in hex?)")
     sink.flush()
     return line, repeats
 
 
+@functools.lru_cache(maxsize=64)
+def _tools(negative_times: bool, columns: tuple[Column, ...]) -> tuple[_Parser, _Repeats]:
+    """A table's parser and duplicate counter, made once per process and shared by its files
+    and workers (neither holds a file's state): a part of job_events is ~5 ms of work, and
+    making them and learning the counter's column order on each part cost ~0.5 ms of it."""
+    return _Parser(negative_times, columns), _Repeats()
+
+
 class _Parser:
     """pyarrow's CSV reader on one block of whole lines, with each column parsed to its type where
-    the block proves that pyarrow's parse of it is strict, as text (checked and cast in _typed)
-    where it does not:
+    pyarrow's parse of it is strict, as text (checked and cast in _typed) where it is not:
 
     - pyarrow's number and boolean parses trim blanks and tabs: with a blank or a tab anywhere in
-      the block every column is read as text;
-    - its integer parse also reads ``0x10`` (hex): integers are parsed to their type only in a block
-      without an ``x`` or ``X``, and only where its type's sign is the exact path's rule (an
-      unsigned type, digits only; a signed one, a minus sign allowed: readers.digits_pattern);
-      what else it takes is the exact path's ``-?[0-9]+`` (it refuses ``+8``, ``1.5``, ``1e3``,
-      ``1_000``; an overflow is an error);
+      the block every column is read as text (a memchr search for each, ~0.01 CPU s per 170 MB);
+    - its integer parse also reads ``0x10`` and ``0X10`` (hex, and only at a field's start, with no
+      sign): integers are parsed to their type anyway, and the file is refused unless every ``x``
+      and ``X`` of its text lies in a text column (_Exes: a hex integer holds one); they are parsed
+      to their type only where its sign is the exact path's rule (an unsigned type, digits only;
+      a signed one, a minus sign allowed: readers.digits_pattern); what else it takes is the exact
+      path's ``-?[0-9]+`` (it refuses ``+8``, ``1.5``, ``1e3``, ``1_000``; an overflow is an error);
     - its float parse is the string cast's (tests/test_fastpath.py pins that DuckDB reads each
       spelling it takes to the same double), booleans are exactly ``0``, ``1``, ``true``, ``false``.
 
-    A byte search for each of the four characters (memchr) is ~0.01 CPU s per 170 MB of text;
-    the casts from text it saves, ~0.15."""
+    Parsed to their types, task_events' integers cost ~0.1 CPU s less per 170 MB of text than
+    read as text, checked and cast; the base64 user names hold an ``x`` in every block, so before
+    the count a block-wide rule kept them text (bench/RESULTS.md, "the strict integer parse")."""
 
-    def __init__(self, trace: TraceSpec, table: Table) -> None:
-        self.names = table.column_names
+    def __init__(self, negative_times: bool, columns: tuple[Column, ...]) -> None:
+        self.names = [c.name for c in columns]
         self.parse_options = pacsv.ParseOptions(
             delimiter=",",
             quote_char=False,
@@ -221,21 +240,20 @@ class _Parser:
             newlines_in_values=False,
             ignore_empty_lines=False,  # a blank line: a 1-column row, refused
         )
-        text = {c.name: pa.string() for c in table.columns}
-        no_ints = dict(text)
-        for c in table.columns:
+        text = {c.name: pa.string() for c in columns}
+        typed = dict(text)
+        for c in columns:
             read = (c.read_type or c.type).upper()
             if read in ("DOUBLE", "FLOAT", "REAL", "BOOLEAN"):
-                no_ints[c.name] = _ARROW[read]
-        typed = dict(no_ints)
-        for c in table.columns:
+                typed[c.name] = _ARROW[read]
             it = readers.int_type(c)
-            if it and readers.unsigned(c, trace.negative_times) == it.startswith("U"):
+            if it and readers.unsigned(c, negative_times) == it.startswith("U"):
                 typed[c.name] = _ARROW[it]
         self.options = {
-            kind: self._convert_options(types)
-            for kind, types in (("text", text), ("no_ints", no_ints), ("typed", typed))
+            kind: self._convert_options(types) for kind, types in (("text", text), ("typed", typed))
         }
+        # the columns whose fields may hold an x (_Exes)
+        self.text_columns = [i for i, c in enumerate(columns) if _ARROW[c.type.upper()] == pa.string()]
 
     @staticmethod
     def _convert_options(types: dict[str, pa.DataType]) -> pacsv.ConvertOptions:
@@ -250,19 +268,14 @@ class _Parser:
 
     def parse(self, block: _Block) -> pa.RecordBatch:
         data, start, end = block.data, block.start, block.end
-        if data.find(b" ", start, end) >= 0 or data.find(b"\t", start, end) >= 0:
-            kind = "text"
-        elif data.find(b"x", start, end) >= 0 or data.find(b"X", start, end) >= 0:
-            kind = "no_ints"
-        else:
-            kind = "typed"
+        blank = data.find(b" ", start, end) >= 0 or data.find(b"\t", start, end) >= 0
         parsed = pacsv.read_csv(
             pa.BufferReader(block.view()),
             read_options=pacsv.ReadOptions(
                 column_names=self.names, block_size=end - start + 1, use_threads=False
             ),
             parse_options=self.parse_options,
-            convert_options=self.options[kind],
+            convert_options=self.options["text" if blank else "typed"],
         )
         batches = parsed.combine_chunks().to_batches()
         if len(batches) != 1:
@@ -278,7 +291,9 @@ class _Repeats:
     block: in task_events the task index and time, not the CPU request), so that the later passes
     see few lines. Parsed values may be equal where the text is not (``0.5`` and ``0.50``, ``1``
     and ``true``), so each candidate is then compared as bytes; candidates are rare (the traces'
-    duplicates are a few per million lines), and the line ends are found only then."""
+    duplicates are a few per million lines), and the line ends are found only then. One counter
+    serves a table's files (_tools): the order is learnt once, on the first block of the first
+    (any order gives the same count; two workers may both learn it, alike)."""
 
     def __init__(self) -> None:
         self.order: list[int] | None = None
@@ -313,7 +328,7 @@ def _same_lines(block: _Block, n: int, at: pa.Array | None) -> int:
     if at is None:
         return 0
     data, start = block.data, block.start
-    text = np.frombuffer(data, np.uint8, count=block.end - start, offset=start)
+    text = block.array()
     ends = (np.flatnonzero(text == 0x0A) + start).tolist()
     if len(ends) < n:
         ends.append(block.end)  # the file's last line, with no line end
@@ -387,12 +402,46 @@ def _digits(raw: pa.Array) -> bool:
     """Whether every field of a text column is ASCII digits (an empty one is NULL): the bytes of
     its fields lie back to back in its data buffer, so one min and max over them answer (5x
     cheaper than pyarrow's ascii_is_decimal, a loop per field)."""
+    body = _field_bytes(raw)
+    return not len(body) or (int(body.min()) >= 0x30 and int(body.max()) <= 0x39)
+
+
+def _field_bytes(raw: pa.Array) -> np.ndarray:
+    """The bytes of a text column's fields, back to back as they lie in its data buffer."""
     _, offsets, data = raw.buffers()
     if data is None:
-        return True
+        return np.zeros(0, np.uint8)
     edges = np.frombuffer(offsets, np.int32, count=len(raw) + 1, offset=raw.offset * 4)
-    body = np.frombuffer(data, np.uint8)[edges[0] : edges[-1]]
-    return not len(body) or (int(body.min()) >= 0x30 and int(body.max()) <= 0x39)
+    return np.frombuffer(data, np.uint8)[edges[0] : edges[-1]]
+
+
+class _Exes:
+    """The ``x`` and ``X`` bytes of a file's text (``file``, counted as it is inflated, while each
+    piece is in the cache) and of its text columns' fields (``text``, counted on each parsed
+    block while fewer): equal in a file the fast path takes. A hex integer (``0x10``), which
+    pyarrow's integer parse reads, makes them differ, and so does any other x outside a text
+    field (every such file is one the exact path rejects: no number or boolean spelling the
+    exact path takes holds an x).
+
+    Two compares per byte into one scratch array, a slice at a time (a fresh array for each
+    compare would be fresh pages from the allocator, which the two workers' page faults and
+    unmappings make dearer than the compares)."""
+
+    SLICE = 1 << 18
+
+    def __init__(self) -> None:
+        self.file = 0
+        self.text = 0
+        self.scratch = np.empty(self.SLICE, np.bool_)
+
+    def count(self, text: np.ndarray) -> int:
+        n = 0
+        for at in range(0, len(text), self.SLICE):
+            part = text[at : at + self.SLICE]
+            out = self.scratch[: len(part)]
+            n += int(np.count_nonzero(np.equal(part, 0x78, out=out)))
+            n += int(np.count_nonzero(np.equal(part, 0x58, out=out)))
+        return n
 
 
 def _strings(values: list[str]) -> pa.Array:
@@ -481,6 +530,9 @@ class _Block:
     def view(self) -> pa.Buffer:
         return pa.py_buffer(self.data).slice(self.start, self.end - self.start)
 
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.data, np.uint8, count=self.end - self.start, offset=self.start)
+
     def first_line(self) -> bytes:
         cut = self.data.find(b"\n", self.start, self.end)
         return self.data[self.start : self.end if cut < 0 else cut]
@@ -490,7 +542,7 @@ class _Block:
         return self.data[max(self.data.rfind(b"\n", self.start, stop) + 1, self.start) : stop]
 
 
-def _text(path: Path, on_bytes: Callable[[int], None]) -> Iterator[_Block]:
+def _text(path: Path, on_bytes: Callable[[int], None], exes: _Exes) -> Iterator[_Block]:
     """The file's text in blocks of about BLOCK bytes of whole lines: a ``.csv.gz`` inflated here
     by ISA-L with every member's CRC-32 and length checked (readers.GzipCheck); each chunk of the
     file reported as it is read; Refused on a carriage return, a NUL byte, a byte order mark or a
@@ -513,6 +565,8 @@ def _text(path: Path, on_bytes: Callable[[int], None]) -> Iterator[_Block]:
             for data in gz.inflate(chunk) if gz is not None else (chunk,):
                 if b"\r" in data or b"\x00" in data:
                     raise Refused("a carriage return or a NUL byte")
+                if b"x" in data or b"X" in data:
+                    exes.file += exes.count(np.frombuffer(data, np.uint8))
                 if len(head) < 3:
                     head = (head + data[:3])[:3]
                     if head == b"\xef\xbb\xbf":
