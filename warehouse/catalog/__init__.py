@@ -97,7 +97,8 @@ def memory_limit(explicit: str | None, default: str) -> str:
 # within its memory limit"). Beside the pool: the interpreter and the libraries it loaded (115-130
 # MiB resident before any query), and DuckDB's allocations that its pool does not count (Parquet
 # pages being read and written, Arrow exports, its allocator's cached pages): 160-340 MiB over 14.5 M
-# task events, ~520 MiB at the whole trace, alike at 1, 2 and 3 GB and at 1 or 2 threads.
+# task events (~520 MiB at the whole trace if DuckDB was at its limit there), alike at 1, 2 and 3
+# GB and at 1 or 2 threads.
 PROCESS_BASE = 128 * 2**20
 OUTSIDE_POOL = 384 * 2**20
 # Of a budget too small for the reserve, DuckDB still gets this share (the process then goes over
