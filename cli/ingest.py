@@ -74,7 +74,8 @@ def ingest(
         str | None,
         typer.Option(
             "--memory-limit",
-            help="DuckDB memory limit, e.g. 4GB (default $TRACEWH_MEMORY_LIMIT, else 2GB).",
+            help="Memory budget of the whole ingest, e.g. 4GB: DuckDB gets it less a reserve for "
+            "the rest of the process (default $TRACEWH_MEMORY_LIMIT, else 2GB).",
         ),
     ] = None,
     workers: Annotated[

@@ -341,7 +341,11 @@ def compact(
     trace: Annotated[str | None, typer.Argument(help="Only this trace (default: every trace).")] = None,
     memory_limit: Annotated[
         str | None,
-        typer.Option("--memory-limit", help="DuckDB memory limit (default $TRACEWH_MEMORY_LIMIT, else 2GB)."),
+        typer.Option(
+            "--memory-limit",
+            help="Memory budget of the whole process: DuckDB gets it less a reserve "
+            "for the rest (default $TRACEWH_MEMORY_LIMIT, else 2GB).",
+        ),
     ] = None,
     home: HomeOpt = None,
 ) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
+import duckdb
 import pytest
 from conftest import SAMPLE
 
@@ -178,3 +179,39 @@ def test_ali_interval_keeps_no_aggregate_state_per_value(sample_home):
     assert "arg_min" in plan  # the plan text names its aggregates, so the check can fail
     for holistic in ("quantile", "median", "mode(", "histogram", "string_agg", "array_agg"):
         assert holistic not in plan, holistic
+
+
+def test_an_ingests_limit_is_the_process_budget_less_the_reserve():
+    # by hand: PROCESS_BASE + OUTSIDE_POOL = 128 + 384 MiB = 536,870,912 bytes;
+    # 2GB = 2,000,000,000 bytes - 536,870,912 = 1,463,129,088; 3GiB = 3,221,225,472 - 536,870,912;
+    # 600MB: 600,000,000 - 536,870,912 is below half of it, so half: 300,000,000.
+    assert catalog.pool_limit("2GB") == "1463129088B"
+    assert catalog.pool_limit("3 GiB") == "2684354560B"
+    assert catalog.pool_limit("600MB") == "300000000B"
+    # not a size: DuckDB's own reading of it, unchanged
+    assert catalog.pool_limit("50%") == "50%"
+    assert catalog.pool_limit("none") == "none"
+
+
+def test_the_derived_build_runs_under_the_pool_share_of_the_limit(tmp_path, monkeypatch):
+    """The ingest's --memory-limit is the whole process's budget: its DuckDB pool is the budget
+    less the reserve the process needs beside it (PROCESS_BASE + OUTSIDE_POOL). Read from the
+    staged catalog while the derived tables are built (a second connection in this process opens
+    the same database, whose memory_limit is the build's)."""
+    monkeypatch.delenv(catalog.MEMORY_LIMIT_ENV, raising=False)
+    home = Home.resolve(tmp_path / "home")
+    seen: list[str] = []
+
+    class Watch(ingest.Progress):
+        def phase(self, text: str) -> None:
+            if text == "deriving":
+                (staged,) = home.root.glob(f".{home.catalog.name}.*.staged")
+                con = duckdb.connect(str(staged))
+                try:
+                    seen.append(_limit_bytes(con))
+                finally:
+                    con.close()
+
+    # 1536MiB less 128 + 384 MiB = 1024 MiB, which DuckDB shows as 1.0 GiB (the budget: 1.5 GiB)
+    ingest.ingest(home, "google2011", SAMPLE, memory_limit="1536MiB", progress=Watch())
+    assert seen == ["1.0 GiB"]

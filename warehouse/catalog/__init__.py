@@ -92,6 +92,42 @@ def memory_limit(explicit: str | None, default: str) -> str:
     return limit
 
 
+# An ingest's memory limit is the budget of the whole process: DuckDB's buffer pool gets the limit
+# less what the process holds beside the pool at an ingest's peak (bench/RESULTS.md "An ingest
+# within its memory limit"). Beside the pool: the interpreter and the libraries it loaded (115-130
+# MiB resident before any query), and DuckDB's allocations that its pool does not count (Parquet
+# pages being read and written, Arrow exports, its allocator's cached pages): 160-340 MiB over 14.5 M
+# task events (~520 MiB at the whole trace if DuckDB was at its limit there), alike at 1, 2 and 3
+# GB and at 1 or 2 threads.
+PROCESS_BASE = 128 * 2**20
+OUTSIDE_POOL = 384 * 2**20
+# Of a budget too small for the reserve, DuckDB still gets this share (the process then goes over
+# its budget rather than the ingest failing for want of memory).
+MIN_POOL_SHARE = 0.5
+# A memory limit's units as DuckDB reads them: '4GB' is 4 * 1000**3 bytes, '4GiB' 4 * 1024**3.
+_UNITS = {"b": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def limit_bytes(limit: str) -> int | None:
+    """A memory limit in bytes; None for one that is not a size (a percentage of the machine's
+    memory, 'none')."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([A-Za-z]+)\s*", limit)
+    if not m or m.group(2).lower() not in _UNITS:
+        return None
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def pool_limit(budget: str) -> str:
+    """DuckDB's memory limit in a process whose whole budget is ``budget`` (an ingest's limit): the
+    budget less PROCESS_BASE and OUTSIDE_POOL, at least MIN_POOL_SHARE of it. A budget that is not
+    a size is DuckDB's own limit as it is."""
+    total = limit_bytes(budget)
+    if total is None:
+        return budget
+    return f"{max(total - PROCESS_BASE - OUTSIDE_POOL, int(total * MIN_POOL_SHARE))}B"
+
+
 @functools.cache
 def _refused_limit(limit: str) -> str:
     """DuckDB's reason to refuse a memory limit ('' when it takes it). Asked once per value and

@@ -254,7 +254,9 @@ def ingest(
     with signals.noticed() as caught:
         try:
             trace = get_trace(trace_name)
-            memory_limit = catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT)
+            # The limit is the whole process's budget: every DuckDB database the ingest opens (the
+            # conversion's, then the staged catalog's for the derived build) gets DuckDB's share.
+            memory_limit = catalog.pool_limit(catalog.memory_limit(memory_limit, DEFAULT_MEMORY_LIMIT))
             progress = clock = _Timed(progress or Progress())
             started = time.monotonic()
             sources = _discover(trace, source, opts)

@@ -172,7 +172,7 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
     committed at once by renaming a staged catalog. Tables with nothing to merge are left as they are."""
     if not home.catalog.exists():
         raise CatalogError(f"no catalog at {home.catalog}; nothing to compact")
-    limit = catalog.memory_limit(memory_limit, generations.DEFAULT_MEMORY_LIMIT)
+    limit = catalog.pool_limit(catalog.memory_limit(memory_limit, generations.DEFAULT_MEMORY_LIMIT))
     writer_id = generations.new_writer_id()
     done: list[TableCompaction] = []
     with home.writer_lock():

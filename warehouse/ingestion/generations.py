@@ -16,7 +16,8 @@ from pathlib import Path
 
 from tracewh.ingestion import readers
 
-# The ingest's (and compaction's) DuckDB memory limit unless --memory-limit or TRACEWH_MEMORY_LIMIT.
+# The ingest's (and compaction's) memory budget unless --memory-limit or TRACEWH_MEMORY_LIMIT
+# (the process's: DuckDB gets catalog.pool_limit of it).
 DEFAULT_MEMORY_LIMIT = "2GB"
 _ID_FORM = r"\d{8}T\d{6}-[0-9a-f]{6}"
 _OUTPUT_NAME = re.compile(rf"^(?P<stem>.+)\.{_ID_FORM}(?:_\d+)?\.parquet$")
