@@ -120,7 +120,9 @@ ranked AS (
     -- the values of the bins that hold a wanted rank, each distinct value with its first rank
     SELECT gid, bin, v, n, first_r + sum(n) OVER (PARTITION BY gid, bin ORDER BY v ROWS UNBOUNDED PRECEDING) - n AS r_lo
     FROM (
-        SELECT h.gid, h.bin, h.first_r, d.v, count(*) AS n
+        -- hits is a few thousand rows: Spark is told to broadcast them (it estimates the join that
+        -- makes them as large as its inputs, and would shuffle every attempt to join them)
+        SELECT /*+ BROADCAST(h) */ h.gid, h.bin, h.first_r, d.v, count(*) AS n
         FROM done AS d
         JOIN hits AS h ON h.bin = d.bin AND h.measure = d.measure
             AND (h.grouping = 'all' OR (h.grouping = 'priority tier' AND h.grp = d.priority_tier)

@@ -515,6 +515,30 @@ def _paren_named_window(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _join_hint(node: exp.Expression) -> exp.Expression:
+    """A join hint ``SELECT /*+ BROADCAST(t) */ ...`` is a comment to DuckDB (which plans its
+    joins from what it has computed) and a hint to Spark, whose size estimate of a join's inputs
+    can be wrong by orders of magnitude (a join of a few thousand rows estimated at terabytes):
+    sqlglot reads it as a plain comment, so it is made Spark's hint again."""
+    import sqlglot
+    from sqlglot import exp
+
+    if not isinstance(node, exp.Select) or not node.comments:
+        return node
+    hints = [c for c in node.comments if c.startswith("+")]
+    if not hints:
+        return node
+    expressions = []
+    for h in hints:
+        parsed = sqlglot.parse_one(f"SELECT /*{h}*/ 1", read="spark").args.get("hint")
+        if parsed is None:
+            raise SparkError(f"not a Spark hint: /*{h}*/")
+        expressions += parsed.expressions
+    node.set("hint", exp.Hint(expressions=expressions))
+    node.comments = [c for c in node.comments if not c.startswith("+")]
+    return node
+
+
 # Text rewrites (before parsing) and AST rewrites (after), in order.
 TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot,)
 OVERRIDES: tuple[Callable[[Any], Any], ...] = (
@@ -536,6 +560,7 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _ordered_list,
     _list_index,
     _hugeint,
+    _join_hint,
 )
 
 
@@ -1170,10 +1195,9 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         if derived.walked(f):
             return
         raise SparkError(f"{view}: not in the catalog {ctx.home.catalog}; run `tracewh repair` once")
-    typed = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
     names = ", ".join(_ident(c) for c, _ in cols)
     branches = [
-        f"SELECT {typed} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
+        f"SELECT {_stored_columns(cols, t)} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
         for (t, n), data_dir in sorted(ctx.snap.stored.items())
         if n == name
     ]
@@ -1190,6 +1214,18 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         )
     _run_view(
         ctx.spark, f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL '.join(branches)}", f.path.name, ctx.cache
+    )
+
+
+def _stored_columns(cols: list[tuple[str, str]], trace: str) -> str:
+    """The select list of one trace's stored derived file, typed as the DuckDB catalog types it.
+    The file holds that trace's rows only (its query selects ``trace = $trace``), so its trace
+    column is written as the literal: Spark then folds a report's ``trace = $trace`` to true for
+    this file and false for every other trace's, instead of decoding and comparing the string on
+    every row (millions per report over the task transitions or attempts)."""
+    return ", ".join(
+        f"CAST({_literal(trace) if c == 'trace' else _ident(c)} AS {spark_type(t)}) AS {_ident(c)}"
+        for c, t in cols
     )
 
 
