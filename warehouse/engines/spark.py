@@ -85,6 +85,13 @@ OWN_SESSION_CONF = {
     # events. Same rows; off by default in Spark, which has it since 4.2 (an older Spark does not
     # read the key).
     "spark.sql.window.segmentTree.enabled": "true",
+    # The classes whole-stage code generation compiles, kept by their code for the next query
+    # with the same plan: one task-times run on Spark compiles ~130 of them, more than Spark's
+    # default of 100 entries, so a second run in the session found none of them (its least
+    # recently used evicted in the order they are needed) and compiled and JIT-compiled them all
+    # again (bench/RESULTS.md, "Spark: integer codes, hints and the codegen cache"). Static: it
+    # applies when tracewh starts the JVM.
+    "spark.sql.codegen.cache.maxEntries": "1000",
 }
 # Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
 LOCAL_SHUFFLE_PARTITIONS = 8
@@ -105,6 +112,10 @@ SMALL_HOME_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.files.openCostInBytes": str(64 << 20),
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+    # Spark's default here, not OWN_SESSION_CONF's: the C1-only JVM's code cache (48 MB) was seen
+    # full on the sample's parity already, and more classes kept alive would fill it sooner (the
+    # JIT then stops compiling); a small home's queries are cheap to compile again.
+    "spark.sql.codegen.cache.maxEntries": "100",
 }
 
 
