@@ -20,6 +20,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import urlparse
 
 import duckdb
 import pytest
@@ -530,6 +531,25 @@ def test_a_large_cte_read_twice_is_computed_once(spark, monkeypatch):
     assert all(r == [(0, 4, 3, 1), (1, 3, 3, 1), (2, 3, 3, 1)] for r in _both(spark, sql))
 
 
+def test_a_join_hint_is_a_spark_hint(spark):
+    """``/*+ BROADCAST(h) */`` is a comment to DuckDB and a hint to Spark: with broadcasts off by
+    size (Spark's estimate of a join's side can be far too large), the hinted side is broadcast
+    all the same; the rows are DuckDB's (1 and 2 of 0..2 have a match)."""
+    sql = (
+        "SELECT /*+ BROADCAST(h) */ d.x, h.y FROM range(3) AS d(x) "
+        "JOIN (VALUES (1, 'a'), (2, 'b')) AS h(x, y) ON h.x = d.x ORDER BY d.x"
+    )
+    assert "/*+ BROADCAST(h) */" in ws.transpile(sql)[0]
+    before = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        plan = ws.query_df(spark, sql)._jdf.queryExecution().executedPlan().toString()
+        assert "BroadcastHashJoin" in plan and "SortMergeJoin" not in plan
+        assert all(rows == [(1, "a"), (2, "b")] for rows in _both(spark, sql))
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", before)
+
+
 def test_quantiles_discrete_and_over_computed_levels(spark):
     """Over 1, 2, 3, 5: quantile_disc(x, 0.5) is 2 (the smallest value with cume_dist >= 0.5), at
     0.6 it is 3; quantile_cont at levels computed by a constant expression (0, 0.5, 1) is 1,
@@ -771,6 +791,29 @@ def test_derived_views_read_the_stored_generation(spark_sample, spark, sample_ho
     for d in dirs:
         assert f"parquet.`{sample_home.root / d}/task_transitions.parquet`" in text
     assert "lifecycle." not in text
+
+
+def test_a_stored_derived_file_is_read_for_its_trace_only(spark_sample, spark, sample_home):
+    """Each trace's stored file holds that trace's rows: a filter on one trace reads that trace's
+    file alone, without its trace column (the literal stands for it), and counts what DuckDB
+    counts in the same file."""
+    for trace in ("google2011", "google2019"):
+        with query.read_only(sample_home) as con:
+            (data_dir,) = con.execute(
+                "SELECT data_dir FROM meta.derived WHERE name = 'task_transitions' AND trace = $t",
+                {"t": trace},
+            ).fetchone()
+            (n,) = con.execute(
+                f"SELECT count(*) FROM read_parquet('{sample_home.root / data_dir}/task_transitions.parquet')"
+            ).fetchone()
+        df = spark.sql(f"SELECT trace, time FROM derived.task_transitions WHERE trace = '{trace}'")
+        stored = sample_home.root / data_dir / "task_transitions.parquet"
+        assert [urlparse(f).path for f in df.inputFiles()] == [str(stored)]
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        (scan,) = [line for line in plan.splitlines() if "FileScan parquet" in line]
+        assert scan.split("ReadSchema: ")[1] == "struct<time:bigint>", plan
+        assert "PushedFilters: []" in scan and "Filter (" not in plan, plan
+        assert df.count() == n > 0
 
 
 def test_raw_views_read_the_live_generation_through_the_link(spark_sample, spark, sample_home):

@@ -11,63 +11,68 @@ WITH done AS NOT MATERIALIZED (
     -- read twice from the stored Parquet (a count pass, then the few values the quantiles need),
     -- not held in memory. The stored attempts before the clipping to the observed segments: this
     -- report reads no clipped column, so it needs no join to the segments. One row per attempt
-    -- and measure: the delay of every attempt, the execution time of those that ran.
-    SELECT measure, priority_tier, end_reason, status, CASE WHEN status = 'completed' THEN v END AS v,
+    -- and measure: the delay of every attempt, the execution time of those that ran. The measure
+    -- (delay: scheduling delay, else execution time) and the status are small codes, named in
+    -- summary: the group keys of the passes over every attempt, where Spark pays for each string
+    -- key per row (0 completed, 1 left_censored, 2 right_censored, 3 both_censored, 4 across_gap,
+    -- 5 never_scheduled, 6 invalid).
+    SELECT delay, priority_tier, end_reason, status, CASE WHEN status = 0 THEN v END AS v,
            -- the value's bin (below): it keeps the order, v <= w gives bin(v) <= bin(w), since a
            -- square root is exact to the last bit and so monotone
-           CASE WHEN status = 'completed' THEN floor(sqrt(sqrt(v)) * 1024)::BIGINT END AS bin
+           CASE WHEN status = 0 THEN floor(sqrt(sqrt(v)) * 1024)::BIGINT END AS bin
     FROM (
-        SELECT m.measure, coalesce(priority_tier, '(none)') AS priority_tier,
+        SELECT m.delay, coalesce(priority_tier, '(none)') AS priority_tier,
                coalesce(end_reason, state_at_end) AS end_reason,
                CASE WHEN m.delay THEN
-                    CASE WHEN wait_spans_gap THEN 'across_gap'
-                         WHEN wait_s IS NOT NULL THEN 'completed'
-                         WHEN NOT ran AND end_reason IS NOT NULL THEN 'never_scheduled'
-                         WHEN start_censored AND NOT ran THEN 'both_censored'
-                         WHEN start_censored THEN 'left_censored'
-                         WHEN NOT ran THEN 'right_censored'
-                         ELSE 'invalid' END
+                    CASE WHEN wait_spans_gap THEN 4
+                         WHEN wait_s IS NOT NULL THEN 0
+                         WHEN NOT ran AND end_reason IS NOT NULL THEN 5
+                         WHEN start_censored AND NOT ran THEN 3
+                         WHEN start_censored THEN 1
+                         WHEN NOT ran THEN 2
+                         ELSE 6 END
                ELSE
-                    CASE WHEN run_spans_gap THEN 'across_gap'
-                         WHEN run_s IS NOT NULL THEN 'completed'
-                         WHEN run_start_censored AND run_end_censored THEN 'both_censored'
-                         WHEN run_start_censored THEN 'left_censored'
-                         WHEN run_end_censored THEN 'right_censored'
-                         ELSE 'invalid' END
+                    CASE WHEN run_spans_gap THEN 4
+                         WHEN run_s IS NOT NULL THEN 0
+                         WHEN run_start_censored AND run_end_censored THEN 3
+                         WHEN run_start_censored THEN 1
+                         WHEN run_end_censored THEN 2
+                         ELSE 6 END
                END AS status,
                CASE WHEN m.delay THEN wait_s ELSE run_s END AS v
         FROM derived.task_episode_core
-        CROSS JOIN (VALUES ('scheduling delay', true), ('execution time', false)) AS m(measure, delay)
+        CROSS JOIN (VALUES (true), (false)) AS m(delay)
         WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND (m.delay OR ran)
     )
 ),
 fine AS (
     -- the one pass over every attempt: counts per (measure, tier, end reason, status, bin)
-    SELECT measure, priority_tier, end_reason, status, bin,
+    SELECT delay, priority_tier, end_reason, status, bin,
            count(*) AS n, count(v) AS completed, sum(v) AS sum_v, min(v) AS min_v, max(v) AS max_v,
            count(*) FILTER (v < 300) AS under_5min, count(*) FILTER (v < 1800) AS under_30min
     FROM done GROUP BY ALL
 ),
 summary AS (
     SELECT
-        measure,
+        delay,
+        CASE WHEN delay THEN 'scheduling delay' ELSE 'execution time' END AS measure,
         CASE WHEN grouping(priority_tier) = 0 THEN 'priority tier'
              WHEN grouping(end_reason) = 0 THEN 'end reason' ELSE 'all' END AS grouping,
         coalesce(priority_tier, end_reason, 'all') AS grp,
         sum(n)::BIGINT AS attempts,
         sum(completed)::BIGINT AS completed,
-        coalesce(sum(n) FILTER (status = 'left_censored'), 0)::BIGINT AS left_censored,
-        coalesce(sum(n) FILTER (status = 'right_censored'), 0)::BIGINT AS right_censored,
-        coalesce(sum(n) FILTER (status = 'both_censored'), 0)::BIGINT AS both_censored,
-        coalesce(sum(n) FILTER (status = 'across_gap'), 0)::BIGINT AS across_gap,
-        coalesce(sum(n) FILTER (status = 'never_scheduled'), 0)::BIGINT AS never_scheduled,
-        coalesce(sum(n) FILTER (status = 'invalid'), 0)::BIGINT AS invalid,
+        coalesce(sum(n) FILTER (status = 1), 0)::BIGINT AS left_censored,
+        coalesce(sum(n) FILTER (status = 2), 0)::BIGINT AS right_censored,
+        coalesce(sum(n) FILTER (status = 3), 0)::BIGINT AS both_censored,
+        coalesce(sum(n) FILTER (status = 4), 0)::BIGINT AS across_gap,
+        coalesce(sum(n) FILTER (status = 5), 0)::BIGINT AS never_scheduled,
+        coalesce(sum(n) FILTER (status = 6), 0)::BIGINT AS invalid,
         sum(sum_v) / nullif(sum(completed), 0) AS mean_s, min(min_v) AS min_s, max(max_v) AS max_s,
         sum(under_5min) / nullif(sum(completed), 0) AS share_under_5min,
         sum(under_30min) / nullif(sum(completed), 0) AS share_under_30min
     FROM fine
     -- the three groupings (all, by tier, by end reason)
-    GROUP BY GROUPING SETS ((measure), (measure, priority_tier), (measure, end_reason))
+    GROUP BY GROUPING SETS ((delay), (delay, priority_tier), (delay, end_reason))
 ),
 -- The exact quantiles without a sort of every value. quantile_cont keeps every value of a group in
 -- an aggregate state that never spills (out of memory at 29.4 M task events under 4GB); a sort of
@@ -78,7 +83,7 @@ summary AS (
 -- lo + (rank - floor) * (hi - lo).
 groups AS (
     -- a number per group, the key of everything below
-    SELECT measure, grouping, grp, completed, row_number() OVER (ORDER BY measure, grouping, grp) AS gid
+    SELECT delay, measure, grouping, grp, completed, row_number() OVER (ORDER BY measure, grouping, grp) AS gid
     FROM summary WHERE completed > 0
 ),
 bins AS (
@@ -88,7 +93,7 @@ bins AS (
     FROM (
         SELECT g.gid, f.bin, sum(f.n) AS n
         FROM fine AS f
-        JOIN groups AS g ON g.measure = f.measure
+        JOIN groups AS g ON g.delay = f.delay
             AND (g.grouping = 'all' OR (g.grouping = 'priority tier' AND g.grp = f.priority_tier)
                  OR (g.grouping = 'end reason' AND g.grp = f.end_reason))
         WHERE f.bin IS NOT NULL
@@ -112,7 +117,7 @@ located AS (
     WHERE kind = 1
 ),
 hits AS (
-    SELECT g.gid, g.measure, g.grouping, g.grp, b.bin, b.first_r
+    SELECT g.gid, g.delay, g.grouping, g.grp, b.bin, b.first_r
     FROM (SELECT DISTINCT gid, bin FROM located) AS l
     JOIN bins AS b ON b.gid = l.gid AND b.bin = l.bin JOIN groups AS g ON g.gid = l.gid
 ),
@@ -120,9 +125,11 @@ ranked AS (
     -- the values of the bins that hold a wanted rank, each distinct value with its first rank
     SELECT gid, bin, v, n, first_r + sum(n) OVER (PARTITION BY gid, bin ORDER BY v ROWS UNBOUNDED PRECEDING) - n AS r_lo
     FROM (
-        SELECT h.gid, h.bin, h.first_r, d.v, count(*) AS n
+        -- hits is a few thousand rows: Spark is told to broadcast them (it estimates the join that
+        -- makes them as large as its inputs, and would shuffle every attempt to join them)
+        SELECT /*+ BROADCAST(h) */ h.gid, h.bin, h.first_r, d.v, count(*) AS n
         FROM done AS d
-        JOIN hits AS h ON h.bin = d.bin AND h.measure = d.measure
+        JOIN hits AS h ON h.bin = d.bin AND h.delay = d.delay
             AND (h.grouping = 'all' OR (h.grouping = 'priority tier' AND h.grp = d.priority_tier)
                  OR (h.grouping = 'end reason' AND h.grp = d.end_reason))
         GROUP BY h.gid, h.bin, h.first_r, d.v

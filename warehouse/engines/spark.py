@@ -85,6 +85,13 @@ OWN_SESSION_CONF = {
     # events. Same rows; off by default in Spark, which has it since 4.2 (an older Spark does not
     # read the key).
     "spark.sql.window.segmentTree.enabled": "true",
+    # The classes whole-stage code generation compiles, kept by their code for the next query
+    # with the same plan: one task-times run on Spark compiles ~130 of them, more than Spark's
+    # default of 100 entries, so a second run in the session found none of them (its least
+    # recently used evicted in the order they are needed) and compiled and JIT-compiled them all
+    # again (bench/RESULTS.md, "Spark: integer codes, hints and the codegen cache"). Static: it
+    # applies when tracewh starts the JVM.
+    "spark.sql.codegen.cache.maxEntries": "1000",
 }
 # Local sessions: the sample-sized shuffles of the reports need a few partitions, not 200.
 LOCAL_SHUFFLE_PARTITIONS = 8
@@ -105,6 +112,10 @@ SMALL_HOME_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.files.openCostInBytes": str(64 << 20),
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+    # Spark's default here, not OWN_SESSION_CONF's: the C1-only JVM's code cache (48 MB) was seen
+    # full on the sample's parity already, and more classes kept alive would fill it sooner (the
+    # JIT then stops compiling); a small home's queries are cheap to compile again.
+    "spark.sql.codegen.cache.maxEntries": "100",
 }
 
 
@@ -515,6 +526,30 @@ def _paren_named_window(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _join_hint(node: exp.Expression) -> exp.Expression:
+    """A join hint ``SELECT /*+ BROADCAST(t) */ ...`` is a comment to DuckDB (which plans its
+    joins from what it has computed) and a hint to Spark, whose size estimate of a join's inputs
+    can be wrong by orders of magnitude (a join of a few thousand rows estimated at terabytes):
+    sqlglot reads it as a plain comment, so it is made Spark's hint again."""
+    import sqlglot
+    from sqlglot import exp
+
+    if not isinstance(node, exp.Select) or not node.comments:
+        return node
+    hints = [c for c in node.comments if c.startswith("+")]
+    if not hints:
+        return node
+    expressions = []
+    for h in hints:
+        parsed = sqlglot.parse_one(f"SELECT /*{h}*/ 1", read="spark").args.get("hint")
+        if parsed is None:
+            raise SparkError(f"not a Spark hint: /*{h}*/")
+        expressions += parsed.expressions
+    node.set("hint", exp.Hint(expressions=expressions))
+    node.comments = [c for c in node.comments if not c.startswith("+")]
+    return node
+
+
 # Text rewrites (before parsing) and AST rewrites (after), in order.
 TEXT_OVERRIDES: tuple[Callable[[str], str], ...] = (rewrite_unpivot,)
 OVERRIDES: tuple[Callable[[Any], Any], ...] = (
@@ -536,6 +571,7 @@ OVERRIDES: tuple[Callable[[Any], Any], ...] = (
     _ordered_list,
     _list_index,
     _hugeint,
+    _join_hint,
 )
 
 
@@ -1170,10 +1206,9 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         if derived.walked(f):
             return
         raise SparkError(f"{view}: not in the catalog {ctx.home.catalog}; run `tracewh repair` once")
-    typed = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
     names = ", ".join(_ident(c) for c, _ in cols)
     branches = [
-        f"SELECT {typed} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
+        f"SELECT {_stored_columns(cols, t)} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
         for (t, n), data_dir in sorted(ctx.snap.stored.items())
         if n == name
     ]
@@ -1190,6 +1225,18 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         )
     _run_view(
         ctx.spark, f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL '.join(branches)}", f.path.name, ctx.cache
+    )
+
+
+def _stored_columns(cols: list[tuple[str, str]], trace: str) -> str:
+    """The select list of one trace's stored derived file, typed as the DuckDB catalog types it.
+    The file holds that trace's rows only (its query selects ``trace = $trace``), so its trace
+    column is written as the literal: Spark then folds a report's ``trace = $trace`` to true for
+    this file and false for every other trace's, instead of decoding and comparing the string on
+    every row (millions per report over the task transitions or attempts)."""
+    return ", ".join(
+        f"CAST({_literal(trace) if c == 'trace' else _ident(c)} AS {spark_type(t)}) AS {_ident(c)}"
+        for c, t in cols
     )
 
 
