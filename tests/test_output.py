@@ -8,6 +8,8 @@ import datetime as dt
 import io
 import json
 import math
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -407,3 +409,22 @@ def test_one_query_gives_one_answer_whatever_else_the_home_holds(capsys, monkeyp
     shutil.copytree(SAMPLE_2019 / "clusterdata_2019_b", tmp_path / "b")
     ingestion.ingest(home, "google2019", tmp_path / "b", IngestOptions(cell="b"))
     assert answers() == (expected, expected)
+
+
+def test_the_staged_catalog_keeps_duckdbs_progress_bar_off_stdout(tmp_path):
+    """An ingest's derived build runs long queries on the staged catalog's connection; DuckDB turns
+    its progress bar on in a plain Python process (`python -c`, a script: not under pytest's
+    capture, hence a child process) and would draw it on stdout, which carries data only."""
+    code = (
+        "import sys\n"
+        "from tracewh import catalog\n"
+        "from tracewh.home import Home\n"
+        "home = Home.resolve(sys.argv[1])\n"
+        "home.ensure_writable()\n"
+        "with catalog.staged(home, 'bar') as stage:\n"
+        "    print(stage.con.execute(\"SELECT current_setting('enable_progress_bar')\").fetchone()[0])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "home")], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"

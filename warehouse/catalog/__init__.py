@@ -254,6 +254,8 @@ def staged(home: Home, tag: str) -> Iterator[Stage]:
             raise CatalogError(f"staging the catalog in {home.root} failed: {_reason(e)}") from e
         stage.con = con
         try:
+            # the ingest's derived build runs long queries here: no bar on the caller's stdout
+            no_progress_bar(con)
             con.execute("BEGIN")
             if new:
                 _record_build(con, home, views_key())
