@@ -1173,9 +1173,9 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     typed = ", ".join(f"CAST({_ident(c)} AS {spark_type(t)}) AS {_ident(c)}" for c, t in cols)
     names = ", ".join(_ident(c) for c, _ in cols)
     branches = [
-        f"SELECT {typed} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
+        f"SELECT {typed} FROM parquet.{_ident(location)}"
         for (t, n), data_dir in sorted(ctx.snap.stored.items())
-        if n == name
+        if n == name and (location := _derived_location(ctx, data_dir, name))
     ]
     branches += [
         f"SELECT {names} FROM ({derived.query(f, t)})"
@@ -1193,12 +1193,17 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     )
 
 
-def _derived_location(ctx: _Context, data_dir: str, name: str) -> str:
-    """A stored derived table's file as Spark reads it: under the data root, at its path below
-    the home's parquet/ folder (where meta.derived says the live generation is)."""
-    path = ctx.home.root / data_dir / f"{name}.parquet"
-    if not path.is_file():
-        raise SparkError(f"{path}: the catalog's derived table is missing (run `tracewh check`)")
+def _derived_location(ctx: _Context, data_dir: str, name: str) -> str | None:
+    """A stored derived table's file (or folder of unit files) as Spark reads it: under the data
+    root, at its path below the home's parquet/ folder (where meta.derived says the live
+    generation is); None: a folder of no unit file (no row)."""
+    paths = derived.stored_paths(ctx.home.root, data_dir, name)
+    if not paths:
+        return None
+    if not all(x.is_file() for x in paths):
+        raise SparkError(f"{paths[0]}: the catalog's derived table is missing (run `tracewh check`)")
+    folder = ctx.home.root / data_dir / name
+    path = folder if folder.is_dir() else paths[0]
     return f"{ctx.root}/{path.relative_to(ctx.home.parquet).as_posix()}"
 
 
