@@ -217,17 +217,22 @@ def test_an_ingest_of_another_table_keeps_the_derived_tables(tmp_path):
     assert read(home, "SELECT name, data_dir, writer_id FROM meta.derived ORDER BY 1") == before
 
 
-def _home_of_the_first_slice(tmp_path, monkeypatch) -> tuple[Home, dict, list]:
-    """A home with the first slice's task events and its derived tables, and what a stopped ingest
-    must leave as it is: the stored tables and meta.derived."""
+def _home_of_the_first_slice(tmp_path, monkeypatch, usage: bool = False) -> tuple[Home, dict, list]:
+    """A home with the first slice's task events (``usage``: and two usage slices) and its derived
+    tables, and what a stopped ingest must leave as it is: the stored tables and meta.derived."""
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(
         home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
     )
+    if usage:
+        parts = {0: USAGE_SLICES[0], 1: USAGE_SLICES[1]}
+        ingest.ingest(
+            home, "google2011", usage_source(tmp_path / "u", parts), IngestOptions(tables=["task_usage"])
+        )
     return (
         home,
-        {name: stored(home, name) for name in STORED},
+        {name: stored(home, name) for (name,) in read(home, "SELECT name FROM meta.derived ORDER BY 1")},
         read(home, "SELECT * FROM meta.derived ORDER BY ALL"),
     )
 
@@ -244,7 +249,7 @@ def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_stat
     )
     assert code == (130 if sig == signal.SIGINT else -signal.SIGKILL), err
     assert read(home, "SELECT * FROM meta.derived ORDER BY ALL") == meta_before
-    assert {name: stored(home, name) for name in STORED} == before
+    assert {name: stored(home, name) for name in before} == before
     # the next writer removes what the stopped one left; then the ingest goes through
     ingest.ingest(home, "google2011", new)
     live = {Path(d).name for (d,) in read(home, "SELECT DISTINCT data_dir FROM meta.derived")}
@@ -254,17 +259,23 @@ def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_stat
     )
 
 
+@pytest.mark.parametrize("table", ["task_events", "task_usage"])
 def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leaves_the_old_state_whole(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, table
 ):
     # Old code: the build's queries ran with no signal watch, so a SIGINT that came while one of
-    # them ran waited for it to end (over a minute at the whole trace's size): here, never.
-    home, before, meta_before = _home_of_the_first_slice(tmp_path, monkeypatch)
+    # them ran waited for it to end (over a minute at the whole trace's size): here, never. An
+    # ingest of usage parts is stopped between two tables, one already written in its generation
+    # (the usage build's unit files: the old generation's files linked in, the touched days new).
+    home, before, meta_before = _home_of_the_first_slice(tmp_path, monkeypatch, usage=table == "task_usage")
     tables_before = read(home, "SELECT * FROM meta.tables ORDER BY ALL")
     gens_before = sorted(p.name for p in home.generations("google2011").iterdir())
     flag = tmp_path / "inside-the-build"
     env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root), derived.WAIT_ENV: str(flag)}
-    new = source(tmp_path / "b", {1: SLICES[1]})
+    if table == "task_usage":
+        new = usage_source(tmp_path / "b", {3: USAGE_SLICES[3]})
+    else:
+        new = source(tmp_path / "b", {1: SLICES[1]})
     proc = subprocess.Popen(
         [*TRACEWH, "ingest", "google2011", str(new), "-q"], env=env, stderr=subprocess.PIPE, text=True
     )
@@ -289,7 +300,7 @@ def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leave
     )
     assert read(home, "SELECT * FROM meta.derived ORDER BY ALL") == meta_before
     assert read(home, "SELECT * FROM meta.tables ORDER BY ALL") == tables_before
-    assert {name: stored(home, name) for name in STORED} == before
+    assert {name: stored(home, name) for name in before} == before
     # nothing of the stopped ingest is left: no generation, no scratch
     assert sorted(p.name for p in home.generations("google2011").iterdir()) == gens_before
     assert not home.tmp.exists() or not any(home.tmp.iterdir())
