@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -537,3 +538,38 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
         if con is not None:
             con.close()
     assert not fell_back.is_set()  # whatever the load: the signal stopped it, not the fallback
+
+
+def test_a_usage_table_stored_as_one_file_by_an_older_tracewh_is_rebuilt_as_day_files(tmp_path):
+    home = Home.resolve(tmp_path / "h")
+    ingest.ingest(
+        home,
+        "google2011",
+        usage_source(tmp_path / "a", {0: USAGE_SLICES[0]}),
+        IngestOptions(tables=["task_usage"]),
+    )
+    sql = "SELECT name FROM meta.derived WHERE name = 'task_usage_hourly'"
+    catalog.repair(home)  # a home in this layout keeps its tables
+    assert read(home, sql) == [("task_usage_hourly",)]
+    rows = stored(home, "task_usage_hourly")
+    # as a tracewh from before the day files wrote it: one file beside the generation's tables
+    folder = stored_paths(home, "google2011", "task_usage_hourly")[0].parent
+    listed = ", ".join(f"'{x}'" for x in sorted(folder.iterdir()))
+    with duckdb.connect() as con:
+        con.execute(f"COPY (SELECT * FROM read_parquet([{listed}])) TO '{folder}.parquet' (FORMAT parquet)")
+    shutil.rmtree(folder)
+    catalog.repair(home)
+    assert read(home, sql) == []  # forgotten: the view answers from the windows
+    assert read(home, "SELECT * FROM derived.task_usage_hourly ORDER BY ALL") == rows
+    # the next ingest of usage stores it again, whole, in day files
+    ingest.ingest(
+        home,
+        "google2011",
+        usage_source(tmp_path / "b", {1: USAGE_SLICES[1]}),
+        IngestOptions(tables=["task_usage"]),
+    )
+    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_usage_hourly'") == [
+        (None,)
+    ]
+    assert stored_paths(home, "google2011", "task_usage_hourly")[0].parent.name == "task_usage_hourly"
+    same_as_the_views(home)

@@ -264,10 +264,11 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     full = p.full or any(
         _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
     )  # a part the trace had moved in the run of parts: the gaps of its events changed
+    dirs = _stored_dirs(con, trace)
     old = {
-        short(f): read_stored(f, stored_paths(home.root, d, short(f)))
+        short(f): read_stored(f, stored_paths(home.root, dirs[short(f)], short(f)))
         for f in stored_files()
-        if (d := _stored_dirs(con, trace).get(short(f)))
+        if short(f) in dirs
     }
     gen = generation(home, trace, writer_id)
     scratch = home.tmp / writer_id / f"{PREFIX}{trace}"
@@ -699,7 +700,7 @@ def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     tracewh) is not the table its readers expect: it leaves meta.derived, so its view answers from
     the life-cycle views (as for a trace without the layer) and the next ingest rebuilds it whole.
     Only the Parquet footers are read."""
-    by_name = {short(f): f for f in stored_files()}
+    by_name = {short(f): f for f in files() if not reads(f)}
     walked_names = {short(f) for f in walk_files()}
     for trace, name, data_dir in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall():
         f = by_name.get(name)
