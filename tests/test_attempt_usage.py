@@ -95,10 +95,10 @@ def read(home: Home, sql: str) -> list[tuple]:
 
 
 def stored(home: Home) -> list[tuple]:
-    """derived.attempt_usage of google2011 from the Parquet of the stored per-day table (not
-    through a view): its days added up per attempt by a plain query."""
-    listed = ", ".join(f"'{x}'" for x in stored_paths(home, "google2011", "attempt_usage_by_day"))
-    if not listed:  # no window yet: no day
+    """derived.attempt_usage of google2011 from the Parquet of the stored per-hour table (not
+    through a view): its hours added up per attempt by a plain query."""
+    listed = ", ".join(f"'{x}'" for x in stored_paths(home, "google2011", "attempt_usage_hourly"))
+    if not listed:  # no window yet: no file
         return []
     with duckdb.connect() as con:
         return con.execute(
@@ -150,8 +150,8 @@ def test_stored_attempt_usage_equals_the_view_on_the_sample(sample_home):
         ([("task_events", None), ("task_usage", None)], None),
         # usage first; then the events part by part (the second recomputes the 2 tasks of part 1)
         ([("task_usage", None), ("task_events", "0"), ("task_events", "1")], 2),
-        # interleaved, the usage parts out of order; the last recomputes the day its part holds
-        # (day 0: every window here), so the two tasks with events and windows
+        # interleaved, the usage parts out of order; the last recomputes the hour its part holds
+        # (hour 0: every window here), so the two tasks with events and windows
         ([("task_events", "0"), ("task_usage", "1"), ("task_events", "1"), ("task_usage", "0")], 2),
     ],
     ids=["events-then-usage", "usage-then-events", "interleaved"],
@@ -163,7 +163,7 @@ def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_pat
         ingestion.ingest(home, "google2011", src, IngestOptions(tables=[table], parts=parts))
         assert stored(home) == recomputed(home), (table, parts)
     assert approx(stored(home)) == EXPECTED
-    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'attempt_usage_by_day'") == [
+    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'attempt_usage_hourly'") == [
         (last_recomputed,)
     ]
     # What cpu-by-runtime makes of it: every window's CPU once, with the event-less task's
@@ -208,7 +208,7 @@ DAY_PARTS = {
     3: day_windows(3, range(3), 1, 0.149) + day_windows(3, range(2), 2, 0.101),
 }
 DAY_1_AGAIN = day_windows(1, range(2), 1, 0.43) + day_windows(1, range(1), 2, 0.029)
-USAGE_TABLES = ("task_usage_hourly", "attempt_usage_by_day")
+USAGE_TABLES = ("task_usage_hourly", "attempt_usage_hourly")
 
 
 def days_events(src: Path) -> Path:
@@ -290,8 +290,8 @@ def test_usage_ingests_rewrite_only_the_days_their_parts_hold_and_equal_a_full_r
             if x.name.startswith("derived.")
         }
         assert all(gen in x.parents for name in USAGE_TABLES for x in stored_paths(home, "google2011", name))
-    n = read(home, "SELECT name, tasks_recomputed FROM meta.derived WHERE name IN ('attempt_usage_by_day') ")
-    assert n == [("attempt_usage_by_day", None)]  # the last, --replace: rebuilt whole
+    n = read(home, "SELECT name, tasks_recomputed FROM meta.derived WHERE name IN ('attempt_usage_hourly') ")
+    assert n == [("attempt_usage_hourly", None)]  # the last, --replace: rebuilt whole
     # by hand, part 2's window between the attempts of task (1, 0) is outside both: 0.17 x 300
     outside = [r for r in stored(home) if r[0] == 1 and r[2] is None]
     assert approx(outside) == [(1, 0, None, 1, 300.0, 0.17 * 300, 0.17 / 2 * 300)]

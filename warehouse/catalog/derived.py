@@ -760,30 +760,21 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
 
 
 # The derived tables of the task usage: stored one file per day of usage-window start, so an ingest
-# of usage parts (each a stretch of time) recomputes the hours (or days) its parts hold, rewrites
+# of usage parts (each a stretch of time) recomputes the hours its parts hold, rewrites
 # the files of the days holding them and carries the other days' files over unchanged.
 USAGE_INPUT = "task_usage"
 USAGE_VIEW = "lifecycle.task_usage"
-# The hour of a usage row, the unit an incremental build recomputes (a column of every usage table;
-# one whose rows are per day, USAGE_DAY = the hour // 24, is recomputed per day).
+# The hour of a usage row, the unit an incremental build recomputes (a column of every usage table).
 USAGE_HOUR = "clock_hour"
-USAGE_DAY = "clock_day"
-_HOURS_IN = {USAGE_HOUR: 1, USAGE_DAY: 24}
 _USAGE_TOUCHED = "temp.main.derived_usage_touched"
-_USAGE_KEYS = "temp.main.derived_usage_keys"
 _USAGE_AGAIN = "temp.main.derived_usage_again"
-_USAGE_ALL = "temp.main.derived_usage_all"
+_USAGE_ROWS = "temp.main.derived_usage_rows"
 
 
 def usage_files() -> list[sqlfiles.SqlFile]:
     """The stored tables an ingest of task usage changes: those of the usage's rule (first input)
     and those with the usage as a later input (the attempts' usage, after the attempts)."""
     return [f for f in files() if not reads(f) and USAGE_INPUT in inputs_of(f)]
-
-
-def _recompute_key(f: sqlfiles.SqlFile) -> str:
-    """The time column by whose values a usage ingest recomputes the table's rows (hour or day)."""
-    return next(c for c in sort_key(f) if c in _HOURS_IN)
 
 
 @dataclass
@@ -825,26 +816,25 @@ def _usage_hours_in(p: UsagePlan) -> str:
     )
 
 
-def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str, key: str) -> str:
-    """The touched hours or days (``_USAGE_KEYS``) as ranges of start_time per cell (consecutive
-    ones merged): a filter the Parquet reader prunes row groups with, so only the touched
-    stretches of the usage are read."""
+def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str) -> str:
+    """The touched hours as ranges of start_time per cell (consecutive hours merged): a filter the
+    Parquet reader prunes row groups with, so only the touched stretches of the usage are read."""
     rows = con.execute(
-        f"SELECT DISTINCT cell, {key} FROM {_USAGE_KEYS} ORDER BY cell NULLS FIRST, 2"
+        f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {_USAGE_TOUCHED} ORDER BY cell NULLS FIRST, 2"
     ).fetchall()
     runs: list[list] = []
-    for cell, n in rows:
-        if runs and runs[-1][0] == cell and runs[-1][2] == n - 1:
-            runs[-1][2] = n
+    for cell, hour in rows:
+        if runs and runs[-1][0] == cell and runs[-1][2] == hour - 1:
+            runs[-1][2] = hour
         else:
-            runs.append([cell, n, n])
+            runs.append([cell, hour, hour])
     if not runs:
         return "false"
-    t, hours = quote_literal(trace), _HOURS_IN[key]
+    t = quote_literal(trace)
     return " OR ".join(
         f"(u.cell IS NOT DISTINCT FROM {quote_literal(c) if c is not None else 'NULL'} "
-        f"AND u.start_time >= {int(a) * hours} * meta.time_units({t}, 3600) "
-        f"AND u.start_time < {(int(b) + 1) * hours} * meta.time_units({t}, 3600))"
+        f"AND u.start_time >= {int(a)} * meta.time_units({t}, 3600) "
+        f"AND u.start_time < {int(b) + 1} * meta.time_units({t}, 3600))"
         for c, a, b in runs
     )
 
@@ -854,11 +844,10 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
     into the ingest's derived generation (the one ``build`` writes when the same ingest changes the
     task events: called after it, so the attempts are read as they will be committed), from the
     views of the staged catalog, and record them in meta.derived (the caller then runs
-    create_views). Incremental: the rows of the touched hours (a table of rows per day: the
-    touched days) are recomputed from the usage windows starting in them (all of them, whichever
-    part holds them); the files of the days holding them are written again with the day's other
-    rows kept, and every other day's file is carried into the new generation as it is (a hard
-    link). Returns the generation folder."""
+    create_views). Incremental: the rows of the touched hours are recomputed from the usage
+    windows starting in them (all of them, whichever part holds them); the files of the days
+    holding them are written again with the day's other rows kept, and every other day's file is
+    carried into the new generation as it is (a hard link). Returns the generation folder."""
     trace = p.trace
     gen = generation(home, trace, writer_id)
     old = _stored_dirs(con, trace)
@@ -878,9 +867,8 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
             _usage_units(con, home, p, gen, writer_id, old, swapped)
     finally:
         _restore(con, swapped, set(swapped))
-    for name in (_USAGE_TOUCHED, _USAGE_KEYS, _USAGE_AGAIN):
+    for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN):
         con.execute(f"DROP TABLE IF EXISTS {name}")
-    con.execute(f"DROP VIEW IF EXISTS {_USAGE_ALL}")
     return [gen]
 
 
@@ -893,37 +881,31 @@ def _usage_units(
     old: dict[str, str],
     swapped: set[str],
 ) -> None:
-    """The incremental usage build of ``build_usage``: each table's touched units written again,
-    the others carried over."""
+    """The incremental usage build of ``build_usage``: each table's rows of the touched hours
+    recomputed, the files of the days holding them written again, the others carried over."""
     trace = p.trace
     con.execute(f"INSERT INTO {_USAGE_TOUCHED} {_usage_hours_in(p)}")
-    # the usage view as the catalog makes it, under another name: while a table is built, the
-    # usage view reads its touched stretches of it only (views bind at query time)
-    body = _lifecycle_body(con, USAGE_VIEW.split(".")[1])
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {_USAGE_ALL.split('.')[-1]} AS {body}")
+    # the touched hours' windows, read once for every table
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_USAGE_ROWS.split('.')[-1]} AS SELECT u.* FROM {USAGE_VIEW} AS u "
+        f"WHERE u.trace = {quote_literal(trace)} AND ({_hour_ranges(con, trace)})"
+    )
+    touched = f"(SELECT DISTINCT * FROM {_USAGE_TOUCHED})"
+    # the usage view reads them while the tables are built (views bind at query time)
+    _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_USAGE_ROWS}")
     for f in usage_files():
-        name, key, unit = short(f), _recompute_key(f), unit_of(f)
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_USAGE_KEYS.split('.')[-1]} AS "
-            f"SELECT DISTINCT cell, {USAGE_HOUR} // {_HOURS_IN[key]} AS {key} FROM {_USAGE_TOUCHED}"
-        )
-        _swap(
-            con,
-            swapped,
-            USAGE_VIEW,
-            f"SELECT * FROM {_USAGE_ALL} AS u WHERE u.trace = {quote_literal(trace)} "
-            f"AND ({_hour_ranges(con, trace, key)})",
-        )
+        name, unit = short(f), unit_of(f)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_AGAIN.split('.')[-1]} AS {query(f, trace)}")
         row = con.execute(
             f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_AGAIN})"
         ).fetchone()
-        # the units holding a touched hour or day: their files are written again
-        units = {u for (u,) in con.execute(f"SELECT DISTINCT {unit} FROM {_USAGE_KEYS}").fetchall()}
+        # the units (days) holding a touched hour: their files are written again
+        units = {u for (u,) in con.execute(f"SELECT DISTINCT {unit} FROM {touched}").fetchall()}
         files_now = stored_paths(home.root, old[name], name)
         kept = (
             f"SELECT o.* FROM {read_stored(f, [x for x in files_now if int(x.stem) in units])} AS o "
-            f"ANTI JOIN {_USAGE_KEYS} AS k ON k.cell IS NOT DISTINCT FROM o.cell AND k.{key} = o.{key}"
+            f"ANTI JOIN {touched} AS k "
+            f"ON k.cell IS NOT DISTINCT FROM o.cell AND k.{USAGE_HOUR} = o.{USAGE_HOUR}"
         )
         carried = {int(x.stem): x for x in files_now if int(x.stem) not in units}
         sql = f"{kept} UNION ALL BY NAME SELECT * FROM {_USAGE_AGAIN}"
