@@ -15,6 +15,7 @@ tree and peak RSS by harness.measure), and every batch's figures printed as a ta
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -39,6 +40,11 @@ def main(argv: list[str] | None = None) -> None:
     if a.events_home:
         shutil.rmtree(a.home, ignore_errors=True)
         subprocess.run(["cp", "-al", str(a.events_home), str(a.home)], check=True)
+        # the catalog and the home's marker files copies of their own (written in place)
+        for x in a.events_home.iterdir():
+            if x.is_file():
+                shutil.copyfile(x, a.home / f"{x.name}.copy")
+                os.replace(a.home / f"{x.name}.copy", a.home / x.name)
     elif a.events_source:
         run, _, _ = h.measure(
             "events",

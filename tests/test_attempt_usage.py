@@ -176,7 +176,8 @@ def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_pat
     assert outside["cpu_core_hours"] == pytest.approx((270 + 180) / 3600, abs=1e-6)
 
 
-D = 86_400  # seconds a day: the unit of the stored usage tables' files (clock_hour // 24)
+D = 86_400  # seconds a day
+U = 6 * 3_600  # seconds of a unit of the stored usage tables' files (clock_hour // 6)
 
 
 def day_windows(day: int, ks: range, job: int, scale: float, offset: int = 1000) -> list[str]:
@@ -195,12 +196,13 @@ def day_windows(day: int, ks: range, job: int, scale: float, offset: int = 1000)
 
 # Four days of usage of two tasks with events, in usage parts that stand for stretches of time.
 # task (1, 0): attempt 1 runs from 700 s to its FINISH on day 2 (2D + 5000), attempt 2 from 2D + 7000
-# on; task (2, 0) runs from 800 s on. Part 2 holds one window of day 1 besides day 2 (a day's
-# windows in two parts); day 2's window at 2D + 5500 lies between the attempts (outside both).
+# on; task (2, 0) runs from 800 s on. Each day's windows lie in its first 6 hours (unit 4 x day),
+# but part 2 also holds one window of day 1, an hour after part 1's (a unit's windows in two
+# parts); day 2's window at 2D + 5500 lies between the attempts (outside both).
 DAY_PARTS = {
     0: day_windows(0, range(4), 1, 0.113) + day_windows(0, range(3), 2, 0.071),
     1: day_windows(1, range(5), 1, 0.097) + day_windows(1, range(4), 2, 0.13),
-    2: day_windows(1, range(1), 2, 0.3, offset=80_000)
+    2: day_windows(1, range(1), 2, 0.3, offset=4000)
     + day_windows(2, range(2), 1, 0.21, offset=4000)
     + day_windows(2, range(1), 1, 0.17, offset=5500)
     + day_windows(2, range(3), 1, 0.059, offset=8000)
@@ -232,7 +234,7 @@ def days_usage(src: Path, parts: dict[int, list[str]]) -> Path:
 
 
 def unit_files(home: Home) -> dict[tuple[str, int], tuple[int, int]]:
-    """(table, day) -> (inode, mtime) of each unit file of the stored usage tables."""
+    """(table, unit) -> (inode, mtime) of each unit file of the stored usage tables."""
     out = {}
     have = {n for (n,) in read(home, "SELECT name FROM meta.derived")}
     for name in have & set(USAGE_TABLES):
@@ -242,23 +244,25 @@ def unit_files(home: Home) -> dict[tuple[str, int], tuple[int, int]]:
     return out
 
 
-def test_usage_ingests_rewrite_only_the_days_their_parts_hold_and_equal_a_full_rebuild(tmp_path, monkeypatch):
+def test_usage_ingests_rewrite_only_the_units_their_parts_hold_and_equal_a_full_rebuild(
+    tmp_path, monkeypatch
+):
     from tracewh import catalog
 
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)  # the old generations go at each ingest
     home = Home.resolve(tmp_path / "home")
     ingestion.ingest(home, "google2011", days_events(tmp_path / "e"), IngestOptions(tables=["task_events"]))
-    # (usage parts, --replace, the days they hold by hand: the files written again)
+    # (usage parts, --replace, the units they hold by hand: the files written again)
     steps = [
         ({2: DAY_PARTS[2]}, False, None),  # the first usage ingest: every table built whole
         ({0: DAY_PARTS[0]}, False, {0}),  # a part before the first one
-        ({3: DAY_PARTS[3]}, False, {3}),
-        ({1: DAY_PARTS[1]}, False, {1}),  # day 1 also holds a window of part 2
-        ({1: DAY_1_AGAIN}, False, {1}),  # part 1 replaced by a shorter file
+        ({3: DAY_PARTS[3]}, False, {12}),
+        ({1: DAY_PARTS[1]}, False, {4}),  # unit 4 also holds part 2's window (its hour kept)
+        ({1: DAY_1_AGAIN}, False, {4}),  # part 1 replaced by a shorter file
         ({0: DAY_PARTS[0], 1: DAY_1_AGAIN, 2: DAY_PARTS[2]}, True, None),  # part 3 removed
     ]
     now: dict[int, list[str]] = {}
-    for i, (parts, replace, days) in enumerate(steps):
+    for i, (parts, replace, units) in enumerate(steps):
         before, gens_before = unit_files(home), set(home.generations("google2011").iterdir())
         now = dict(parts) if replace else {**now, **parts}
         ingestion.ingest(
@@ -274,16 +278,16 @@ def test_usage_ingests_rewrite_only_the_days_their_parts_hold_and_equal_a_full_r
             assert stored_rows(home, "google2011", name) == stored_rows(fresh, "google2011", name), (i, name)
         assert stored(home) == recomputed(home) == recomputed(fresh), i
         after = unit_files(home)
-        # every day with a window has its file in each table (day 3's gone with its part)
-        assert {d for _, d in after} == {
-            int(line.split(",")[0]) // (D * S) for lines in now.values() for line in lines
+        # every unit with a window has its file in each table (day 3's gone with its part)
+        assert {u for _, u in after} == {
+            int(line.split(",")[0]) // (U * S) for lines in now.values() for line in lines
         }, i
-        if days is None:
+        if units is None:
             continue
-        # the days the parts hold are written again; every other day's file is the old one (the
+        # the units the parts hold are written again; every other unit's file is the old one (the
         # same inode, never rewritten), in the new generation's folder
         for key, (ino, mtime) in after.items():
-            assert (key[1] in days) != (before.get(key) == (ino, mtime)), (i, key)
+            assert (key[1] in units) != (before.get(key) == (ino, mtime)), (i, key)
         (gen,) = {
             x
             for x in set(home.generations("google2011").iterdir()) - gens_before

@@ -48,7 +48,7 @@ KEYS = {
     "input": "the life-cycle inputs a stored derived table is computed from (default task_events); "
     "an ingest of the first recomputes it by that input's rule, of a later one by the usage rule",
     "unit": "a stored derived table kept as a folder of files, one per value of this expression of "
-    "its columns (a day of usage): an ingest rewrites the files of the units it changes only",
+    "its columns (6 hours of usage): an ingest rewrites the files of the units it changes only",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {

@@ -18,11 +18,12 @@ the trace's tables from all its events. The small tables (segments, window) are 
 A table of two inputs (``input: task_events, task_usage``) follows the rule of the first; an
 ingest of the second recomputes it by the usage rule (build_usage).
 
-The usage tables (and the one of two inputs) are stored as a folder of files, one per day of
-usage-window start (``unit:``): an ingest of usage parts rewrites the files of the days its parts
-touch and links the other days' files into its generation unchanged, so its cost follows its
-parts, not the home. An ingest of task events rewrites every file of such a table (its touched
-tasks may have usage on every day).
+The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
+usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
+touch and links the other units' files into its generation unchanged, so its cost follows its
+parts, not the home (a unit of 6 hours: a batch of parts rewrites at most a unit's rows beyond
+its own at each end; a smaller unit, more files for every reader to open). An ingest of task
+events rewrites every file of such a table (its touched tasks may have usage at any time).
 """
 
 from __future__ import annotations
@@ -759,9 +760,9 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
         con.execute(f"COMMENT ON COLUMN {target} IS {quote_literal(comment)}")
 
 
-# The derived tables of the task usage: stored one file per day of usage-window start, so an ingest
+# The derived tables of the task usage: stored one file per 6 hours of usage-window start, so an ingest
 # of usage parts (each a stretch of time) recomputes the hours its parts hold, rewrites
-# the files of the days holding them and carries the other days' files over unchanged.
+# the files of the units holding them and carries the other units' files over unchanged.
 USAGE_INPUT = "task_usage"
 USAGE_VIEW = "lifecycle.task_usage"
 # The hour of a usage row, the unit an incremental build recomputes (a column of every usage table).
@@ -845,8 +846,8 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
     task events: called after it, so the attempts are read as they will be committed), from the
     views of the staged catalog, and record them in meta.derived (the caller then runs
     create_views). Incremental: the rows of the touched hours are recomputed from the usage
-    windows starting in them (all of them, whichever part holds them); the files of the days
-    holding them are written again with the day's other rows kept, and every other day's file is
+    windows starting in them (all of them, whichever part holds them); the files of the units
+    holding them are written again with the unit's other rows kept, and every other unit's file is
     carried into the new generation as it is (a hard link). Returns the generation folder."""
     trace = p.trace
     gen = generation(home, trace, writer_id)
@@ -882,7 +883,7 @@ def _usage_units(
     swapped: set[str],
 ) -> None:
     """The incremental usage build of ``build_usage``: each table's rows of the touched hours
-    recomputed, the files of the days holding them written again, the others carried over."""
+    recomputed, the files of the units holding them written again, the others carried over."""
     trace = p.trace
     con.execute(f"INSERT INTO {_USAGE_TOUCHED} {_usage_hours_in(p)}")
     # the touched hours' windows, read once for every table
@@ -899,7 +900,7 @@ def _usage_units(
         row = con.execute(
             f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_AGAIN})"
         ).fetchone()
-        # the units (days) holding a touched hour: their files are written again
+        # the units holding a touched hour: their files are written again
         units = {u for (u,) in con.execute(f"SELECT DISTINCT {unit} FROM {touched}").fetchall()}
         files_now = stored_paths(home.root, old[name], name)
         kept = (
