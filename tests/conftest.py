@@ -83,17 +83,25 @@ def sample_con(sample_home):
     con.close()
 
 
-def stored_rows(home: Home, trace: str, name: str, columns: str = "*") -> list[tuple]:
-    """A stored derived table of ``trace`` read straight from its Parquet (not through the
-    catalog's view), its rows sorted."""
+def stored_paths(home: Home, trace: str, name: str) -> list[Path]:
+    """The Parquet files of a stored derived table of ``trace`` (its one file, or its unit files)."""
+    from tracewh.catalog import derived
+
     with duckdb.connect(str(home.catalog), read_only=True) as con:
         ((data_dir,),) = con.execute(
             "SELECT data_dir FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name}
         ).fetchall()
+    return derived.stored_paths(home.root, data_dir, name)
+
+
+def stored_rows(home: Home, trace: str, name: str, columns: str = "*") -> list[tuple]:
+    """A stored derived table of ``trace`` read straight from its Parquet (not through the
+    catalog's view), its rows sorted."""
+    listed = ", ".join(f"'{x}'" for x in stored_paths(home, trace, name))
+    if not listed:
+        return []
     with duckdb.connect() as con:
-        return con.execute(
-            f"SELECT {columns} FROM read_parquet('{home.root / data_dir / name}.parquet') ORDER BY ALL"
-        ).fetchall()
+        return con.execute(f"SELECT {columns} FROM read_parquet([{listed}]) ORDER BY ALL").fetchall()
 
 
 def write_gz(path: Path, lines: Iterable[str]) -> Path:

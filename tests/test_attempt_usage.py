@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import stored_rows, task_row, write_gz
+from conftest import stored_paths, stored_rows, task_row, write_gz
 
 import tracewh
 from tracewh import ingestion
@@ -27,6 +27,15 @@ def usage_row(start_s: int, end_s: int, job: int, cpu: str, mem: str) -> str:
     return f"{start_s * S},{end_s * S},{job},0,5,{cpu},{mem},{mem},{rest}"
 
 
+# task (1, 0) submitted at 600 s and scheduled at 700 s, task (2, 0) both at 800 s
+TWO_STARTS = [
+    task_row(600 * S, 1, 0, SUBMIT),
+    task_row(700 * S, 1, 0, SCHEDULE, machine=5),
+    task_row(800 * S, 2, 0, SUBMIT),
+    task_row(800 * S, 2, 0, SCHEDULE, machine=5),
+]
+
+
 def raw(src: Path) -> Path:
     """Two task_events parts and two task_usage parts (600-1299 s, 1300-2500 s).
     task (1, 0): SUBMIT 600, SCHEDULE 700 (part 0), FINISH 1300, SUBMIT 1400, SCHEDULE 1500, no end
@@ -40,13 +49,7 @@ def raw(src: Path) -> Path:
     task (3, 0): no task event; window [1300, 1600) cpu .6 mem .4 (no attempt: no row)."""
     write_gz(
         src / "task_events" / "part-00000-of-00500.csv.gz",
-        [
-            task_row(600 * S, 1, 0, SUBMIT),
-            task_row(700 * S, 1, 0, SCHEDULE, machine=5),
-            task_row(800 * S, 2, 0, SUBMIT),
-            task_row(800 * S, 2, 0, SCHEDULE, machine=5),
-            task_row(1100 * S, 2, 0, FINISH, machine=5),
-        ],
+        [*TWO_STARTS, task_row(1100 * S, 2, 0, FINISH, machine=5)],
     )
     write_gz(
         src / "task_events" / "part-00001-of-00500.csv.gz",
@@ -92,8 +95,16 @@ def read(home: Home, sql: str) -> list[tuple]:
 
 
 def stored(home: Home) -> list[tuple]:
-    """derived.attempt_usage of google2011 straight from its Parquet (not through a view)."""
-    return stored_rows(home, "google2011", "attempt_usage", COLUMNS)
+    """derived.attempt_usage of google2011 from the Parquet of the stored per-hour table (not
+    through a view): its hours added up per attempt by a plain query."""
+    listed = ", ".join(f"'{x}'" for x in stored_paths(home, "google2011", "attempt_usage_hourly"))
+    if not listed:  # no window yet: no file
+        return []
+    with duckdb.connect() as con:
+        return con.execute(
+            "SELECT job_id, task_index, episode_no, sum(windows)::BIGINT, fsum(window_s), fsum(cpu_s), "
+            f"fsum(memory_s) FROM read_parquet([{listed}]) GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
 
 
 def recomputed(home: Home) -> list[tuple]:
@@ -139,8 +150,9 @@ def test_stored_attempt_usage_equals_the_view_on_the_sample(sample_home):
         ([("task_events", None), ("task_usage", None)], None),
         # usage first; then the events part by part (the second recomputes the 2 tasks of part 1)
         ([("task_usage", None), ("task_events", "0"), ("task_events", "1")], 2),
-        # interleaved, the usage parts out of order
-        ([("task_events", "0"), ("task_usage", "1"), ("task_events", "1"), ("task_usage", "0")], None),
+        # interleaved, the usage parts out of order; the last recomputes the hour its part holds
+        # (hour 0: every window here), so the two tasks with events and windows
+        ([("task_events", "0"), ("task_usage", "1"), ("task_events", "1"), ("task_usage", "0")], 2),
     ],
     ids=["events-then-usage", "usage-then-events", "interleaved"],
 )
@@ -151,7 +163,7 @@ def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_pat
         ingestion.ingest(home, "google2011", src, IngestOptions(tables=[table], parts=parts))
         assert stored(home) == recomputed(home), (table, parts)
     assert approx(stored(home)) == EXPECTED
-    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'attempt_usage'") == [
+    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'attempt_usage_hourly'") == [
         (last_recomputed,)
     ]
     # What cpu-by-runtime makes of it: every window's CPU once, with the event-less task's
@@ -162,3 +174,128 @@ def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_pat
     assert sum(x["cpu_core_hours"] for x in by_time) == pytest.approx(705 / 3600, abs=1e-5)
     (outside,) = [x for x in by_time if x["class"] == "(usage outside every run attempt)"]
     assert outside["cpu_core_hours"] == pytest.approx((270 + 180) / 3600, abs=1e-6)
+
+
+D = 86_400  # seconds a day
+U = 6 * 3_600  # seconds of a unit of the stored usage tables' files (clock_hour // 6)
+
+
+def day_windows(day: int, ks: range, job: int, scale: float, offset: int = 1000) -> list[str]:
+    """Windows of 300 s of task (job, 0) on ``day``, CPU and memory varying with k."""
+    return [
+        usage_row(
+            day * D + offset + 300 * k,
+            day * D + offset + 300 * (k + 1),
+            job,
+            f"{scale * (k + 1):.4g}",
+            f"{scale / (k + 2):.4g}",
+        )
+        for k in ks
+    ]
+
+
+# Four days of usage of two tasks with events, in usage parts that stand for stretches of time.
+# task (1, 0): attempt 1 runs from 700 s to its FINISH on day 2 (2D + 5000), attempt 2 from 2D + 7000
+# on; task (2, 0) runs from 800 s on. Each day's windows lie in its first 6 hours (unit 4 x day),
+# but part 2 also holds one window of day 1, an hour after part 1's (a unit's windows in two
+# parts); day 2's window at 2D + 5500 lies between the attempts (outside both).
+DAY_PARTS = {
+    0: day_windows(0, range(4), 1, 0.113) + day_windows(0, range(3), 2, 0.071),
+    1: day_windows(1, range(5), 1, 0.097) + day_windows(1, range(4), 2, 0.13),
+    2: day_windows(1, range(1), 2, 0.3, offset=4000)
+    + day_windows(2, range(2), 1, 0.21, offset=4000)
+    + day_windows(2, range(1), 1, 0.17, offset=5500)
+    + day_windows(2, range(3), 1, 0.059, offset=8000)
+    + day_windows(2, range(2), 2, 0.083),
+    3: day_windows(3, range(3), 1, 0.149) + day_windows(3, range(2), 2, 0.101),
+}
+DAY_1_AGAIN = day_windows(1, range(2), 1, 0.43) + day_windows(1, range(1), 2, 0.029)
+USAGE_TABLES = ("task_usage_hourly", "attempt_usage_hourly")
+
+
+def days_events(src: Path) -> Path:
+    write_gz(
+        src / "task_events" / "part-00000-of-00500.csv.gz",
+        [
+            *TWO_STARTS,
+            task_row((2 * D + 5000) * S, 1, 0, FINISH, machine=5),
+            task_row((2 * D + 6000) * S, 1, 0, SUBMIT),
+            task_row((2 * D + 7000) * S, 1, 0, SCHEDULE, machine=5),
+            task_row(4 * D * S, 9, 0, SUBMIT),  # the end of the observed time
+        ],
+    )
+    return src
+
+
+def days_usage(src: Path, parts: dict[int, list[str]]) -> Path:
+    for n, lines in parts.items():
+        write_gz(src / "task_usage" / f"part-{n:05d}-of-00500.csv.gz", lines)
+    return src
+
+
+def unit_files(home: Home) -> dict[tuple[str, int], tuple[int, int]]:
+    """(table, unit) -> (inode, mtime) of each unit file of the stored usage tables."""
+    out = {}
+    have = {n for (n,) in read(home, "SELECT name FROM meta.derived")}
+    for name in have & set(USAGE_TABLES):
+        for x in stored_paths(home, "google2011", name):
+            st = x.stat()
+            out[(name, int(x.stem))] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def test_usage_ingests_rewrite_only_the_units_their_parts_hold_and_equal_a_full_rebuild(
+    tmp_path, monkeypatch
+):
+    from tracewh import catalog
+
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)  # the old generations go at each ingest
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", days_events(tmp_path / "e"), IngestOptions(tables=["task_events"]))
+    # (usage parts, --replace, the units they hold by hand: the files written again)
+    steps = [
+        ({2: DAY_PARTS[2]}, False, None),  # the first usage ingest: every table built whole
+        ({0: DAY_PARTS[0]}, False, {0}),  # a part before the first one
+        ({3: DAY_PARTS[3]}, False, {12}),
+        ({1: DAY_PARTS[1]}, False, {4}),  # unit 4 also holds part 2's window (its hour kept)
+        ({1: DAY_1_AGAIN}, False, {4}),  # part 1 replaced by a shorter file
+        ({0: DAY_PARTS[0], 1: DAY_1_AGAIN, 2: DAY_PARTS[2]}, True, None),  # part 3 removed
+    ]
+    now: dict[int, list[str]] = {}
+    for i, (parts, replace, units) in enumerate(steps):
+        before, gens_before = unit_files(home), set(home.generations("google2011").iterdir())
+        now = dict(parts) if replace else {**now, **parts}
+        ingestion.ingest(
+            home,
+            "google2011",
+            days_usage(tmp_path / f"u{i}", parts),
+            IngestOptions(tables=["task_usage"], replace=replace),
+        )
+        # the same rows, to the last bit, as one ingest of the events and the parts there are now
+        fresh = Home.resolve(tmp_path / f"fresh{i}")
+        ingestion.ingest(fresh, "google2011", days_usage(days_events(tmp_path / f"f{i}"), now))
+        for name in USAGE_TABLES:
+            assert stored_rows(home, "google2011", name) == stored_rows(fresh, "google2011", name), (i, name)
+        assert stored(home) == recomputed(home) == recomputed(fresh), i
+        after = unit_files(home)
+        # every unit with a window has its file in each table (day 3's gone with its part)
+        assert {u for _, u in after} == {
+            int(line.split(",")[0]) // (U * S) for lines in now.values() for line in lines
+        }, i
+        if units is None:
+            continue
+        # the units the parts hold are written again; every other unit's file is the old one (the
+        # same inode, never rewritten), in the new generation's folder
+        for key, (ino, mtime) in after.items():
+            assert (key[1] in units) != (before.get(key) == (ino, mtime)), (i, key)
+        (gen,) = {
+            x
+            for x in set(home.generations("google2011").iterdir()) - gens_before
+            if x.name.startswith("derived.")
+        }
+        assert all(gen in x.parents for name in USAGE_TABLES for x in stored_paths(home, "google2011", name))
+    n = read(home, "SELECT name, tasks_recomputed FROM meta.derived WHERE name IN ('attempt_usage_hourly') ")
+    assert n == [("attempt_usage_hourly", None)]  # the last, --replace: rebuilt whole
+    # by hand, part 2's window between the attempts of task (1, 0) is outside both: 0.17 x 300
+    outside = [r for r in stored(home) if r[0] == 1 and r[2] is None]
+    assert approx(outside) == [(1, 0, None, 1, 300.0, 0.17 * 300, 0.17 / 2 * 300)]

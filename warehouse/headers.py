@@ -46,7 +46,9 @@ KEYS = {
     "sort": "the columns a stored derived table is sorted by (its readers look up tasks)",
     "reads": "a derived table not stored: the life-cycle view of its name over these stored tables",
     "input": "the life-cycle inputs a stored derived table is computed from (default task_events); "
-    "an ingest of the first recomputes it by that input's rule, of a later one rebuilds it whole",
+    "an ingest of the first recomputes it by that input's rule, of a later one by the usage rule",
+    "unit": "a stored derived table kept as a folder of files, one per value of this expression of "
+    "its columns (6 hours of usage): an ingest rewrites the files of the units it changes only",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {
@@ -72,7 +74,7 @@ RULES = {
     # a table of the derived layer (sql/derived): its query, run per trace at ingest
     "derived": (
         {"name", "description", "grain"},
-        {"name", "description", "grain", "params", "note", "sort", "reads", "input", "python"},
+        {"name", "description", "grain", "params", "note", "sort", "reads", "input", "python", "unit"},
     ),
 }
 BUILTIN_PARAMS = ("trace", "cell")

@@ -16,7 +16,14 @@ recomputes only the tasks with an event in the parts it wrote or replaced and ke
 rows; otherwise (a part filling or opening a gap, ``--replace``, no stored tables yet) it rebuilds
 the trace's tables from all its events. The small tables (segments, window) are always rebuilt.
 A table of two inputs (``input: task_events, task_usage``) follows the rule of the first; an
-ingest of the second rebuilds it whole (build_rebuilt).
+ingest of the second recomputes it by the usage rule (build_usage).
+
+The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
+usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
+touch and links the other units' files into its generation unchanged, so its cost follows its
+parts, not the home (a unit of 6 hours: a batch of parts rewrites at most a unit's rows beyond
+its own at each end; a smaller unit, more files for every reader to open). An ingest of task
+events rewrites every file of such a table (its touched tasks may have usage at any time).
 """
 
 from __future__ import annotations
@@ -42,7 +49,8 @@ SCHEMA = "derived"
 SOURCE_INPUT = "task_events"
 # The life-cycle view of those events, which an incremental build points at the touched tasks' events.
 EVENTS_VIEW = "lifecycle.task_events"
-# A trace's derived generation: parquet/<trace>/.gen/<PREFIX><writer id>/<name>.parquet
+# A trace's derived generation: parquet/<trace>/.gen/<PREFIX><writer id>/<name>.parquet, or for a
+# table with ``unit:`` the folder <name>/ of one file per unit, <unit>.parquet (stored_paths)
 PREFIX = "derived."
 TASK_KEY = ("cell", "job_id", "task_index")
 _TRACE_PARAM = re.compile(r"\$trace\b")
@@ -72,13 +80,6 @@ def inputs_of(f: sqlfiles.SqlFile) -> list[str]:
     return [n.strip() for n in f.header.get("input", SOURCE_INPUT).split(",") if n.strip()]
 
 
-def rebuilt_by(source: str) -> list[sqlfiles.SqlFile]:
-    """The stored tables with ``source`` as a later input (``input: task_events, task_usage``): an
-    ingest of it rebuilds them whole (build_rebuilt), its parts telling nothing of the unit of
-    their first input's rule."""
-    return [f for f in files() if not reads(f) and source in inputs_of(f)[1:]]
-
-
 def short(f: sqlfiles.SqlFile) -> str:
     """``derived.task_episodes`` -> ``task_episodes`` (also the life-cycle view it stores)."""
     return f.name.split(".", 1)[1]
@@ -90,6 +91,28 @@ def reads(f: sqlfiles.SqlFile) -> list[str]:
 
 def sort_key(f: sqlfiles.SqlFile) -> list[str]:
     return [c.strip() for c in f.header.get("sort", "").split(",") if c.strip()]
+
+
+def unit_of(f: sqlfiles.SqlFile) -> str | None:
+    """The expression of a table's columns whose values are its files (``unit:``; None: one file)."""
+    return f.header.get("unit") or None
+
+
+def stored_paths(root: Path, data_dir: str, name: str) -> list[Path]:
+    """The Parquet files of a stored table (``root``: the home's): its folder's unit files in
+    their units' order, or its one file. Listed, never globbed in SQL: the home's path may hold
+    glob characters."""
+    folder = root / data_dir / name
+    if folder.is_dir():
+        return sorted(folder.glob("*.parquet"), key=lambda x: int(x.stem))
+    return [root / data_dir / f"{name}.parquet"]
+
+
+def read_stored(f: sqlfiles.SqlFile, paths: list[Path]) -> str:
+    """A relation of a stored table's rows from its files (none: the typed empty relation)."""
+    if not paths:
+        return f"(SELECT * FROM ({query(f, None)}) WHERE false)"
+    return f"read_parquet([{', '.join(quote_literal(x) for x in paths)}])"
 
 
 def per_task(f: sqlfiles.SqlFile) -> bool:
@@ -242,11 +265,11 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     full = p.full or any(
         _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
     )  # a part the trace had moved in the run of parts: the gaps of its events changed
+    dirs = _stored_dirs(con, trace)
     old = {
-        n: home.root / d / f"{n}.parquet"
-        for n, d in con.execute(
-            "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
-        ).fetchall()
+        short(f): read_stored(f, stored_paths(home.root, dirs[short(f)], short(f)))
+        for f in stored_files()
+        if short(f) in dirs
     }
     gen = generation(home, trace, writer_id)
     scratch = home.tmp / writer_id / f"{PREFIX}{trace}"
@@ -356,12 +379,12 @@ def _per_task_tables(
     swapped: set[str],
     parts: list[str],
     scratch: Path,
-    old: dict[str, Path],
+    old: dict[str, str],
     tasks: int | None,
 ) -> None:
     """The tables of one row per task or task event from the batches ``parts`` (each the events
     of whole jobs; ``tasks`` None: every task of the trace, else the rows of the other tasks are
-    kept from the ``old`` files): the events view reads one batch at a time."""
+    kept from the ``old`` tables, name -> relation): the events view reads one batch at a time."""
     import pyarrow.parquet as pq
 
     files = [f for f in stored_files() if per_task(f)]
@@ -380,13 +403,13 @@ def _per_task_tables(
                     kept = (
                         ""
                         if tasks is None
-                        else f"SELECT * FROM read_parquet({quote_literal(old[name])}) AS o "
+                        else f"SELECT * FROM {old[name]} AS o "
                         f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} UNION ALL BY NAME "
                     )
                     _write(con, home, p, f, gen, writer_id, f"{kept}{query(f, p.trace)}", tasks)
                     continue
                 ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
-                if tasks is None:
+                if tasks is None and not unit_of(f):
                     try:
                         reader = con.sql(ordered).to_arrow_reader(ROWS_PER_GROUP)
                         if name not in writers:
@@ -411,17 +434,19 @@ def _per_task_tables(
         return
     for f in files:
         name = short(f)
-        if tasks is None:
+        if tasks is None and not unit_of(f):
             _record(con, home, p, name, gen, writer_id, rows[name], tasks)
             continue
         # each piece sorted, the batches in the tables' order; the kept rows of the other tasks
         # sorted in among them
         listed = f"read_parquet([{', '.join(quote_literal(x) for x in pieces[name])}])"
         kept = (
-            f"SELECT * FROM read_parquet({quote_literal(old[name])}) AS o "
-            f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
+            ""
+            if tasks is None
+            else f"SELECT * FROM {old[name]} AS o ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} "
+            "UNION ALL BY NAME "
         )
-        _write(con, home, p, f, gen, writer_id, f"{kept} UNION ALL BY NAME SELECT * FROM {listed}", tasks)
+        _write(con, home, p, f, gen, writer_id, f"{kept}SELECT * FROM {listed}", tasks)
 
 
 def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str) -> None:
@@ -456,13 +481,79 @@ def _write(
     writer_id: str,
     sql: str,
     tasks: int | None,
+    carried: dict[int, Path] | None = None,
 ) -> None:
     """One stored table, sorted for its readers, and its row of meta.derived (``tasks``: how many
-    tasks an incremental build recomputed; None: the table was rebuilt whole)."""
+    tasks an incremental build recomputed; None: the table was rebuilt whole). A table with
+    ``unit:``: its folder of unit files, with the ``carried`` ones (unit -> file of the old
+    generation) linked in unchanged."""
     name = short(f)
     order = f" ORDER BY {', '.join(sort_key(f))}" if sort_key(f) else ""
-    rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", "zstd")
-    _record(con, home, p, name, gen, writer_id, rows, tasks)
+    if unit_of(f):
+        import pyarrow.parquet as pq
+
+        _write_units(con, p, f, f"SELECT * FROM ({sql})", gen / name, carried or {})
+        rows = sum(pq.read_metadata(x).num_rows for x in stored_paths(gen, ".", name))
+    else:
+        rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", "zstd")
+    _record(con, home, p, name, gen, writer_id, int(rows), tasks)
+
+
+# The unit of a row while a table of unit files is written (a column of the scratch file only).
+_UNIT = "derived_unit"
+
+
+def _write_units(
+    con: duckdb.DuckDBPyConnection,
+    p: Plan,
+    f: sqlfiles.SqlFile,
+    sql: str,
+    folder: Path,
+    carried: dict[int, Path],
+) -> None:
+    """``sql``'s rows as one file per unit, each sorted, in a new ``folder`` (replacing one of the
+    same name, which ``sql`` may read: made aside, then moved in), the ``carried`` files linked."""
+    building = folder.with_name(f".{folder.name}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    # every row once, sorted by unit: each unit's file then reads its stretch of it
+    whole = building / "rows.scratch"
+    order = ", ".join(sort_key(f))
+    _copy(
+        con,
+        p,
+        f,
+        f"SELECT *, {unit_of(f)} AS {_UNIT} FROM ({sql}) ORDER BY {_UNIT}, {order}",
+        whole,
+        "lz4_raw",
+    )
+    rows = f"read_parquet({quote_literal(whole)})"
+    units = [u for (u,) in con.execute(f"SELECT DISTINCT {_UNIT} FROM {rows} ORDER BY 1").fetchall()]
+    if None in units or set(units) & set(carried):
+        raise CatalogError(f"{p.trace}: building {f.name} failed: a row of no unit or of a carried unit")
+    for u in units:
+        _copy(
+            con,
+            p,
+            f,
+            f"SELECT * EXCLUDE ({_UNIT}) FROM {rows} WHERE {_UNIT} = {int(u)} ORDER BY {order}",
+            building / f"{int(u)}.parquet",
+            "zstd",
+        )
+    whole.unlink()
+    for u, path in carried.items():
+        _carry(path, building / f"{u}.parquet")
+    shutil.rmtree(folder, ignore_errors=True)
+    building.rename(folder)
+
+
+def _carry(src: Path, dst: Path) -> None:
+    """An old generation's unit file into the new one as it is: a hard link (the same file; the
+    old generation's removal leaves it), a copy where the file system has none."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
 
 
 def _record(
@@ -484,7 +575,7 @@ def _record(
             "n": name,
             "dir": str(gen.relative_to(home.root)),
             "rows": rows,
-            "bytes": (gen / f"{name}.parquet").stat().st_size,
+            "bytes": sum(x.stat().st_size for x in stored_paths(gen, ".", name)),
             "w": writer_id,
             "tasks": tasks,
         },
@@ -576,7 +667,12 @@ def view_definition(
         body = _over_stored(con, name, reads(f))
     else:
         branches = []
-        paths = [home.root / d / f"{name}.parquet" for (t, n), d in sorted(now.stored.items()) if n == name]
+        paths = [
+            x
+            for (t, n), d in sorted(now.stored.items())
+            if n == name
+            for x in stored_paths(home.root, d, name)
+        ]
         if paths:
             listed = ", ".join(quote_literal(p) for p in paths)
             branches.append(f"SELECT * FROM read_parquet([{listed}])")
@@ -605,15 +701,26 @@ def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
     tracewh) is not the table its readers expect: it leaves meta.derived, so its view answers from
     the life-cycle views (as for a trace without the layer) and the next ingest rebuilds it whole.
     Only the Parquet footers are read."""
-    by_name = {short(f): f for f in stored_files()}
+    by_name = {short(f): f for f in files() if not reads(f)}
+    walked_names = {short(f) for f in walk_files()}
     for trace, name, data_dir in con.execute("SELECT trace, name, data_dir FROM meta.derived").fetchall():
         f = by_name.get(name)
-        path = home.root / data_dir / f"{name}.parquet"
-        if f is None or not path.is_file():
+        if f is None:
+            if name not in walked_names:  # a table no longer stored (now a view over stored ones)
+                con.execute(
+                    "DELETE FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name}
+                )
+            continue
+        if bool(unit_of(f)) != (home.root / data_dir / name).is_dir():
+            # stored in the other layout (one file, or a folder of unit files) by an older tracewh
+            con.execute("DELETE FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name})
+            continue
+        paths = stored_paths(home.root, data_dir, name)
+        if not paths or not paths[0].is_file():
             continue
         have = {
             r[0]
-            for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({quote_literal(path)})").fetchall()
+            for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({quote_literal(paths[0])})").fetchall()
         }
         want = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM ({query(f, trace)})").fetchall()}
         if not want <= have:
@@ -623,6 +730,13 @@ def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
 def _over_stored(con: duckdb.DuckDBPyConnection, name: str, inputs: list[str]) -> str:
     """The query of the life-cycle view ``name`` (as the catalog holds it) with its inputs
     ``lifecycle.<x>`` read from ``derived.<x>``."""
+    body = _lifecycle_body(con, name)
+    pattern = re.compile(rf"\blifecycle\.({'|'.join(map(re.escape, inputs))})\b")
+    return pattern.sub(rf"{SCHEMA}.\1", body)
+
+
+def _lifecycle_body(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """The query of the life-cycle view ``name`` as the catalog holds it."""
     row = con.execute(
         "SELECT sql FROM duckdb_views() WHERE database_name = current_database() "
         "AND schema_name = 'lifecycle' AND view_name = $n",
@@ -631,8 +745,7 @@ def _over_stored(con: duckdb.DuckDBPyConnection, name: str, inputs: list[str]) -
     if row is None:
         raise CatalogError(f"derived.{name} reads lifecycle.{name}, which no SQL file makes")
     body = re.sub(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\S+\s+AS\s+", "", row[0], flags=re.IGNORECASE)
-    pattern = re.compile(rf"\blifecycle\.({'|'.join(map(re.escape, inputs))})\b")
-    return pattern.sub(rf"{SCHEMA}.\1", body.rstrip().rstrip(";"))
+    return body.rstrip().rstrip(";")
 
 
 def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -647,14 +760,22 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
         con.execute(f"COMMENT ON COLUMN {target} IS {quote_literal(comment)}")
 
 
-# The derived tables of the task usage: stored per hour of usage-window start, so an ingest of
-# usage parts (each a stretch of time) recomputes the hours its parts hold and keeps the others.
+# The derived tables of the task usage: stored one file per 6 hours of usage-window start, so an ingest
+# of usage parts (each a stretch of time) recomputes the hours its parts hold, rewrites
+# the files of the units holding them and carries the other units' files over unchanged.
 USAGE_INPUT = "task_usage"
 USAGE_VIEW = "lifecycle.task_usage"
 # The hour of a usage row, the unit an incremental build recomputes (a column of every usage table).
 USAGE_HOUR = "clock_hour"
 _USAGE_TOUCHED = "temp.main.derived_usage_touched"
+_USAGE_AGAIN = "temp.main.derived_usage_again"
 _USAGE_ROWS = "temp.main.derived_usage_rows"
+
+
+def usage_files() -> list[sqlfiles.SqlFile]:
+    """The stored tables an ingest of task usage changes: those of the usage's rule (first input)
+    and those with the usage as a later input (the attempts' usage, after the attempts)."""
+    return [f for f in files() if not reads(f) and USAGE_INPUT in inputs_of(f)]
 
 
 @dataclass
@@ -677,7 +798,7 @@ def plan_usage(
         if recorded(con)
         else set()
     )
-    if replace or any(short(f) not in have for f in stored_files(USAGE_INPUT)):
+    if replace or any(short(f) not in have for f in usage_files()):
         return UsagePlan(trace, True)
     out = UsagePlan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])))
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_TOUCHED.split('.')[-1]} AS {_usage_hours_in(out)}")
@@ -720,88 +841,87 @@ def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str) -> str:
 
 
 def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer_id: str) -> list[Path]:
-    """Write the stored usage tables of the plan's trace into the ingest's derived generation (the
-    one ``build`` writes when the same ingest changes the task events), from the views of the
-    staged catalog and record them in meta.derived (the caller then runs create_views). Incremental:
-    the rows of the touched hours are recomputed from the usage windows starting in them (all of
-    them, whichever part holds them), the other rows kept from the live table. Returns the
-    generation folder."""
+    """Write the stored tables of the plan's trace an ingest of task usage changes (usage_files)
+    into the ingest's derived generation (the one ``build`` writes when the same ingest changes the
+    task events: called after it, so the attempts are read as they will be committed), from the
+    views of the staged catalog, and record them in meta.derived (the caller then runs
+    create_views). Incremental: the rows of the touched hours are recomputed from the usage
+    windows starting in them (all of them, whichever part holds them); the files of the units
+    holding them are written again with the unit's other rows kept, and every other unit's file is
+    carried into the new generation as it is (a hard link). Returns the generation folder."""
     trace = p.trace
     gen = generation(home, trace, writer_id)
-    if p.full:
-        for f in stored_files(USAGE_INPUT):
-            _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
-    else:
-        old = {
-            n: home.root / d / f"{n}.parquet"
-            for n, d in con.execute(
-                "SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}
-            ).fetchall()
-        }
-        con.execute(f"INSERT INTO {_USAGE_TOUCHED} {_usage_hours_in(p)}")
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_USAGE_ROWS.split('.')[-1]} AS SELECT u.* FROM {USAGE_VIEW} AS u "
-            f"WHERE u.trace = {quote_literal(trace)} AND ({_hour_ranges(con, trace)})"
-        )
-        touched = f"(SELECT DISTINCT * FROM {_USAGE_TOUCHED})"
-        # The usage view reads the touched hours' windows only while the tables are built (views
-        # bind at query time); it is put back before anything else reads it.
-        usage_file = next(f for f in sqlfiles.folder("lifecycle") if f.name == USAGE_VIEW)
-        con.execute(f"CREATE OR REPLACE VIEW {USAGE_VIEW} AS SELECT * FROM {_USAGE_ROWS}")
-        try:
-            for f in stored_files(USAGE_INPUT):
-                again = query(f, trace)
-                row = con.execute(
-                    f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM ({again}))"
-                ).fetchone()
-                kept = (
-                    f"SELECT * FROM read_parquet({quote_literal(old[short(f)])}) AS o "
-                    f"ANTI JOIN {touched} AS k "
-                    f"ON k.cell IS NOT DISTINCT FROM o.cell AND k.{USAGE_HOUR} = o.{USAGE_HOUR}"
-                )
-                sql = f"{kept} UNION ALL BY NAME {again}"
-                _write(con, home, Plan(trace, False), f, gen, writer_id, sql, int(row[0]) if row else 0)
-        finally:
-            con.execute(expand_sql(usage_file.body))
-    for name in ("derived_usage_touched", "derived_usage_rows"):
-        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
-    return [gen]
-
-
-def build_rebuilt(
-    con: duckdb.DuckDBPyConnection, home: Home, trace: str, source: str, writer_id: str
-) -> list[Path]:
-    """Rebuild whole, into the ingest's derived generation, the stored tables an ingest writing
-    ``source`` changes as a later input (rebuilt_by), after the other builders (their tables of the
-    first input are then stored as they will be committed); record them in meta.derived (the caller
-    then runs create_views). The first input's stored tables are read as stored, not computed again
-    from its rows. Returns the generation folder (none: nothing to rebuild)."""
-    todo = rebuilt_by(source)
-    if not todo:
-        return []
-    gen = generation(home, trace, writer_id)
-    stored = dict(
-        con.execute("SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()
-        if recorded(con)
-        else []
-    )
+    old = _stored_dirs(con, trace)
     swapped: set[str] = set()
     try:
-        for f in todo:
-            # (not the rebuilt tables themselves: their views compute them)
+        # the first input's stored tables read as stored (the attempts), not computed again from
+        # the events (not the usage tables themselves: their views compute them)
+        for f in usage_files():
             for g in stored_files(input_of(f)):
-                if short(g) in stored and g not in todo and f"lifecycle.{short(g)}" not in swapped:
-                    path = home.root / stored[short(g)] / f"{short(g)}.parquet"
-                    _swap(
-                        con,
-                        swapped,
-                        f"lifecycle.{short(g)}",
-                        f"SELECT * FROM read_parquet({quote_literal(path)})",
-                    )
-            _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
+                if short(g) in old and input_of(g) != USAGE_INPUT and USAGE_INPUT not in inputs_of(g):
+                    paths = stored_paths(home.root, old[short(g)], short(g))
+                    _swap(con, swapped, f"lifecycle.{short(g)}", f"SELECT * FROM {read_stored(g, paths)}")
+        if p.full:
+            for f in usage_files():
+                _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
+        else:
+            _usage_units(con, home, p, gen, writer_id, old, swapped)
     finally:
         _restore(con, swapped, set(swapped))
+    for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN):
+        con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
+
+
+def _usage_units(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: UsagePlan,
+    gen: Path,
+    writer_id: str,
+    old: dict[str, str],
+    swapped: set[str],
+) -> None:
+    """The incremental usage build of ``build_usage``: each table's rows of the touched hours
+    recomputed, the files of the units holding them written again, the others carried over."""
+    trace = p.trace
+    con.execute(f"INSERT INTO {_USAGE_TOUCHED} {_usage_hours_in(p)}")
+    # the touched hours' windows, read once for every table
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_USAGE_ROWS.split('.')[-1]} AS SELECT u.* FROM {USAGE_VIEW} AS u "
+        f"WHERE u.trace = {quote_literal(trace)} AND ({_hour_ranges(con, trace)})"
+    )
+    touched = f"(SELECT DISTINCT * FROM {_USAGE_TOUCHED})"
+    # the usage view reads them while the tables are built (views bind at query time)
+    _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_USAGE_ROWS}")
+    for f in usage_files():
+        name, unit = short(f), unit_of(f)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_AGAIN.split('.')[-1]} AS {query(f, trace)}")
+        row = con.execute(
+            f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_AGAIN})"
+        ).fetchone()
+        # the units holding a touched hour: their files are written again
+        units = {u for (u,) in con.execute(f"SELECT DISTINCT {unit} FROM {touched}").fetchall()}
+        files_now = stored_paths(home.root, old[name], name)
+        kept = (
+            f"SELECT o.* FROM {read_stored(f, [x for x in files_now if int(x.stem) in units])} AS o "
+            f"ANTI JOIN {touched} AS k "
+            f"ON k.cell IS NOT DISTINCT FROM o.cell AND k.{USAGE_HOUR} = o.{USAGE_HOUR}"
+        )
+        carried = {int(x.stem): x for x in files_now if int(x.stem) not in units}
+        sql = f"{kept} UNION ALL BY NAME SELECT * FROM {_USAGE_AGAIN}"
+        _write(con, home, Plan(trace, False), f, gen, writer_id, sql, int(row[0]) if row else 0, carried)
+        _wait_for_a_test(con)  # (a test stops the build here: a table written, the others not)
+    _restore(con, swapped, {USAGE_VIEW})
+
+
+def _stored_dirs(con: duckdb.DuckDBPyConnection, trace: str) -> dict[str, str]:
+    """name -> generation folder of the trace's stored derived tables (of meta.derived)."""
+    if not recorded(con):
+        return {}
+    return dict(
+        con.execute("SELECT name, data_dir FROM meta.derived WHERE trace = $t", {"t": trace}).fetchall()
+    )
 
 
 # -- Walked tables: what a Python step computes per job (tracewh.catalog.dag.STEPS), stored at ingest ----

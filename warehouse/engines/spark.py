@@ -1208,9 +1208,9 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
         raise SparkError(f"{view}: not in the catalog {ctx.home.catalog}; run `tracewh repair` once")
     names = ", ".join(_ident(c) for c, _ in cols)
     branches = [
-        f"SELECT {_stored_columns(cols, t)} FROM parquet.{_ident(_derived_location(ctx, data_dir, name))}"
+        f"SELECT {_stored_columns(cols, t)} FROM parquet.{_ident(location)}"
         for (t, n), data_dir in sorted(ctx.snap.stored.items())
-        if n == name
+        if n == name and (location := _derived_location(ctx, data_dir, name))
     ]
     branches += [
         f"SELECT {names} FROM ({derived.query(f, t)})"
@@ -1240,12 +1240,17 @@ def _stored_columns(cols: list[tuple[str, str]], trace: str) -> str:
     )
 
 
-def _derived_location(ctx: _Context, data_dir: str, name: str) -> str:
-    """A stored derived table's file as Spark reads it: under the data root, at its path below
-    the home's parquet/ folder (where meta.derived says the live generation is)."""
-    path = ctx.home.root / data_dir / f"{name}.parquet"
-    if not path.is_file():
-        raise SparkError(f"{path}: the catalog's derived table is missing (run `tracewh check`)")
+def _derived_location(ctx: _Context, data_dir: str, name: str) -> str | None:
+    """A stored derived table's file (or folder of unit files) as Spark reads it: under the data
+    root, at its path below the home's parquet/ folder (where meta.derived says the live
+    generation is); None: a folder of no unit file (no row)."""
+    paths = derived.stored_paths(ctx.home.root, data_dir, name)
+    if not paths:
+        return None
+    if not all(x.is_file() for x in paths):
+        raise SparkError(f"{paths[0]}: the catalog's derived table is missing (run `tracewh check`)")
+    folder = ctx.home.root / data_dir / name
+    path = folder if folder.is_dir() else paths[0]
     return f"{ctx.root}/{path.relative_to(ctx.home.parquet).as_posix()}"
 
 

@@ -382,12 +382,9 @@ def ingest(
                                     if plan is not None:
                                         derived_gens += derived.build(stage.con, home, plan, ingest_id)
                                     if usage_plan is not None:
+                                        # after the attempts: the tables of their windows read them
                                         derived_gens += derived.build_usage(
                                             stage.con, home, usage_plan, ingest_id
-                                        )
-                                        # the tables of the attempts and their windows, after the attempts
-                                        derived_gens += derived.build_rebuilt(
-                                            stage.con, home, trace_name, derived.USAGE_INPUT, ingest_id
                                         )
                                     if walks:
                                         derived_gens += derived.build_walks(
