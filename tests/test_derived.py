@@ -612,36 +612,31 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
     assert not fell_back.is_set()  # whatever the load: the signal stopped it, not the fallback
 
 
-def test_a_usage_table_stored_as_one_file_by_an_older_tracewh_is_rebuilt_as_day_files(tmp_path):
-    home = Home.resolve(tmp_path / "h")
-    ingest.ingest(
-        home,
-        "google2011",
-        usage_source(tmp_path / "a", {0: USAGE_SLICES[0]}),
-        IngestOptions(tables=["task_usage"]),
+@pytest.mark.parametrize("name", ["task_usage_hourly", "tasks"])
+def test_a_table_stored_as_one_file_by_an_older_tracewh_is_rebuilt_as_unit_files(tmp_path, name):
+    # the usage table (6-hour units) and a table of task rows (job ranges), each with its input
+    table, make, first, then = (
+        ("task_usage", usage_source, USAGE_SLICES[0], USAGE_SLICES[1])
+        if name == "task_usage_hourly"
+        else ("task_events", source, SLICES[0], SLICES[1])
     )
-    sql = "SELECT name FROM meta.derived WHERE name = 'task_usage_hourly'"
+    home = Home.resolve(tmp_path / "h")
+    ingest.ingest(home, "google2011", make(tmp_path / "a", {0: first}), IngestOptions(tables=[table]))
+    sql = f"SELECT name FROM meta.derived WHERE name = '{name}'"
     catalog.repair(home)  # a home in this layout keeps its tables
-    assert read(home, sql) == [("task_usage_hourly",)]
-    rows = stored(home, "task_usage_hourly")
-    # as a tracewh from before the day files wrote it: one file beside the generation's tables
-    folder = stored_paths(home, "google2011", "task_usage_hourly")[0].parent
+    assert read(home, sql) == [(name,)]
+    rows = stored(home, name)
+    # as a tracewh from before the unit files wrote it: one file beside the generation's tables
+    folder = stored_paths(home, "google2011", name)[0].parent
     listed = ", ".join(f"'{x}'" for x in sorted(folder.iterdir()))
     with duckdb.connect() as con:
         con.execute(f"COPY (SELECT * FROM read_parquet([{listed}])) TO '{folder}.parquet' (FORMAT parquet)")
     shutil.rmtree(folder)
     catalog.repair(home)
-    assert read(home, sql) == []  # forgotten: the view answers from the windows
-    assert read(home, "SELECT * FROM derived.task_usage_hourly ORDER BY ALL") == rows
-    # the next ingest of usage stores it again, whole, in day files
-    ingest.ingest(
-        home,
-        "google2011",
-        usage_source(tmp_path / "b", {1: USAGE_SLICES[1]}),
-        IngestOptions(tables=["task_usage"]),
-    )
-    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_usage_hourly'") == [
-        (None,)
-    ]
-    assert stored_paths(home, "google2011", "task_usage_hourly")[0].parent.name == "task_usage_hourly"
+    assert read(home, sql) == []  # forgotten: the view answers from the input
+    assert read(home, f"SELECT * FROM derived.{name} ORDER BY ALL") == rows
+    # the next ingest of the input stores it again, whole, in unit files
+    ingest.ingest(home, "google2011", make(tmp_path / "b", {1: then}), IngestOptions(tables=[table]))
+    assert read(home, f"SELECT tasks_recomputed FROM meta.derived WHERE name = '{name}'") == [(None,)]
+    assert stored_paths(home, "google2011", name)[0].parent.name == name
     same_as_the_views(home)

@@ -18,12 +18,21 @@ the trace's tables from all its events. The small tables (segments, window) are 
 A table of two inputs (``input: task_events, task_usage``) follows the rule of the first; an
 ingest of the second recomputes it by the usage rule (build_usage).
 
+Those tables of one row per task or task event without ``unit:`` are stored as a folder of files,
+one per range of jobs (job_ranges: (cell, job_id) cut as ``batches`` cuts the events, ~2 M a
+range): an incremental ingest of task events writes the files of the ranges holding the tasks it
+recomputes (the jobs after every stored one in new ranges) and links the other ranges' files into
+its generation unchanged, by the unit-file machinery of the usage tables below; a whole rebuild
+writes one file per batch. A range's start is its files' first job (read from them, nothing else
+to keep in step); a range that grows is not split.
+
 The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
 usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
 touch and links the other units' files into its generation unchanged, so its cost follows its
 parts, not the home (a unit of 6 hours: a batch of parts rewrites at most a unit's rows beyond
 its own at each end; a smaller unit, more files for every reader to open). An ingest of task
-events rewrites every file of such a table (its touched tasks may have usage at any time).
+events rewrites every file of such a table (its touched tasks may have usage at any time; reading
+only the touched tasks' rows would need the units their attempts span, from the stored attempts).
 """
 
 from __future__ import annotations
