@@ -10,6 +10,13 @@ tree and peak RSS by harness.measure), and every batch's figures printed as a ta
     .venv/bin/python -m bench.bench_usage_batches --tracewh .venv/bin/tracewh \\
         --source /work/bigdata/g2011tu --usage-parts 0-19 --batch 5 \\
         --events-home /tmp/u30-events --home /tmp/u30-branch
+
+``--table task_events``: the batches are task events parts instead (after ``--events-parts``, from
+``--source``): does an events batch cost what it holds (the per-task tables in job ranges)?
+
+    .venv/bin/python -m bench.bench_usage_batches --tracewh .venv/bin/tracewh --table task_events \
+        --source /work/bigdata/g2011 --events-source /work/bigdata/g2011 --events-parts 0-19 \
+        --usage-parts 20-34 --batch 5 --home /tmp/v30-branch
 """
 
 from __future__ import annotations
@@ -29,7 +36,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tracewh", required=True, help="the tracewh CLI to measure")
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--source", type=Path, required=True, help="a folder holding task_usage/part-*")
-    ap.add_argument("--usage-parts", help="a-b (none: the task events only)")
+    ap.add_argument("--usage-parts", help="a-b: the parts ingested in batches (none: the task events only)")
+    ap.add_argument("--table", default="task_usage", help="the table of the batches' parts")
     ap.add_argument("--batch", type=int, default=5)
     ap.add_argument("--events-home", type=Path, help="a home holding the task events: copied (hard links)")
     ap.add_argument("--events-source", type=Path, help="else: ingest its task_events parts first")
@@ -65,14 +73,14 @@ def main(argv: list[str] | None = None) -> None:
         return
     lo, hi = parse_range(a.usage_parts)
     parts = list(range(lo, hi + 1))
-    print("| usage parts | wall s | CPU s | peak RSS MB | load1 | other cores |")
+    print(f"| {a.table} parts | wall s | CPU s | peak RSS MB | load1 | other cores |")
     for i in range(0, len(parts), a.batch):
         chunk = parts[i : i + a.batch]
         span = f"{chunk[0]}-{chunk[-1]}"
-        cmd = [*base[:5], str(a.source), *base[5:], "--tables", "task_usage", "--no-verify", "--parts", span]
-        run, _, err = h.measure(f"usage {span}", cmd)
+        cmd = [*base[:5], str(a.source), *base[5:], "--tables", a.table, "--no-verify", "--parts", span]
+        run, _, err = h.measure(f"{a.table} {span}", cmd)
         if not run.ok:
-            raise SystemExit(f"usage {span} failed: {err.strip()[-2000:]}")
+            raise SystemExit(f"{a.table} {span} failed: {err.strip()[-2000:]}")
         row = f"| {span} | {run.wall:.0f} | {run.cpu_s:.1f} | {run.rss_mb:.0f} | {run.load1:.1f} "
         print(f"{row}| {run.others:.2f} |", flush=True)
 

@@ -37,6 +37,8 @@ _LINES = (
     .splitlines()
 )
 SLICES = {0: _LINES[0:3000], 1: _LINES[3000:6000], 3: _LINES[9000:12000], 5: _LINES[15000:18000]}
+# a part after them all: 20 of its jobs come after every job of the slices above
+LATER = _LINES[18000:21000]
 # part 1 as it is replaced later: a shorter file (its last 500 events gone)
 PART_1_AGAIN = _LINES[3000:5500]
 
@@ -119,10 +121,34 @@ def same_as_the_views(home: Home) -> None:
         con.close()
 
 
+def jobs_of(lines: list[str]) -> set[int]:
+    return {int(line.split(",")[2]) for line in lines}
+
+
+def range_files(home: Home) -> dict[tuple[str, int], tuple[int, int, int, int]]:
+    """(table, range) -> (first job, last job, inode, mtime) of each file of the tables stored by
+    job ranges, read from the files (the sample's Google 2011 events have no cell)."""
+    out: dict[tuple[str, int], tuple[int, int, int, int]] = {}
+    if not home.catalog.exists():
+        return out
+    for name in (derived.short(f) for f in derived.stored_files() if derived.job_ranges(f)):
+        for x in stored_paths(home, "google2011", name):
+            with duckdb.connect() as con:
+                ((cells, lo, hi),) = con.execute(
+                    f"SELECT count(cell), min(job_id), max(job_id) FROM read_parquet('{x}')"
+                ).fetchall()
+            assert cells == 0
+            st = x.stat()
+            out[(name, int(x.stem))] = (lo, hi, st.st_ino, st.st_mtime_ns)
+    return out
+
+
 def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_part_equal_a_full_rebuild(
     tmp_path, monkeypatch
 ):
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    # ranges of ~500 events: the slices' 3,000 events each make several files of each table
+    monkeypatch.setattr(derived, "BATCH_EVENTS", 500)
     step = Home.resolve(tmp_path / "step")
     only = ["task_events"]
     steps = [
@@ -131,19 +157,47 @@ def test_the_stored_tables_after_parts_out_of_order_a_replaced_and_a_removed_par
         ({3: SLICES[3]}, False),  # part 2 missing now: every part's gaps change
         ({1: PART_1_AGAIN}, False),  # part 1 replaced by a shorter file
         ({5: SLICES[5]}, False),
-        ({0: SLICES[0], 1: PART_1_AGAIN, 3: SLICES[3]}, True),  # part 5 removed
+        ({6: LATER}, False),  # after part 5: new jobs after every stored one
+        ({0: SLICES[0], 1: PART_1_AGAIN, 3: SLICES[3]}, True),  # parts 5 and 6 removed
     ]
     recomputed = []
+    had: dict[int, list[str]] = {}
+    carried = rewritten = 0
     for i, (parts, replace) in enumerate(steps):
+        before = range_files(step)
+        # the jobs the ingest touches, from the files: those of its parts and of the parts it replaces
+        touched = jobs_of([line for n, lines in parts.items() for line in lines + had.get(n, [])])
         ingest.ingest(
             step, "google2011", source(tmp_path / f"s{i}", parts), IngestOptions(tables=only, replace=replace)
         )
+        had = dict(parts) if replace else {**had, **parts}
         same_as_the_views(step)
         (n,) = {r for (r,) in read(step, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'tasks'")}
         recomputed.append(n)
+        if n is None:
+            continue
+        # an incremental ingest: a range's file (a stretch of jobs, from its first job to the next
+        # file's first) holding no touched job is the same file as before (inode and mtime); the
+        # others are written again; the jobs after every stored one are in files after the old ones
+        after = range_files(step)
+        starts: dict[int, int] = {}  # a range's first job: the least of its files' first jobs
+        for (_, unit), (lo, *_) in before.items():
+            starts[unit] = min(lo, starts.get(unit, lo))
+        top = max(hi for (_, hi, *_) in before.values())
+        for (name, unit), (_, _, ino, mtime) in before.items():
+            lo = starts[unit] if unit != min(starts) else min(touched | {starts[unit]})
+            nxt = min([x for x in starts.values() if x > starts[unit]], default=top + 1)
+            holds = any(lo <= j < nxt for j in touched)
+            kept = after.get((name, unit), (0, 0, 0, 0))[2:] == (ino, mtime)
+            assert kept != holds, (i, name, unit)
+            carried, rewritten = carried + kept, rewritten + (not kept)
+        if max(touched) > top:
+            (_, newest), _ = max(after.items(), key=lambda kv: kv[1][1])
+            assert newest > max(starts), i
+    assert carried > 0 and rewritten > 0, (carried, rewritten)
     # by hand: the first build, a gap opened (parts 3 and 5) and --replace rebuild the whole trace;
-    # a part before the first one and a replaced part recompute their tasks only
-    assert [n is not None for n in recomputed] == [False, True, False, True, False, False]
+    # a part before the first one, a replaced part and a part after the last recompute their tasks only
+    assert [n is not None for n in recomputed] == [False, True, False, True, False, True, False]
     # the tasks recomputed, from the files: those of the part added; of the replaced part 1, its
     # tasks before and after the replacement
     tasks_of = {n: {tuple(line.split(",")[2:4]) for line in lines} for n, lines in SLICES.items()}
@@ -218,10 +272,15 @@ def test_an_ingest_of_another_table_keeps_the_derived_tables(tmp_path):
     assert read(home, "SELECT name, data_dir, writer_id FROM meta.derived ORDER BY 1") == before
 
 
-def _home_of_the_first_slice(tmp_path, monkeypatch, usage: bool = False) -> tuple[Home, dict, list]:
+def _home_of_the_first_slice(
+    tmp_path, monkeypatch, usage: bool = False, batch: int | None = None
+) -> tuple[Home, dict, list]:
     """A home with the first slice's task events (``usage``: and two usage slices) and its derived
-    tables, and what a stopped ingest must leave as it is: the stored tables and meta.derived."""
+    tables, and what a stopped ingest must leave as it is: the stored tables and meta.derived
+    (``batch``: events per job range of the per-task tables)."""
     monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    if batch:
+        monkeypatch.setattr(derived, "BATCH_EVENTS", batch)
     home = Home.resolve(tmp_path / "home")
     ingest.ingest(
         home, "google2011", source(tmp_path / "a", {0: SLICES[0]}), IngestOptions(tables=["task_events"])
@@ -260,25 +319,40 @@ def test_an_ingest_stopped_after_building_the_derived_tables_leaves_the_old_stat
     )
 
 
-@pytest.mark.parametrize("table", ["task_events", "task_usage"])
+@pytest.mark.parametrize(
+    "table, at", [("task_events", "start"), ("task_events", "ranges"), ("task_usage", "start")]
+)
 def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leaves_the_old_state_whole(
-    tmp_path, monkeypatch, table
+    tmp_path, monkeypatch, table, at
 ):
     # Old code: the build's queries ran with no signal watch, so a SIGINT that came while one of
     # them ran waited for it to end (over a minute at the whole trace's size): here, never. An
     # ingest of usage parts is stopped between two tables, one already written in its generation
-    # (the usage build's unit files: the old generation's files linked in, the touched days new).
-    home, before, meta_before = _home_of_the_first_slice(tmp_path, monkeypatch, usage=table == "task_usage")
+    # (the usage build's unit files: the old generation's files linked in, the touched days new);
+    # an ingest of events ("ranges") once a table of job ranges is written, its untouched ranges'
+    # files linked (ranges of ~500 events, in the home and in the stopped ingest alike).
+    batch = 500 if at == "ranges" else None
+    home, before, meta_before = _home_of_the_first_slice(tmp_path, monkeypatch, table == "task_usage", batch)
     tables_before = read(home, "SELECT * FROM meta.tables ORDER BY ALL")
     gens_before = sorted(p.name for p in home.generations("google2011").iterdir())
     flag = tmp_path / "inside-the-build"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TRACEWH_HOME": str(home.root), derived.WAIT_ENV: str(flag)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "TRACEWH_HOME": str(home.root),
+        derived.WAIT_ENV: str(flag),
+        derived.WAIT_AT_ENV: at,
+    }
     if table == "task_usage":
         new = usage_source(tmp_path / "b", {3: USAGE_SLICES[3]})
-    else:
-        new = source(tmp_path / "b", {1: SLICES[1]})
+    else:  # (stopped at "ranges": a short part, whose few jobs leave some ranges untouched)
+        new = source(tmp_path / "b", {1: SLICES[1][:200] if batch else SLICES[1]})
+    run = TRACEWH
+    if batch:
+        setup = f"from tracewh.catalog import derived; derived.BATCH_EVENTS = {batch}; "
+        run = [sys.executable, "-c", setup + TRACEWH[2]]
     proc = subprocess.Popen(
-        [*TRACEWH, "ingest", "google2011", str(new), "-q"], env=env, stderr=subprocess.PIPE, text=True
+        [*run, "ingest", "google2011", str(new), "-q"], env=env, stderr=subprocess.PIPE, text=True
     )
     try:
         deadline = time.monotonic() + 300
@@ -286,6 +360,9 @@ def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leave
             assert proc.poll() is None, ("ended outside the build's query", proc.communicate())
             assert time.monotonic() < deadline
             time.sleep(0.02)
+        if at == "ranges":  # stopped with old files linked into the new generation
+            linked = [x for x in home.generations("google2011").rglob("*.parquet") if x.stat().st_nlink > 1]
+            assert linked
         proc.send_signal(signal.SIGINT)
         # the build's query never ends by itself: an exit at all means the signal stopped it (the
         # timeout is only a safety net, no measure of speed)
@@ -335,11 +412,7 @@ def failed_after_changing(home: Home, name: str, column: str) -> list[str]:
 def test_the_stored_tables_read_in_polars_with_decoded_columns_and_integer_keys(sample_home):
     import polars as pl
 
-    ((data_dir,),) = read(
-        sample_home,
-        "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'task_episode_core'",
-    )
-    df = pl.read_parquet(sample_home.root / data_dir / "task_episode_core.parquet")
+    df = pl.read_parquet(stored_paths(sample_home, "google2011", "task_episode_core"))
     assert df.schema["episode_no"] == pl.Int64 and df.schema["job_id"] == pl.Int64
     # the end reasons as the names the trace documents, not codes
     assert set(df["end_reason"].drop_nulls().unique()) <= {"EVICT", "FAIL", "FINISH", "KILL", "LOST"}
@@ -355,8 +428,7 @@ def test_a_stored_table_older_than_a_column_of_its_file_is_recomputed_until_the_
         home, "google2011", source(tmp_path / "s", {1: SLICES[1]}), IngestOptions(tables=["task_events"])
     )
     sql = "SELECT data_dir FROM meta.derived WHERE trace = 'google2011' AND name = 'task_transitions'"
-    ((data_dir,),) = read(home, sql)
-    path = home.root / data_dir / "task_transitions.parquet"
+    (path,) = stored_paths(home, "google2011", "task_transitions")
     # as a tracewh from before the attempt number wrote it
     with duckdb.connect() as con:
         old = f"SELECT * EXCLUDE (episode_no) FROM read_parquet('{path}')"
@@ -540,36 +612,31 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
     assert not fell_back.is_set()  # whatever the load: the signal stopped it, not the fallback
 
 
-def test_a_usage_table_stored_as_one_file_by_an_older_tracewh_is_rebuilt_as_day_files(tmp_path):
-    home = Home.resolve(tmp_path / "h")
-    ingest.ingest(
-        home,
-        "google2011",
-        usage_source(tmp_path / "a", {0: USAGE_SLICES[0]}),
-        IngestOptions(tables=["task_usage"]),
+@pytest.mark.parametrize("name", ["task_usage_hourly", "tasks"])
+def test_a_table_stored_as_one_file_by_an_older_tracewh_is_rebuilt_as_unit_files(tmp_path, name):
+    # the usage table (6-hour units) and a table of task rows (job ranges), each with its input
+    table, make, first, then = (
+        ("task_usage", usage_source, USAGE_SLICES[0], USAGE_SLICES[1])
+        if name == "task_usage_hourly"
+        else ("task_events", source, SLICES[0], SLICES[1])
     )
-    sql = "SELECT name FROM meta.derived WHERE name = 'task_usage_hourly'"
+    home = Home.resolve(tmp_path / "h")
+    ingest.ingest(home, "google2011", make(tmp_path / "a", {0: first}), IngestOptions(tables=[table]))
+    sql = f"SELECT name FROM meta.derived WHERE name = '{name}'"
     catalog.repair(home)  # a home in this layout keeps its tables
-    assert read(home, sql) == [("task_usage_hourly",)]
-    rows = stored(home, "task_usage_hourly")
-    # as a tracewh from before the day files wrote it: one file beside the generation's tables
-    folder = stored_paths(home, "google2011", "task_usage_hourly")[0].parent
+    assert read(home, sql) == [(name,)]
+    rows = stored(home, name)
+    # as a tracewh from before the unit files wrote it: one file beside the generation's tables
+    folder = stored_paths(home, "google2011", name)[0].parent
     listed = ", ".join(f"'{x}'" for x in sorted(folder.iterdir()))
     with duckdb.connect() as con:
         con.execute(f"COPY (SELECT * FROM read_parquet([{listed}])) TO '{folder}.parquet' (FORMAT parquet)")
     shutil.rmtree(folder)
     catalog.repair(home)
-    assert read(home, sql) == []  # forgotten: the view answers from the windows
-    assert read(home, "SELECT * FROM derived.task_usage_hourly ORDER BY ALL") == rows
-    # the next ingest of usage stores it again, whole, in day files
-    ingest.ingest(
-        home,
-        "google2011",
-        usage_source(tmp_path / "b", {1: USAGE_SLICES[1]}),
-        IngestOptions(tables=["task_usage"]),
-    )
-    assert read(home, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_usage_hourly'") == [
-        (None,)
-    ]
-    assert stored_paths(home, "google2011", "task_usage_hourly")[0].parent.name == "task_usage_hourly"
+    assert read(home, sql) == []  # forgotten: the view answers from the input
+    assert read(home, f"SELECT * FROM derived.{name} ORDER BY ALL") == rows
+    # the next ingest of the input stores it again, whole, in unit files
+    ingest.ingest(home, "google2011", make(tmp_path / "b", {1: then}), IngestOptions(tables=[table]))
+    assert read(home, f"SELECT tasks_recomputed FROM meta.derived WHERE name = '{name}'") == [(None,)]
+    assert stored_paths(home, "google2011", name)[0].parent.name == name
     same_as_the_views(home)

@@ -18,12 +18,21 @@ the trace's tables from all its events. The small tables (segments, window) are 
 A table of two inputs (``input: task_events, task_usage``) follows the rule of the first; an
 ingest of the second recomputes it by the usage rule (build_usage).
 
+Those tables of one row per task or task event without ``unit:`` are stored as a folder of files,
+one per range of jobs (job_ranges: (cell, job_id) cut as ``batches`` cuts the events, ~2 M a
+range): an incremental ingest of task events writes the files of the ranges holding the tasks it
+recomputes (the jobs after every stored one in new ranges) and links the other ranges' files into
+its generation unchanged, by the unit-file machinery of the usage tables below; a whole rebuild
+writes one file per batch. A range's start is its files' first job (read from them, nothing else
+to keep in step); a range that grows is not split.
+
 The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
 usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
 touch and links the other units' files into its generation unchanged, so its cost follows its
 parts, not the home (a unit of 6 hours: a batch of parts rewrites at most a unit's rows beyond
 its own at each end; a smaller unit, more files for every reader to open). An ingest of task
-events rewrites every file of such a table (its touched tasks may have usage at any time).
+events rewrites every file of such a table (its touched tasks may have usage at any time; reading
+only the touched tasks' rows would need the units their attempts span, from the stored attempts).
 """
 
 from __future__ import annotations
@@ -106,6 +115,19 @@ def stored_paths(root: Path, data_dir: str, name: str) -> list[Path]:
     if folder.is_dir():
         return sorted(folder.glob("*.parquet"), key=lambda x: int(x.stem))
     return [root / data_dir / f"{name}.parquet"]
+
+
+def job_ranges(f: sqlfiles.SqlFile) -> bool:
+    """A table stored as one file per range of jobs (of (cell, job_id), cut as the build's
+    ``batches``; the file's name: its range's number, in the jobs' order): a table of rows of tasks
+    with no ``unit:`` of its own. An ingest of task events rewrites the files of the ranges holding
+    the tasks it touches (and makes new ranges for jobs after the last stored one)."""
+    return per_task(f) and not unit_of(f)
+
+
+def in_units(f: sqlfiles.SqlFile) -> bool:
+    """A table stored as a folder of unit files (``unit:`` or job ranges), not one file."""
+    return bool(unit_of(f)) or job_ranges(f)
 
 
 def read_stored(f: sqlfiles.SqlFile, paths: list[Path]) -> str:
@@ -296,7 +318,7 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
             tasks = int(row[0]) if row else 0
         parts = batches(con, events, scratch)
-        _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, tasks)
+        _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks)
         for f in stored_files():
             if per_task(f):
                 continue
@@ -319,11 +341,14 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
 # a query that never ends on its connection and writes the file once this thread is inside it (the
 # test signals the process then, whatever the machine's load).
 WAIT_ENV = "TRACEWH_TEST_DERIVED_WAIT"
+# Where the build waits (default its start): "ranges", once a table stored by job ranges is written
+# (its untouched ranges' files linked into the new generation).
+WAIT_AT_ENV = "TRACEWH_TEST_DERIVED_WAIT_AT"
 
 
-def _wait_for_a_test(con: duckdb.DuckDBPyConnection) -> None:
+def _wait_for_a_test(con: duckdb.DuckDBPyConnection, at: str = "start") -> None:
     flag = os.environ.get(WAIT_ENV)
-    if flag:
+    if flag and os.environ.get(WAIT_AT_ENV, "start") == at:
         signals.endless_query(con, lambda: Path(flag).write_text("inside the build's query\n"))
 
 
@@ -333,8 +358,6 @@ def _wait_for_a_test(con: duckdb.DuckDBPyConnection) -> None:
 # stack once, with no scratch files.
 BATCH_EVENTS = 2_000_000
 _JOBS = "temp.main.derived_jobs"
-# Rows per row group of a table written batch by batch (DuckDB's own files: 122,880).
-ROWS_PER_GROUP = 8 * 122_880
 _BATCH = "derived_batch"
 
 
@@ -351,7 +374,7 @@ def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[
         return [events]
     # the batch of a job: the events of the jobs before it (same order as the tables' sort) // size
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {_JOBS.split('.')[-1]} AS SELECT cell, job_id, "
+        f"CREATE OR REPLACE TEMP TABLE {_JOBS.split('.')[-1]} AS SELECT cell, job_id, events, "
         "(sum(events) OVER (ORDER BY cell, job_id ROWS UNBOUNDED PRECEDING) - events) "
         f"// {int(BATCH_EVENTS)} AS {_BATCH} FROM {_JOBS}"
     )
@@ -380,73 +403,174 @@ def _per_task_tables(
     parts: list[str],
     scratch: Path,
     old: dict[str, str],
+    dirs: dict[str, str],
     tasks: int | None,
 ) -> None:
     """The tables of one row per task or task event from the batches ``parts`` (each the events
     of whole jobs; ``tasks`` None: every task of the trace, else the rows of the other tasks are
-    kept from the ``old`` tables, name -> relation): the events view reads one batch at a time."""
-    import pyarrow.parquet as pq
-
+    kept from the old tables, ``old`` name -> relation, ``dirs`` name -> generation folder): the
+    events view reads one batch at a time. A table stored by job ranges (job_ranges) rebuilt whole
+    has one file per batch; built incrementally, the files of the ranges holding the touched tasks
+    are written again and the others carried over (_job_units)."""
     files = [f for f in stored_files() if per_task(f)]
     pieces: dict[str, list[Path]] = {short(f): [] for f in files}
-    # a whole rebuild in batches: each table's file written as the batches come, in their order
-    writers: dict[str, pq.ParquetWriter] = {}
     rows = dict.fromkeys(pieces, 0)
-    try:
-        for i, batch in enumerate(parts):
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
-            if i == 0:  # a view binds its table when made
-                _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
-            for f in files:
-                name = short(f)
-                if len(parts) == 1:
-                    kept = (
-                        ""
-                        if tasks is None
-                        else f"SELECT * FROM {old[name]} AS o "
-                        f"ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} UNION ALL BY NAME "
-                    )
-                    _write(con, home, p, f, gen, writer_id, f"{kept}{query(f, p.trace)}", tasks)
-                    continue
+    ranges = _job_units(con, home, p, files, dirs) if tasks is not None else None
+    for i, batch in enumerate(parts):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
+        if i == 0:  # a view binds its table when made
+            _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
+        for f in files:
+            name = short(f)
+            if tasks is None and job_ranges(f):
+                # a whole rebuild: each batch is one range, its rows sorted are the range's file
+                (gen / name).mkdir(exist_ok=True)
+                out = gen / name / f"{i}.parquet"
                 ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
-                if tasks is None and not unit_of(f):
-                    try:
-                        reader = con.sql(ordered).to_arrow_reader(ROWS_PER_GROUP)
-                        if name not in writers:
-                            writers[name] = pq.ParquetWriter(
-                                gen / f"{name}.parquet", reader.schema, compression="zstd"
-                            )
-                        for piece in reader:
-                            writers[name].write_batch(piece)
-                            rows[name] += piece.num_rows
-                    except duckdb.Error as e:
-                        raise CatalogError(
-                            f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}"
-                        ) from e
-                    continue
-                pieces[name].append(scratch / f"{name}.{i}.parquet")
-                _copy(con, p, f, ordered, pieces[name][-1], "lz4_raw")
-    finally:
-        for w in writers.values():
-            w.close()
+                got = _copy(con, p, f, ordered, out, "zstd")
+                rows[name] += got
+                if not got:
+                    out.unlink()
+                continue
+            if len(parts) == 1:  # the batch's rows are the query itself (no scratch file)
+                continue
+            ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
+            pieces[name].append(scratch / f"{name}.{i}.parquet")
+            _copy(con, p, f, ordered, pieces[name][-1], "lz4_raw")
+        if len(parts) == 1:
+            _write_per_task(con, home, p, files, gen, writer_id, old, ranges, tasks, None, rows)
     _restore(con, swapped, {EVENTS_VIEW})
-    if len(parts) == 1:
-        return
+    if len(parts) > 1:
+        _write_per_task(con, home, p, files, gen, writer_id, old, ranges, tasks, pieces, rows)
+
+
+def _write_per_task(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: Plan,
+    files: list[sqlfiles.SqlFile],
+    gen: Path,
+    writer_id: str,
+    old: dict[str, str],
+    ranges: JobUnits | None,
+    tasks: int | None,
+    pieces: dict[str, list[Path]] | None,
+    rows: dict[str, int],
+) -> None:
+    """Each per-task table written from its new rows (``pieces``: the batches' sorted scratch
+    files; None: the one batch's query, the events view pointed at it) and the kept rows of the
+    other tasks (an incremental build)."""
     for f in files:
         name = short(f)
-        if tasks is None and not unit_of(f):
+        if tasks is None and job_ranges(f):
             _record(con, home, p, name, gen, writer_id, rows[name], tasks)
             continue
-        # each piece sorted, the batches in the tables' order; the kept rows of the other tasks
-        # sorted in among them
-        listed = f"read_parquet([{', '.join(quote_literal(x) for x in pieces[name])}])"
-        kept = (
-            ""
-            if tasks is None
-            else f"SELECT * FROM {old[name]} AS o ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} "
-            "UNION ALL BY NAME "
+        new = (
+            query(f, p.trace)
+            if pieces is None
+            else f"SELECT * FROM read_parquet([{', '.join(quote_literal(x) for x in pieces[name])}])"
         )
-        _write(con, home, p, f, gen, writer_id, f"{kept}SELECT * FROM {listed}", tasks)
+        if tasks is None:
+            _write(con, home, p, f, gen, writer_id, new, tasks)
+            continue
+        carried: dict[int, Path] = {}
+        unit = None
+        stored = old[name]
+        if ranges is not None and job_ranges(f):
+            # only the ranges holding a touched task are read and written; the others are carried
+            carried, unit = ranges.carried[name], ranges.unit
+            stored = read_stored(f, ranges.rewritten[name])
+        kept = f"SELECT * FROM {stored} AS o ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
+        sql = f"{kept} UNION ALL BY NAME SELECT * FROM ({new})"
+        _write(con, home, p, f, gen, writer_id, sql, tasks, carried, unit)
+        if carried:  # (a test stops the build here: untouched ranges' files linked, other tables not written)
+            _wait_for_a_test(con, "ranges")
+
+
+@dataclass
+class JobUnits:
+    """The job ranges an incremental build writes: ``unit`` the range of a row of them (an
+    expression of cell and job_id), per table the files of those ranges in the old generation
+    (``rewritten``) and the files of the other ranges (``carried``, range -> file)."""
+
+    unit: str
+    rewritten: dict[str, list[Path]]
+    carried: dict[str, dict[int, Path]]
+
+
+def _order(cell: str | None, job_id: int) -> tuple[bool, str, int]:
+    """A job's place in the tables' order (ORDER BY cell, job_id: a NULL cell last)."""
+    return (cell is None, cell or "", job_id)
+
+
+def _at_least(cell: str | None, job_id: int) -> str:
+    """SQL: the row's (cell, job_id) is not before the given job in the tables' order."""
+    if cell is None:
+        return f"(cell IS NULL AND job_id >= {int(job_id)})"
+    c = quote_literal(cell)
+    return f"(cell IS NULL OR cell > {c} OR (cell = {c} AND job_id >= {int(job_id)}))"
+
+
+def _job_units(
+    con: duckdb.DuckDBPyConnection, home: Home, p: Plan, files: list[sqlfiles.SqlFile], dirs: dict[str, str]
+) -> JobUnits:
+    """The ranges of jobs an incremental build rewrites. A stored range starts at the first job of
+    its files (what its file holds; no separate record to keep in step) and runs to the next
+    range's start; a touched job falls in the last range starting at or before it (the first range
+    for a job before every start), and the touched jobs after every stored job make new ranges
+    after the stored ones, cut as ``batches`` cuts (events per range)."""
+    import bisect
+
+    ranged = [f for f in files if job_ranges(f)]
+    paths = {short(f): stored_paths(home.root, dirs[short(f)], short(f)) for f in ranged}
+    starts: dict[int, tuple[bool, str, int]] = {}
+    start_jobs: dict[int, tuple[str | None, int]] = {}
+    last: tuple[bool, str, int] | None = None
+    top = max((int(x.stem) for xs in paths.values() for x in xs), default=-1)
+    for xs in paths.values():
+        for x in xs:
+            src = f"read_parquet({quote_literal(x)})"
+            row = con.execute(f"SELECT cell, job_id FROM {src} LIMIT 1").fetchone()
+            if row is None:
+                continue
+            u = int(x.stem)
+            if u not in starts or _order(*row) < starts[u]:
+                starts[u], start_jobs[u] = _order(*row), (row[0], int(row[1]))
+            if u == top:
+                end = con.execute(
+                    f"SELECT cell, job_id FROM {src} ORDER BY cell DESC NULLS FIRST, job_id DESC LIMIT 1"
+                ).fetchone()
+                if end is not None and (last is None or _order(*end) > last):
+                    last = _order(*end)
+    units = sorted(starts, key=lambda u: starts[u])
+    keys = [starts[u] for u in units]
+    touched: set[int] = set()
+    for cell, job in con.execute(f"SELECT DISTINCT cell, job_id FROM {_TASKS}").fetchall():
+        k = _order(cell, job)
+        if units and last is not None and k <= last:
+            touched.add(units[max(bisect.bisect_right(keys, k) - 1, 0)])
+    # the new jobs after the last stored one, in order, with their events (of ``batches``)
+    new = sorted(
+        (_order(c, j), c, int(j), int(n))
+        for c, j, n in con.execute(f"SELECT cell, job_id, events FROM {_JOBS}").fetchall()
+        if last is None or _order(c, j) > last
+    )
+    seen = 0
+    for _, cell, job, n in new:
+        u = top + 1 + seen // BATCH_EVENTS
+        if u not in touched:  # the range's first job is its start
+            start_jobs[u] = (cell, job)
+            touched.add(u)
+        seen += n
+    written = sorted(touched, key=lambda u: _order(*start_jobs[u]))
+    # the last range starting at or before the row's job (the first range: before every start)
+    later = " ".join(f"WHEN {_at_least(*start_jobs[u])} THEN {u}" for u in reversed(written[1:]))
+    unit = f"CASE {later} ELSE {written[0]} END" if later else str(written[0] if written else 0)
+    return JobUnits(
+        unit,
+        {n: [x for x in xs if int(x.stem) in touched] for n, xs in paths.items()},
+        {n: {int(x.stem): x for x in xs if int(x.stem) not in touched} for n, xs in paths.items()},
+    )
 
 
 def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str) -> None:
@@ -482,17 +606,22 @@ def _write(
     sql: str,
     tasks: int | None,
     carried: dict[int, Path] | None = None,
+    unit: str | None = None,
 ) -> None:
     """One stored table, sorted for its readers, and its row of meta.derived (``tasks``: how many
-    tasks an incremental build recomputed; None: the table was rebuilt whole). A table with
-    ``unit:``: its folder of unit files, with the ``carried`` ones (unit -> file of the old
+    tasks an incremental build recomputed; None: the table was rebuilt whole). A table stored in
+    units (in_units): its folder of unit files, each row in the file of ``unit`` (an expression of
+    its columns; default the table's ``unit:``), with the ``carried`` ones (unit -> file of the old
     generation) linked in unchanged."""
     name = short(f)
     order = f" ORDER BY {', '.join(sort_key(f))}" if sort_key(f) else ""
-    if unit_of(f):
+    if in_units(f):
         import pyarrow.parquet as pq
 
-        _write_units(con, p, f, f"SELECT * FROM ({sql})", gen / name, carried or {})
+        expr = unit or unit_of(f)
+        if expr is None:
+            raise CatalogError(f"{p.trace}: building {f.name} failed: no unit for its rows")
+        _write_units(con, p, f, f"SELECT * FROM ({sql})", gen / name, carried or {}, expr)
         rows = sum(pq.read_metadata(x).num_rows for x in stored_paths(gen, ".", name))
     else:
         rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", "zstd")
@@ -510,8 +639,9 @@ def _write_units(
     sql: str,
     folder: Path,
     carried: dict[int, Path],
+    unit: str,
 ) -> None:
-    """``sql``'s rows as one file per unit, each sorted, in a new ``folder`` (replacing one of the
+    """``sql``'s rows as one file per ``unit``, each sorted, in a new ``folder`` (replacing one of the
     same name, which ``sql`` may read: made aside, then moved in), the ``carried`` files linked."""
     building = folder.with_name(f".{folder.name}.building")
     shutil.rmtree(building, ignore_errors=True)
@@ -523,7 +653,7 @@ def _write_units(
         con,
         p,
         f,
-        f"SELECT *, {unit_of(f)} AS {_UNIT} FROM ({sql}) ORDER BY {_UNIT}, {order}",
+        f"SELECT *, {unit} AS {_UNIT} FROM ({sql}) ORDER BY {_UNIT}, {order}",
         whole,
         "lz4_raw",
     )
@@ -711,7 +841,7 @@ def _forget_outdated(con: duckdb.DuckDBPyConnection, home: Home) -> None:
                     "DELETE FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name}
                 )
             continue
-        if bool(unit_of(f)) != (home.root / data_dir / name).is_dir():
+        if in_units(f) != (home.root / data_dir / name).is_dir():
             # stored in the other layout (one file, or a folder of unit files) by an older tracewh
             con.execute("DELETE FROM meta.derived WHERE trace = $t AND name = $n", {"t": trace, "n": name})
             continue
