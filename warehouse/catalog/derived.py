@@ -415,7 +415,7 @@ def _per_task_tables(
     files = [f for f in stored_files() if per_task(f)]
     pieces: dict[str, list[Path]] = {short(f): [] for f in files}
     rows = dict.fromkeys(pieces, 0)
-    ranges = _job_units(con, home, p, files, dirs) if tasks is not None else None
+    ranges = _job_units(con, home, files, dirs) if tasks is not None else None
     for i, batch in enumerate(parts):
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
         if i == 0:  # a view binds its table when made
@@ -512,7 +512,7 @@ def _at_least(cell: str | None, job_id: int) -> str:
 
 
 def _job_units(
-    con: duckdb.DuckDBPyConnection, home: Home, p: Plan, files: list[sqlfiles.SqlFile], dirs: dict[str, str]
+    con: duckdb.DuckDBPyConnection, home: Home, files: list[sqlfiles.SqlFile], dirs: dict[str, str]
 ) -> JobUnits:
     """The ranges of jobs an incremental build rewrites. A stored range starts at the first job of
     its files (what its file holds; no separate record to keep in step) and runs to the next
