@@ -299,3 +299,42 @@ def test_usage_ingests_rewrite_only_the_units_their_parts_hold_and_equal_a_full_
     # by hand, part 2's window between the attempts of task (1, 0) is outside both: 0.17 x 300
     outside = [r for r in stored(home) if r[0] == 1 and r[2] is None]
     assert approx(outside) == [(1, 0, None, 1, 300.0, 0.17 * 300, 0.17 / 2 * 300)]
+
+
+def test_an_events_ingest_rewrites_only_the_units_where_its_tasks_change_attempt(tmp_path, monkeypatch):
+    from tracewh import catalog
+
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)  # the old generations go at each ingest
+    # days_events' rows in two parts: attempt 1 of task (1, 0) open at first; the second part ends
+    # it on day 2 (2D + 5000) and starts attempt 2 (2D + 7000)
+    first, later = (
+        TWO_STARTS,
+        [
+            task_row((2 * D + 5000) * S, 1, 0, FINISH, machine=5),
+            task_row((2 * D + 6000) * S, 1, 0, SUBMIT),
+            task_row((2 * D + 7000) * S, 1, 0, SCHEDULE, machine=5),
+            task_row(4 * D * S, 9, 0, SUBMIT),
+        ],
+    )
+    src = days_usage(tmp_path / "src", DAY_PARTS)
+    write_gz(src / "task_events" / "part-00000-of-00500.csv.gz", first)
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", src, IngestOptions(tables=["task_events", "task_usage"]))
+    before = unit_files(home)
+    write_gz(src / "task_events" / "part-00001-of-00500.csv.gz", later)
+    ingestion.ingest(home, "google2011", src, IngestOptions(tables=["task_events"], parts="1"))
+    recomputed_now = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'attempt_usage_hourly'"
+    assert read(home, recomputed_now) == [(2,)]  # tasks (1, 0) and (9, 0)
+    fresh = Home.resolve(tmp_path / "fresh")
+    ingestion.ingest(fresh, "google2011", days_usage(days_events(tmp_path / "f"), DAY_PARTS))
+    for name in USAGE_TABLES:
+        assert stored_rows(home, "google2011", name) == stored_rows(fresh, "google2011", name), name
+    assert stored(home) == recomputed(fresh)
+    # by hand: the windows of task (1, 0) from 2D + 5000 on change attempt (units 8 and 12, days 2
+    # and 3); its windows of days 0 and 1 stay in attempt 1, task (2, 0) is not touched: units 0
+    # and 4 are the old files (same inode), 8 and 12 written again
+    after = unit_files(home)
+    rows = {u for (name, u) in after if name == "attempt_usage_hourly"}
+    assert rows == {0, 4, 8, 12}
+    kept = {u for (n, u), st in after.items() if n == "attempt_usage_hourly" and before[(n, u)] == st}
+    assert kept == {0, 4}

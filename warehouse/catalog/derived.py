@@ -31,8 +31,9 @@ usage-window start (``unit:``): an ingest of usage parts rewrites the files of t
 touch and links the other units' files into its generation unchanged, so its cost follows its
 parts, not the home (a unit of 6 hours: a batch of parts rewrites at most a unit's rows beyond
 its own at each end; a smaller unit, more files for every reader to open). An ingest of task
-events rewrites every file of such a table (its touched tasks may have usage at any time; reading
-only the touched tasks' rows would need the units their attempts span, from the stored attempts).
+events recomputes the touched tasks' rows of such a table (the attempts' usage) from their windows
+(read once) and rewrites only the units where those rows differ from the same windows given to the
+old generation's stored attempts (the hours where a window changes attempt), linking the others.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ _TRACE_PARAM = re.compile(r"\$trace\b")
 _TOUCHED = "temp.main.derived_touched"
 _EVENTS = "temp.main.derived_events"
 _TASKS = "temp.main.derived_tasks"
+# An incremental build of a per-task table of unit files: the touched tasks' usage windows, their
+# rows from the new attempts and from the old generation's attempts
+_WINDOWS = "temp.main.derived_windows"
+_AGAIN = "temp.main.derived_again"
+_BEFORE = "temp.main.derived_before"
 
 
 def files() -> list[sqlfiles.SqlFile]:
@@ -317,6 +323,15 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             )
             row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
             tasks = int(row[0]) if row else 0
+            if any(per_task(f) and USAGE_INPUT in inputs_of(f) for f in stored_files()):
+                # the touched tasks' usage windows read once: every batch's attempts' usage and the
+                # comparison of their old and new attempts (_changed_units) read these, not every window
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE {_WINDOWS.split('.')[-1]} AS SELECT u.* "
+                    f"FROM {USAGE_VIEW} AS u SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'u')} "
+                    f"WHERE u.trace = {quote_literal(trace)}"
+                )
+                _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
         parts = batches(con, events, scratch)
         _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks)
         for f in stored_files():
@@ -332,7 +347,7 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     finally:
         _restore(con, swapped, set(swapped))
         shutil.rmtree(scratch, ignore_errors=True)
-    for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS):
+    for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS, _WINDOWS, _AGAIN, _BEFORE):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
 
@@ -438,10 +453,10 @@ def _per_task_tables(
             pieces[name].append(scratch / f"{name}.{i}.parquet")
             _copy(con, p, f, ordered, pieces[name][-1], "lz4_raw")
         if len(parts) == 1:
-            _write_per_task(con, home, p, files, gen, writer_id, old, ranges, tasks, None, rows)
+            _write_per_task(con, home, p, files, gen, writer_id, old, dirs, ranges, tasks, None, rows)
     _restore(con, swapped, {EVENTS_VIEW})
     if len(parts) > 1:
-        _write_per_task(con, home, p, files, gen, writer_id, old, ranges, tasks, pieces, rows)
+        _write_per_task(con, home, p, files, gen, writer_id, old, dirs, ranges, tasks, pieces, rows)
 
 
 def _write_per_task(
@@ -452,6 +467,7 @@ def _write_per_task(
     gen: Path,
     writer_id: str,
     old: dict[str, str],
+    dirs: dict[str, str],
     ranges: JobUnits | None,
     tasks: int | None,
     pieces: dict[str, list[Path]] | None,
@@ -480,11 +496,69 @@ def _write_per_task(
             # only the ranges holding a touched task are read and written; the others are carried
             carried, unit = ranges.carried[name], ranges.unit
             stored = read_stored(f, ranges.rewritten[name])
+        elif unit_of(f):
+            # only the units where the touched tasks' rows change are read and written
+            rewritten, carried, new = _changed_units(con, home, p, f, files, new, old, dirs, ranges)
+            stored = read_stored(f, rewritten)
         kept = f"SELECT * FROM {stored} AS o ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
         sql = f"{kept} UNION ALL BY NAME SELECT * FROM ({new})"
         _write(con, home, p, f, gen, writer_id, sql, tasks, carried, unit)
         if carried:  # (a test stops the build here: untouched ranges' files linked, other tables not written)
             _wait_for_a_test(con, "ranges")
+
+
+def _changed_units(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    p: Plan,
+    f: sqlfiles.SqlFile,
+    files: list[sqlfiles.SqlFile],
+    new: str,
+    old: dict[str, str],
+    dirs: dict[str, str],
+    ranges: JobUnits | None,
+) -> tuple[list[Path], dict[int, Path], str]:
+    """An incremental build of a per-task table of unit files (``unit:``; the attempts' usage):
+    the old generation's files of the units where a touched task's rows change, the other units'
+    files (unit -> file, carried over), and the new rows of those units. A touched task's rows
+    change only where its windows change attempt: its rows are computed twice from the same
+    windows (the usage view reads the touched tasks' windows, build), with the new attempts
+    (``new``) and with the old generation's stored ones; the units of the rows that differ are
+    the ones written again. Where the same ingest also writes usage parts, the hours they hold
+    are recomputed whole after this (build_usage), so a window they add or drop needs nothing here."""
+    name, unit = short(f), unit_of(f)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_AGAIN.split('.')[-1]} AS {new}")
+    swapped: set[str] = set()
+    try:
+        # the per-task tables of the events (the attempts) as the old generation stores them
+        for g in files:
+            if g is not f and USAGE_INPUT not in inputs_of(g):
+                stored = (
+                    read_stored(g, ranges.rewritten[short(g)])
+                    if ranges is not None and job_ranges(g)
+                    else old[short(g)]
+                )
+                _swap(
+                    con,
+                    swapped,
+                    f"lifecycle.{short(g)}",
+                    f"SELECT o.* FROM {stored} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}",
+                )
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_BEFORE.split('.')[-1]} AS {query(f, p.trace)}")
+    finally:
+        _restore(con, swapped, set(swapped))
+    changed = (
+        f"(SELECT * FROM {_AGAIN} EXCEPT ALL SELECT * FROM {_BEFORE}) "
+        f"UNION ALL (SELECT * FROM {_BEFORE} EXCEPT ALL SELECT * FROM {_AGAIN})"
+    )
+    units = {int(u) for (u,) in con.execute(f"SELECT DISTINCT {unit} FROM ({changed})").fetchall()}
+    paths = stored_paths(home.root, dirs[name], name)
+    listed = ", ".join(str(u) for u in sorted(units)) or "NULL"
+    return (
+        [x for x in paths if int(x.stem) in units],
+        {int(x.stem): x for x in paths if int(x.stem) not in units},
+        f"SELECT * FROM {_AGAIN} WHERE {unit} IN ({listed})",
+    )
 
 
 @dataclass
