@@ -5,6 +5,7 @@ in; an ingest interrupted while building them leaves the previous state whole.""
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import shutil
 import signal
@@ -260,6 +261,60 @@ def test_the_build_in_batches_of_a_few_jobs_writes_the_files_one_batch_writes_ro
     assert cut[0] >= 2 and cut[1] >= 2, cut
     (n,) = {r for (r,) in read(step, "SELECT tasks_recomputed FROM meta.derived WHERE name = 'tasks'")}
     assert n is not None
+
+
+def test_a_range_grown_past_its_bound_is_cut_and_a_later_ingest_rewrites_only_the_piece_it_touches(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    home = Home.resolve(tmp_path / "home")
+    parts = {0: SLICES[0], 1: SLICES[1]}
+    ingest.ingest(home, "google2011", source(tmp_path / "s0", parts), IngestOptions(tables=["task_events"]))
+    assert {unit for _, unit in range_files(home)} == {0}  # 6,000 events: one range (~2 M a range)
+    monkeypatch.setattr(derived, "RANGE_ROWS", 300)
+    old = jobs_of(SLICES[0] + SLICES[1])
+
+    def one_job(lines: list[str], pick) -> list[str]:
+        """The lines of one job of parts 0-1 with a single line here (the least or greatest id)."""
+        once = [j for j in old if sum(int(x.split(",")[2]) == j for x in lines) == 1]
+        return [x for x in lines if int(x.split(",")[2]) == pick(once)]
+
+    # parts 2 and 3, each one event of an old job: the parts after the last, so incremental
+    for i, (n, lines) in enumerate(
+        [(2, one_job(_LINES[6000:9000], min)), (3, one_job(_LINES[9000:12000], max))]
+    ):
+        before = range_files(home)
+        ingest.ingest(
+            home, "google2011", source(tmp_path / f"s{n}", {n: lines}), IngestOptions(tables=["task_events"])
+        )
+        parts[n] = lines
+        fresh = Home.resolve(tmp_path / f"fresh{n}")
+        ingest.ingest(
+            fresh, "google2011", source(tmp_path / f"f{n}", parts), IngestOptions(tables=["task_events"])
+        )
+        for name in STORED:
+            assert stored(home, name) == stored(fresh, name), (n, name)
+        after = range_files(home)
+        (job,) = jobs_of(lines)
+        for name in {name for name, _ in after}:
+            files = [after[(name, u)] for u in sorted(u for t, u in after if t == name)]
+            # the files numbered 0, 1, ... in the jobs' order
+            assert sorted(u for t, u in after if t == name) == list(range(len(files))), (n, name)
+            assert all(a[1] < b[0] for a, b in itertools.pairwise(files)), (n, name)
+            inodes = {v[2] for (t, _), v in before.items() if t == name}
+            if i == 0:
+                # the one range (thousands of rows of transitions: more than 2 x 300) is cut, at
+                # the same jobs in every table (each table's file n holds the same jobs)
+                assert len(files) > 1, (n, name)
+                assert [f[:2] for f in files] == [
+                    after[("task_transitions", u)][:2] for u in range(len(files))
+                ], (n, name)
+            else:
+                # only the file holding the job touched is written again, the others are the
+                # old files (the same inodes); none of them is cut again (each under 2 x 300 rows)
+                assert {ino for lo, hi, ino, _ in files if not lo <= job <= hi} <= inodes, (n, name)
+                assert [lo <= job <= hi for lo, hi, ino, _ in files if ino not in inodes] == [True], (n, name)
+                assert len(files) == len(inodes), (n, name)
 
 
 def test_an_ingest_of_another_table_keeps_the_derived_tables(tmp_path):

@@ -24,7 +24,7 @@ range): an incremental ingest of task events writes the files of the ranges hold
 recomputes (the jobs after every stored one in new ranges) and links the other ranges' files into
 its generation unchanged, by the unit-file machinery of the usage tables below; a whole rebuild
 writes one file per batch. A range's start is its files' first job (read from them, nothing else
-to keep in step); a range that grows is not split.
+to keep in step); a rewritten range that grew past 2 x RANGE_ROWS rows is cut into smaller ones.
 
 The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
 usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
@@ -585,6 +585,17 @@ def _at_least(cell: str | None, job_id: int) -> str:
     return f"(cell IS NULL OR cell > {c} OR (cell = {c} AND job_id >= {int(job_id)}))"
 
 
+# A stored range rewritten by an ingest while holding more than twice this many rows (in its
+# largest table) is cut into ranges of about this many (whole jobs). The jobs a batch touches among
+# the stored ones cluster (the long-running jobs of low id, the previous batch's jobs still
+# running): once cut, a later batch rewrites the small ranges holding them, not a whole batch's
+# range that grows with every batch, so an ingest's cost follows the jobs it touches. Smaller
+# ranges, more files for every reader to open: only a range an ingest rewrites is cut (into ~1/8
+# of a batch's range); twice the size before a range is cut again, so a piece that grows a little
+# is not cut at every ingest.
+RANGE_ROWS = 250_000
+
+
 def _job_units(
     con: duckdb.DuckDBPyConnection, home: Home, files: list[sqlfiles.SqlFile], dirs: dict[str, str]
 ) -> JobUnits:
@@ -592,8 +603,13 @@ def _job_units(
     its files (what its file holds; no separate record to keep in step) and runs to the next
     range's start; a touched job falls in the last range starting at or before it (the first range
     for a job before every start), and the touched jobs after every stored job make new ranges
-    after the stored ones, cut as ``batches`` cuts (events per range)."""
+    after the stored ones, cut as ``batches`` cuts (events per range). A rewritten range of more
+    than 2 x RANGE_ROWS rows is cut at jobs into ranges of about RANGE_ROWS. The ranges are numbered
+    in the jobs' order: a cut range's pieces take the numbers after its own, the later ranges'
+    numbers move up by as many (their files carried under the new numbers)."""
     import bisect
+
+    import pyarrow.parquet as pq
 
     ranged = [f for f in files if job_ranges(f)]
     paths = {short(f): stored_paths(home.root, dirs[short(f)], short(f)) for f in ranged}
@@ -623,6 +639,23 @@ def _job_units(
         k = _order(cell, job)
         if units and last is not None and k <= last:
             touched.add(units[max(bisect.bisect_right(keys, k) - 1, 0)])
+    # the stored ranges rewritten, cut where they hold more than RANGE_ROWS rows: the first job of
+    # each later piece (by the jobs' rows in the range's largest file)
+    cuts: dict[int, list[tuple[str | None, int]]] = {}
+    for u in sorted(touched):
+        mine = [x for xs in paths.values() for x in xs if int(x.stem) == u]
+        biggest = max(mine, key=lambda x: pq.read_metadata(x).num_rows)
+        if pq.read_metadata(biggest).num_rows <= 2 * RANGE_ROWS:
+            continue
+        jobs = con.execute(
+            f"SELECT cell, job_id, count(*) FROM read_parquet({quote_literal(biggest)}) GROUP BY ALL"
+        ).fetchall()
+        seen = 0
+        for cell, job, n in sorted(jobs, key=lambda r: _order(r[0], r[1])):
+            if seen >= RANGE_ROWS:
+                cuts.setdefault(u, []).append((cell, int(job)))
+                seen = 0
+            seen += int(n)
     # the new jobs after the last stored one, in order, with their events (of ``batches``)
     new = sorted(
         (_order(c, j), c, int(j), int(n))
@@ -636,14 +669,26 @@ def _job_units(
             start_jobs[u] = (cell, job)
             touched.add(u)
         seen += n
-    written = sorted(touched, key=lambda u: _order(*start_jobs[u]))
+    # the numbers in the jobs' order (a stored range's number is already in it): each range's
+    # after the pieces cut before it
+    number: dict[int, int] = {}
+    firsts: dict[int, tuple[str | None, int]] = {}  # a written range's number -> its first job
+    moved = 0
+    for u in sorted({int(x.stem) for xs in paths.values() for x in xs} | touched):
+        number[u] = u + moved
+        if u in touched:
+            firsts[number[u]] = start_jobs[u]
+        for job in cuts.get(u, []):
+            moved += 1
+            firsts[u + moved] = job
+    written = sorted(firsts, key=lambda n: _order(*firsts[n]))
     # the last range starting at or before the row's job (the first range: before every start)
-    later = " ".join(f"WHEN {_at_least(*start_jobs[u])} THEN {u}" for u in reversed(written[1:]))
+    later = " ".join(f"WHEN {_at_least(*firsts[n])} THEN {n}" for n in reversed(written[1:]))
     unit = f"CASE {later} ELSE {written[0]} END" if later else str(written[0] if written else 0)
     return JobUnits(
         unit,
         {n: [x for x in xs if int(x.stem) in touched] for n, xs in paths.items()},
-        {n: {int(x.stem): x for x in xs if int(x.stem) not in touched} for n, xs in paths.items()},
+        {n: {number[int(x.stem)]: x for x in xs if int(x.stem) not in touched} for n, xs in paths.items()},
     )
 
 
