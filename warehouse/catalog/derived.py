@@ -23,9 +23,11 @@ one per range of jobs (job_ranges: (cell, job_id) cut as ``batches`` cuts the ev
 range): an incremental ingest of task events writes the files of the ranges holding the tasks it
 recomputes (the jobs after every stored one in new ranges) and links the other ranges' files into
 its generation unchanged, by the unit-file machinery of the usage tables below; a whole rebuild
-writes one file per range, whatever the ingest's memory (a small one builds a range in several
-batches). A range's start is its files' first job (read from them, nothing else
+writes one file per batch. A range's start is its files' first job (read from them, nothing else
 to keep in step); a range that grows is not split.
+
+A whole rebuild's ranges hold BATCH_EVENTS events each whatever the ingest's memory: a pool too
+small for a range's batch builds it in several batches (batch_share), one file still.
 
 The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
 usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
@@ -426,6 +428,40 @@ def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[
     ]
 
 
+def _range_file(
+    con: duckdb.DuckDBPyConnection,
+    p: Plan,
+    f: sqlfiles.SqlFile,
+    ordered: str,
+    folder: Path,
+    r: int,
+    parts: list[tuple[int, str]],
+    i: int,
+    scratch: Path,
+) -> int:
+    """Batch ``i``'s rows (``ordered``) into the file of its range ``r`` in ``folder``: a range of
+    one batch straight, of several (a pool too small for a range) each batch's rows to ``scratch``
+    and, after its last batch, the range's file from them in the batches' order. The rows written
+    to the range's file (0 until its last batch; a range of no rows has no file)."""
+    folder.mkdir(exist_ok=True)
+    out = folder / f"{r}.parquet"
+    mine = [j for j, (q, _) in enumerate(parts) if q == r]
+    if len(mine) == 1:
+        got = _copy(con, p, f, ordered, out, "zstd")
+    else:
+        piece = scratch / f"{short(f)}.{r}.{i}.parquet"
+        _copy(con, p, f, ordered, piece, "lz4_raw")
+        if i != mine[-1]:
+            return 0
+        listed = ", ".join(quote_literal(scratch / f"{short(f)}.{r}.{j}.parquet") for j in mine)
+        got = _copy(con, p, f, f"SELECT * FROM read_parquet([{listed}])", out, "zstd")
+        for j in mine:
+            (scratch / f"{short(f)}.{r}.{j}.parquet").unlink()
+    if not got:
+        out.unlink()
+    return got
+
+
 def _per_task_tables(
     con: duckdb.DuckDBPyConnection,
     home: Home,
@@ -519,40 +555,6 @@ def _write_per_task(
         _write(con, home, p, f, gen, writer_id, sql, tasks, carried, unit)
         if carried:  # (a test stops the build here: untouched ranges' files linked, other tables not written)
             _wait_for_a_test(con, "ranges")
-
-
-def _range_file(
-    con: duckdb.DuckDBPyConnection,
-    p: Plan,
-    f: sqlfiles.SqlFile,
-    ordered: str,
-    folder: Path,
-    r: int,
-    parts: list[tuple[int, str]],
-    i: int,
-    scratch: Path,
-) -> int:
-    """Batch ``i``'s rows (``ordered``) into the file of its range ``r`` in ``folder``: a range of
-    one batch straight, of several (a pool too small for a range) each batch's rows to ``scratch``
-    and, after its last batch, the range's file from them in the batches' order. The rows written
-    to the range's file (0 until its last batch; a range of no rows has no file)."""
-    folder.mkdir(exist_ok=True)
-    out = folder / f"{r}.parquet"
-    mine = [j for j, (q, _) in enumerate(parts) if q == r]
-    if len(mine) == 1:
-        got = _copy(con, p, f, ordered, out, "zstd")
-    else:
-        piece = scratch / f"{short(f)}.{r}.{i}.parquet"
-        _copy(con, p, f, ordered, piece, "lz4_raw")
-        if i != mine[-1]:
-            return 0
-        listed = ", ".join(quote_literal(scratch / f"{short(f)}.{r}.{j}.parquet") for j in mine)
-        got = _copy(con, p, f, f"SELECT * FROM read_parquet([{listed}])", out, "zstd")
-        for j in mine:
-            (scratch / f"{short(f)}.{r}.{j}.parquet").unlink()
-    if not got:
-        out.unlink()
-    return got
 
 
 @dataclass
