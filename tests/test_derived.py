@@ -440,15 +440,88 @@ def test_a_ctrl_c_inside_a_query_of_the_derived_build_stops_it_at_once_and_leave
 
 
 def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
-    home = Home.resolve(tmp_path / "home")
-    ingest.ingest(
-        home,
-        "google2011",
-        source(tmp_path / "a", {0: SLICES[0], 1: SLICES[1]}),
-        IngestOptions(tables=["task_events"]),
-    )
+    home = home_of_two_slices(tmp_path)
     # a stored table overwritten with another's rows: every task of the sample differs
     assert failed_after_changing(home, "tasks", "events") == ["derived.tasks.recomputed"]
+
+
+@pytest.mark.parametrize("pool, share", [("1GB", 1), ("500MB", 2), ("250MB", 3), ("110MB", 6)])
+def test_a_range_is_cut_into_as_many_batches_as_the_pool_needs(monkeypatch, pool, share):
+    # by hand: 2 M events a range at 300 bytes an event need 600 MB: a pool of 1 GB holds a whole
+    # range, 500 MB half of one, 250 MB a third (2.4 batches), 110 MB a sixth (5.5)
+    monkeypatch.setattr(derived, "BATCH_EVENTS", 2_000_000)
+    monkeypatch.setattr(derived, "BATCH_BYTES_PER_EVENT", 300)
+    with duckdb.connect(config={"memory_limit": pool}) as con:
+        assert derived.batch_share(con) == share
+
+
+def home_of_two_slices(tmp_path: Path, name: str = "home") -> Home:
+    """A home of the task events of the first two slices (parts 0 and 1) and their derived tables."""
+    home = Home.resolve(tmp_path / name)
+    source_ = source(tmp_path / f"{name}-src", {0: SLICES[0], 1: SLICES[1]})
+    ingest.ingest(home, "google2011", source_, IngestOptions(tables=["task_events"]))
+    return home
+
+
+def test_a_home_built_in_smaller_batches_has_the_same_ranges_and_files_row_for_row(tmp_path, monkeypatch):
+    # a small memory pool cuts each job range into several build batches (batch_share); the
+    # stored layout must not follow it: the same range files, each the same rows in the same order
+    monkeypatch.setattr(derived, "BATCH_EVENTS", 2000)
+    homes = {}
+    cut: list[list[int]] = []
+    batches = derived.batches
+
+    def counted(*a):
+        b = batches(*a)
+        cut.append([r for r, _ in b])
+        return b
+
+    monkeypatch.setattr(derived, "batches", counted)
+    for share in (1, 3):
+        monkeypatch.setattr(derived, "batch_share", lambda con, share=share: share)
+        homes[share] = home_of_two_slices(tmp_path, f"share{share}")
+        same_as_the_views(homes[share])
+    for name in STORED:
+        assert in_file_order(homes[3], name) == in_file_order(homes[1], name), name
+        assert [x.name for x in stored_paths(homes[3], "google2011", name)] == [
+            x.name for x in stored_paths(homes[1], "google2011", name)
+        ], name
+    # by hand: 6,000 events in ranges of ~2,000 (whole jobs): 3 or 4 ranges; a third of a range a
+    # batch, each range numbered as its batches come (0, 0, 0, 1, 1, 1, ...)
+    one, three = cut
+    assert len(set(one)) >= 3 and one == sorted(set(one)), one
+    assert len(three) > len(one) and sorted(set(three)) == one and three == sorted(three), three
+    assert len(stored_paths(homes[1], "google2011", "tasks")) == len(one)
+
+
+def test_the_build_keeps_no_batch_in_memory_after_the_batch(tmp_path, monkeypatch):
+    # Old code: each batch's events were a temp table made again for the next batch, but inside
+    # the ingest's transaction a replaced table stays in memory (or spilled) to the commit: every
+    # batch's events, the whole trace's at the end. The build now reads a batch from its scratch
+    # file: DuckDB's temp tables hold as much after many batches as after 2.
+    home = home_of_two_slices(tmp_path)
+    cut: list[int] = []
+    batches = derived.batches
+    monkeypatch.setattr(derived, "batches", lambda *a: cut.append(len(b := batches(*a))) or b)
+    held = {}
+    for n in (3000, 500):
+        monkeypatch.setattr(derived, "BATCH_EVENTS", n)
+        shutil.copyfile(home.catalog, tmp_path / f"catalog{n}.duckdb")  # (the build writes its views)
+        con = duckdb.connect(str(tmp_path / f"catalog{n}.duckdb"))
+        try:
+            con.execute("BEGIN")
+            derived.build(con, Home.resolve(tmp_path / f"out{n}"), derived.Plan("google2011", True), "t")
+            (held[n],) = con.execute(
+                "SELECT sum(memory_usage_bytes) + sum(temporary_storage_bytes) FROM duckdb_memory() "
+                "WHERE tag = 'IN_MEMORY_TABLE'"
+            ).fetchone()
+            con.execute("ROLLBACK")
+        finally:
+            con.close()
+    # by hand: 6,000 events, more than a batch of 3,000; at 500 (whole jobs) many more batches
+    assert cut[0] >= 2 and cut[1] >= cut[0] + 4, cut
+    # (each batch table of the old code: 22 columns, a block of 256 KiB or more each)
+    assert held[500] <= held[3000], held
 
 
 def failed_after_changing(home: Home, name: str, column: str) -> list[str]:

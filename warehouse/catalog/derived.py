@@ -26,6 +26,9 @@ its generation unchanged, by the unit-file machinery of the usage tables below; 
 writes one file per batch. A range's start is its files' first job (read from them, nothing else
 to keep in step); a rewritten range that grew past 2 x RANGE_ROWS rows is cut into smaller ones.
 
+A whole rebuild's ranges hold BATCH_EVENTS events each whatever the ingest's memory: a pool too
+small for a range's batch builds it in several batches (batch_share), one file still.
+
 The usage tables (and the one of two inputs) are stored as a folder of files, one per 6 hours of
 usage-window start (``unit:``): an ingest of usage parts rewrites the files of the units its parts
 touch and links the other units' files into its generation unchanged, so its cost follows its
@@ -287,8 +290,9 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     generation folder (the caller removes it when the commit does not happen).
 
     The tables of one row per task or task event are computed batch by batch (``batches``): each
-    batch holds whole jobs, read once from the view stack into memory, and the life-cycle views
-    are run over it alone; the batches' rows, each sorted, are written in the batches' order."""
+    batch holds whole jobs, read once from the view stack (into a scratch file when there are
+    several), and the life-cycle views are run over it alone; the batches' rows, each sorted, are
+    written in the batches' order."""
     trace = p.trace
     full = p.full or any(
         _gaps(con, trace).get(part, gaps) != gaps for part, gaps in p.gaps.items()
@@ -367,31 +371,58 @@ def _wait_for_a_test(con: duckdb.DuckDBPyConnection, at: str = "start") -> None:
         signals.endless_query(con, lambda: Path(flag).write_text("inside the build's query\n"))
 
 
-# Task events per batch of the build (whole jobs each, so a batch may hold more): one batch's
-# events, its window sorts and aggregates stay in memory under the ingest's limit (~1 GB at 2 M
-# events); below it, a trace (or an incremental build's tasks) is one batch and reads the view
+# Task events per job range of the tables stored by ranges (job_ranges), and the most a build batch
+# holds (whole jobs each, so a batch or a range may hold more): the stored layout, the same
+# whatever memory the ingest that wrote it had, so that a home's ranges are cut alike by every
+# ingest. Below it, a trace (or an incremental build's tasks) is one batch and reads the view
 # stack once, with no scratch files.
 BATCH_EVENTS = 2_000_000
+# DuckDB memory a build batch holds per task event at its peak: the transitions' COPY (the window
+# over each task's events and the sort of its rows) held 589 MiB for a batch of 2.01 M events, 307
+# bytes an event, the attempts' aggregate 548 MiB, the rest less (duckdb_memory() sampled every 50
+# ms through a whole build of synthetic google2011 parts 0-19, 6.2 M events, in a 2,349 MiB pool:
+# bench/probes/derived_batch_memory.py); rounded up. In a 477 MiB pool (a 1GB ingest) a range then
+# goes in two batches, which peaked at 362 MiB and spilled nothing.
+BATCH_BYTES_PER_EVENT = 320
 _JOBS = "temp.main.derived_jobs"
 _BATCH = "derived_batch"
 
 
-def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[str]:
+def batch_share(con: duckdb.DuckDBPyConnection) -> int:
+    """Into how many batches the build cuts a range of BATCH_EVENTS events: the fewest whose
+    batches fit DuckDB's memory limit on ``con`` (the ingest's pool) at BATCH_BYTES_PER_EVENT, so
+    a small pool does not spill and a large one keeps batches of a whole range."""
+    from tracewh.catalog import limit_bytes
+
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    pool = limit_bytes(str(row[0])) if row else None
+    if not pool:
+        return 1
+    return max(1, -(-BATCH_EVENTS * BATCH_BYTES_PER_EVENT // pool))
+
+
+def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[tuple[int, str]]:
     """The relation ``events`` (task events of one trace) cut into batches of whole jobs, each
-    batch a range of (cell, job_id) in the stored tables' order: the batches' queries in that
-    order. More than one: the events are read once and written to ``scratch``, one folder a batch."""
+    batch a stretch of (cell, job_id) in the stored tables' order: the batches' queries in that
+    order, each with its job range (numbered from 0; BATCH_EVENTS a range, each range cut into
+    batch_share batches). More than one: the events are read once and written to ``scratch``,
+    one folder a batch."""
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {_JOBS.split('.')[-1]} AS "
         f"SELECT cell, job_id, count(*) AS events FROM ({events}) GROUP BY ALL"
     )
     row = con.execute(f"SELECT sum(events) FROM {_JOBS}").fetchone()
-    if not row or row[0] is None or int(row[0]) <= BATCH_EVENTS:
-        return [events]
-    # the batch of a job: the events of the jobs before it (same order as the tables' sort) // size
+    share = batch_share(con)
+    if not row or row[0] is None or int(row[0]) <= BATCH_EVENTS // share:
+        return [(0, events)]
+    # the batch of a job: its range (the events of the jobs before it, in the tables' order, //
+    # the range's size) and its share of the range, so the ranges do not depend on the share
+    size = int(BATCH_EVENTS)
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {_JOBS.split('.')[-1]} AS SELECT cell, job_id, events, "
-        "(sum(events) OVER (ORDER BY cell, job_id ROWS UNBOUNDED PRECEDING) - events) "
-        f"// {int(BATCH_EVENTS)} AS {_BATCH} FROM {_JOBS}"
+        f"before // {size} * {int(share)} + before % {size} * {int(share)} // {size} AS {_BATCH} "
+        "FROM (SELECT *, sum(events) OVER (ORDER BY cell, job_id ROWS UNBOUNDED PRECEDING) - events "
+        f"AS before FROM {_JOBS})"
     )
     scratch.mkdir(parents=True, exist_ok=True)
     out = scratch / "events"
@@ -401,11 +432,49 @@ def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[
         f"(FORMAT parquet, PARTITION_BY ({_BATCH}), COMPRESSION lz4_raw, OVERWRITE_OR_IGNORE)"
     )
     numbers = [n for (n,) in con.execute(f"SELECT DISTINCT {_BATCH} FROM {_JOBS} ORDER BY 1").fetchall()]
+    ranges = sorted({n // share for n in numbers})
     return [
-        f"SELECT * FROM read_parquet({quote_literal(out / f'{_BATCH}={n}' / '*.parquet')}, "
-        "hive_partitioning = false)"
+        (
+            ranges.index(n // share),
+            f"SELECT * FROM read_parquet({quote_literal(out / f'{_BATCH}={n}' / '*.parquet')}, "
+            "hive_partitioning = false)",
+        )
         for n in numbers
     ]
+
+
+def _range_file(
+    con: duckdb.DuckDBPyConnection,
+    p: Plan,
+    f: sqlfiles.SqlFile,
+    ordered: str,
+    folder: Path,
+    r: int,
+    parts: list[tuple[int, str]],
+    i: int,
+    scratch: Path,
+) -> int:
+    """Batch ``i``'s rows (``ordered``) into the file of its range ``r`` in ``folder``: a range of
+    one batch straight, of several (a pool too small for a range) each batch's rows to ``scratch``
+    and, after its last batch, the range's file from them in the batches' order. The rows written
+    to the range's file (0 until its last batch; a range of no rows has no file)."""
+    folder.mkdir(exist_ok=True)
+    out = folder / f"{r}.parquet"
+    mine = [j for j, (q, _) in enumerate(parts) if q == r]
+    if len(mine) == 1:
+        got = _copy(con, p, f, ordered, out, "zstd")
+    else:
+        piece = scratch / f"{short(f)}.{r}.{i}.parquet"
+        _copy(con, p, f, ordered, piece, "lz4_raw")
+        if i != mine[-1]:
+            return 0
+        listed = ", ".join(quote_literal(scratch / f"{short(f)}.{r}.{j}.parquet") for j in mine)
+        got = _copy(con, p, f, f"SELECT * FROM read_parquet([{listed}])", out, "zstd")
+        for j in mine:
+            (scratch / f"{short(f)}.{r}.{j}.parquet").unlink()
+    if not got:
+        out.unlink()
+    return got
 
 
 def _per_task_tables(
@@ -415,37 +484,38 @@ def _per_task_tables(
     gen: Path,
     writer_id: str,
     swapped: set[str],
-    parts: list[str],
+    parts: list[tuple[int, str]],
     scratch: Path,
     old: dict[str, str],
     dirs: dict[str, str],
     tasks: int | None,
 ) -> None:
     """The tables of one row per task or task event from the batches ``parts`` (each the events
-    of whole jobs; ``tasks`` None: every task of the trace, else the rows of the other tasks are
-    kept from the old tables, ``old`` name -> relation, ``dirs`` name -> generation folder): the
-    events view reads one batch at a time. A table stored by job ranges (job_ranges) rebuilt whole
-    has one file per batch; built incrementally, the files of the ranges holding the touched tasks
-    are written again and the others carried over (_job_units)."""
+    of whole jobs, with its job range; ``tasks`` None: every task of the trace, else the rows of
+    the other tasks are kept from the old tables, ``old`` name -> relation, ``dirs`` name ->
+    generation folder): the events view reads one batch at a time. A table stored by job ranges
+    (job_ranges) rebuilt whole has one file per range (its batches' rows in order); built
+    incrementally, the files of the ranges holding the touched tasks are written again and the
+    others carried over (_job_units)."""
     files = [f for f in stored_files() if per_task(f)]
     pieces: dict[str, list[Path]] = {short(f): [] for f in files}
     rows = dict.fromkeys(pieces, 0)
     ranges = _job_units(con, home, files, dirs) if tasks is not None else None
-    for i, batch in enumerate(parts):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
-        if i == 0:  # a view binds its table when made
+    for i, (r, batch) in enumerate(parts):
+        if len(parts) > 1:
+            # the batch's scratch file, read by each table's query: a table of the batch's events
+            # would stay in memory (or spilled) to the ingest's commit, every batch's, since the
+            # transaction keeps what it drops or replaces
+            _swap(con, swapped, EVENTS_VIEW, batch)
+        else:  # one batch, read once from the view stack
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {_EVENTS.split('.')[-1]} AS {batch}")
             _swap(con, swapped, EVENTS_VIEW, f"SELECT * FROM {_EVENTS}")
         for f in files:
             name = short(f)
             if tasks is None and job_ranges(f):
-                # a whole rebuild: each batch is one range, its rows sorted are the range's file
-                (gen / name).mkdir(exist_ok=True)
-                out = gen / name / f"{i}.parquet"
+                # a whole rebuild: each range's rows sorted are its file (_range_file)
                 ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
-                got = _copy(con, p, f, ordered, out, "zstd")
-                rows[name] += got
-                if not got:
-                    out.unlink()
+                rows[name] += _range_file(con, p, f, ordered, gen / name, r, parts, i, scratch)
                 continue
             if len(parts) == 1:  # the batch's rows are the query itself (no scratch file)
                 continue
