@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pytest
 from conftest import SAMPLE, SAMPLE_ALIBABA, task_row
 from hypothesis import HealthCheck, given, settings
@@ -31,6 +32,13 @@ from tracewh.quoting import quote_literal
 
 REALDATA = Path("/work/shared/realdata/google2011")
 ID = re.compile(r"\d{8}T\d{6}-[0-9a-f]{6}")
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
+    """The rows of ``sql`` as an Arrow table: two are equal when their types and every value are
+    (Table.equals: exact, as Python's tuples; a NaN equals nothing), and a few hundred thousand
+    rows convert in a fraction of the time as Python tuples."""
+    return con.sql(sql).to_arrow_table()
 
 
 def state(home: Home, trace: str) -> dict:
@@ -52,13 +60,13 @@ def state(home: Home, trace: str) -> dict:
             out[t] = {
                 "files": [ID.sub("ID", str(p.relative_to(folder.resolve()))) for p in files],
                 "schema": con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall(),
-                "rows": con.execute(f"SELECT * FROM {src} ORDER BY seq").fetchall(),
+                "rows": rows(con, f"SELECT * FROM {src} ORDER BY seq"),
                 "per_file": con.execute(
                     f"SELECT regexp_replace(filename, '.*/', ''), count(*), min(seq), max(seq) "
                     f"FROM read_parquet({listed}, filename = true) "
                     "GROUP BY ALL ORDER BY 1"
                 ).fetchall(),
-                "view": con.execute(f"SELECT * FROM {trace}.{t} ORDER BY ALL").fetchall(),
+                "view": rows(con, f"SELECT * FROM {trace}.{t} ORDER BY ALL"),
             }
             out[t]["per_file"] = [(ID.sub("ID", f), *rest) for f, *rest in out[t]["per_file"]]
         out["ingests"] = con.execute(
@@ -76,7 +84,7 @@ def state(home: Home, trace: str) -> dict:
         for (name,) in con.execute(
             "SELECT name FROM meta.derived WHERE trace = $t ORDER BY 1", {"t": trace}
         ).fetchall():
-            out[f"derived.{name}"] = con.execute(f"SELECT * FROM derived.{name} ORDER BY ALL").fetchall()
+            out[f"derived.{name}"] = rows(con, f"SELECT * FROM derived.{name} ORDER BY ALL")
         out["rejects"] = con.execute(
             "SELECT * EXCLUDE (ingest_id) FROM meta.rejects WHERE trace = $t ORDER BY ALL", {"t": trace}
         ).fetchall()
