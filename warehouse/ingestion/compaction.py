@@ -25,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from tracewh import catalog, signals
+from tracewh import catalog, parquet_settings, signals
 from tracewh.errors import CatalogError, Interrupted
 from tracewh.home import Home
 from tracewh.ingestion import generations
@@ -67,7 +67,12 @@ def _new_name(folder: Path, writer_id: str) -> Path:
 
 
 def _write(con: duckdb.DuckDBPyConnection, sql: str, out: Path) -> None:
-    con.execute(f"COPY ({sql} ORDER BY seq) TO {quote_literal(out)} (FORMAT parquet, COMPRESSION zstd)")
+    con.execute(f"COPY ({sql} ORDER BY seq) TO {quote_literal(out)} ({_options()})")
+
+
+def _options() -> str:
+    """A compacted file is a raw table's file: written as the ingest writes them."""
+    return parquet_settings.copy_options(parquet_settings.RAW)
 
 
 def _merge(con: duckdb.DuckDBPyConnection, group: list[Path], out: Path) -> None:
@@ -103,7 +108,7 @@ def _merge(con: duckdb.DuckDBPyConnection, group: list[Path], out: Path) -> None
     try:
         con.execute(
             f"COPY (SELECT * FROM {_source([p for p in ordered if p is not None])}) TO {quote_literal(out)} "
-            "(FORMAT parquet, COMPRESSION zstd)"
+            f"({_options()})"
         )
     finally:
         con.execute(f"SET threads = {threads}")
