@@ -32,10 +32,14 @@ from tracewh.ingestion import generations
 from tracewh.quoting import glob_escape, quote_literal
 from tracewh.traces import SEQ_FILE_SHIFT
 
-# Tens to hundreds of MB per file serve scans well (few files to open and plan, row groups of
-# the default size); smaller files are merged, larger ones are left as they are.
+# Tens to hundreds of MB per file serve scans well (few files to open and plan, whole row groups);
+# smaller files are merged, larger ones are left as they are. A file of a quarter of the target is
+# large enough: a task_usage part is one such file (47-81 MB: 2-2.7 M rows in row groups of 2^20,
+# tracewh.parquet_settings), and merging those would rewrite all of task_usage through DuckDB's
+# COPY (13 CPU s for two parts, where converting them took 9: bench/RESULTS.md, "Parquet size
+# against the gzip input").
 TARGET_BYTES = 128 * 2**20
-SMALL_BYTES = TARGET_BYTES // 2
+SMALL_BYTES = TARGET_BYTES // 4
 COMPACTED_STEM = "compacted"  # no source part is named so (2011 part-*, 2019 <table>-*, Alibaba tables)
 
 
