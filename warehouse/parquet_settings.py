@@ -7,9 +7,9 @@ The figures behind each choice are in bench/RESULTS.md, "Parquet size against th
 - **Row groups of 2^20 rows for the raw tables.** A usage float is a 4-significant-digit value of
   some 30 k distinct values in a part: dictionary-coded, its dictionary is written once per row
   group, and at 122,880 rows (DuckDB's default) the dictionaries were a third of a task_usage
-  file. At 2^20 rows the part is 0.72x the bytes for less encoding CPU (fewer dictionaries to
+  file. At 2^20 rows the part is 0.71x the bytes for less encoding CPU (fewer dictionaries to
   build). DuckDB's COPY needs the same size to keep its dictionaries at all: at its default it
-  falls back to plain or byte-stream-split floats, 1.2x larger.
+  falls back to plain or byte-stream-split floats, 1.5-1.7x larger.
 - **zstd level 3** (DuckDB's default) everywhere: level 1 saves little CPU once the row groups are
   large, and costs 1.3-1.6x the bytes on the derived layer's sums of floats (plain pages).
 - **Parquet format 2 encodings in DuckDB's COPY of a raw table** (``PARQUET_VERSION V2``: data
@@ -17,7 +17,7 @@ The figures behind each choice are in bench/RESULTS.md, "Parquet size against th
   not fit is delta-coded (DELTA_BINARY_PACKED), as the fast path writes them, instead of plain
   (compacted task events 0.82x the bytes). Not for the derived tables: there the floats (sums, not
   4-digit values) would go byte-stream-split, 1.3x their plain pages.
-- **The derived tables keep DuckDB's default row groups**: 2^20 rows gains them under 5% and
+- **The derived tables keep DuckDB's default row groups**: 2^20 rows gains them at most 5% and
   would grow the derived build's pages held outside DuckDB's memory pool at its peak.
 
 Each writer reads its settings here: ``copy_options`` for a DuckDB COPY, ``arrow_options`` and

@@ -36,7 +36,7 @@ from tracewh.traces import SEQ_FILE_SHIFT
 # smaller files are merged, larger ones are left as they are. A file of a quarter of the target is
 # large enough: a task_usage part is one such file (47-81 MB: 2-2.7 M rows in row groups of 2^20,
 # tracewh.parquet_settings), and merging those would rewrite all of task_usage through DuckDB's
-# COPY (13 CPU s for two parts, where converting them took 9: bench/RESULTS.md, "Parquet size
+# COPY (13 CPU s for two parts, as much as converting them: bench/RESULTS.md, "Parquet size
 # against the gzip input").
 TARGET_BYTES = 128 * 2**20
 SMALL_BYTES = TARGET_BYTES // 4
