@@ -51,7 +51,7 @@ from pathlib import Path
 
 import duckdb
 
-from tracewh import signals, sqlfiles
+from tracewh import parquet_settings, signals, sqlfiles
 from tracewh.errors import CatalogError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
@@ -904,11 +904,12 @@ def _record(
 def _copy(
     con: duckdb.DuckDBPyConnection, p: Plan, f: sqlfiles.SqlFile, sql: str, out: Path, compression: str
 ) -> int:
-    """``sql``'s rows to the Parquet file ``out``, in the order it gives them; the rows written."""
+    """``sql``'s rows to the Parquet file ``out``, in the order it gives them; the rows written.
+    ``compression`` zstd: a stored table's file; lz4_raw: a scratch file (parquet_settings)."""
+    w = {"zstd": parquet_settings.DERIVED, "lz4_raw": parquet_settings.SCRATCH}[compression]
+    options = parquet_settings.copy_options(w)
     try:
-        row = con.execute(
-            f"COPY ({sql}) TO {quote_literal(out)} (FORMAT parquet, COMPRESSION {compression})"
-        ).fetchone()
+        row = con.execute(f"COPY ({sql}) TO {quote_literal(out)} ({options})").fetchone()
     except duckdb.Error as e:
         raise CatalogError(f"{p.trace}: building {f.name} failed: {str(e).splitlines()[0]}") from e
     return int(row[0]) if row else 0

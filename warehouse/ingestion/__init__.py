@@ -46,7 +46,7 @@ from typing import Any
 
 import duckdb
 
-from tracewh import __version__, catalog, signals, synth
+from tracewh import __version__, catalog, parquet_settings, signals, synth
 from tracewh.catalog import derived
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.home import Home
@@ -926,7 +926,7 @@ def _copy(
         f"COPY (SELECT {readers.select_list(table, order, trace)} "
         f"FROM {readers.checked(table, reader, text_ints=text_ints, negative_times=trace.negative_times)} "
         f"WHERE {readers.PROBLEM} IS NULL) TO {target} "
-        f"(FORMAT parquet, COMPRESSION zstd{opts})"
+        f"({parquet_settings.copy_options(parquet_settings.RAW)}{opts})"
     )
     try:
         row = cur.execute(sql).fetchone()

@@ -25,17 +25,21 @@ from pathlib import Path
 
 import duckdb
 
-from tracewh import catalog, signals
+from tracewh import catalog, parquet_settings, signals
 from tracewh.errors import CatalogError, Interrupted
 from tracewh.home import Home
 from tracewh.ingestion import generations
 from tracewh.quoting import glob_escape, quote_literal
 from tracewh.traces import SEQ_FILE_SHIFT
 
-# Tens to hundreds of MB per file serve scans well (few files to open and plan, row groups of
-# the default size); smaller files are merged, larger ones are left as they are.
+# Tens to hundreds of MB per file serve scans well (few files to open and plan, whole row groups);
+# smaller files are merged, larger ones are left as they are. A file of a quarter of the target is
+# large enough: a task_usage part is one such file (47-81 MB: 2-2.7 M rows in row groups of 2^20,
+# tracewh.parquet_settings), and merging those would rewrite all of task_usage through DuckDB's
+# COPY (13 CPU s for two parts, as much as converting them: bench/RESULTS.md, "Parquet size
+# against the gzip input").
 TARGET_BYTES = 128 * 2**20
-SMALL_BYTES = TARGET_BYTES // 2
+SMALL_BYTES = TARGET_BYTES // 4
 COMPACTED_STEM = "compacted"  # no source part is named so (2011 part-*, 2019 <table>-*, Alibaba tables)
 
 
@@ -67,7 +71,12 @@ def _new_name(folder: Path, writer_id: str) -> Path:
 
 
 def _write(con: duckdb.DuckDBPyConnection, sql: str, out: Path) -> None:
-    con.execute(f"COPY ({sql} ORDER BY seq) TO {quote_literal(out)} (FORMAT parquet, COMPRESSION zstd)")
+    con.execute(f"COPY ({sql} ORDER BY seq) TO {quote_literal(out)} ({_options()})")
+
+
+def _options() -> str:
+    """A compacted file is a raw table's file: written as the ingest writes them."""
+    return parquet_settings.copy_options(parquet_settings.RAW)
 
 
 def _merge(con: duckdb.DuckDBPyConnection, group: list[Path], out: Path) -> None:
@@ -103,7 +112,7 @@ def _merge(con: duckdb.DuckDBPyConnection, group: list[Path], out: Path) -> None
     try:
         con.execute(
             f"COPY (SELECT * FROM {_source([p for p in ordered if p is not None])}) TO {quote_literal(out)} "
-            "(FORMAT parquet, COMPRESSION zstd)"
+            f"({_options()})"
         )
     finally:
         con.execute(f"SET threads = {threads}")

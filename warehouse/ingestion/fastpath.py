@@ -50,6 +50,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from isal import isal_zlib
 
+from tracewh import parquet_settings
 from tracewh.ingestion import readers
 from tracewh.traces import SEQ_FILE_SHIFT, Column, Table, TraceSpec
 
@@ -58,13 +59,10 @@ if TYPE_CHECKING:
 
 MODE_VARIABLE = "TRACEWH_INGEST_PATH"
 MODES = ("auto", "exact")
-# Row groups of 122,880 rows, as DuckDB's COPY writes them. zstd at level 1, not DuckDB's 3: on
-# a task_usage part the write costs 1.21 CPU s instead of 1.39 and the Parquet is 0.83x the gzip
-# input instead of 0.78x (lz4 would cost 1.26 at 0.88x, but the Parquet is zstd by contract;
-# polars' and DuckDB's writers of the same Arrow table cost 1.3-3.1 CPU s; measured in
-# bench/RESULTS.md, "Ingest: the converting phase against the gzip floor").
-ROW_GROUP = 122_880
-ZSTD_LEVEL = 1
+# The Parquet writer's settings (codec, level, row group size, encodings) are the exact path's:
+# tracewh.parquet_settings. Polars' and DuckDB's writers of the same Arrow table cost 1.3-3.1 CPU s
+# where pyarrow's costs 1.2-1.4 (bench/RESULTS.md, "Ingest: the converting phase against the gzip
+# floor").
 BLOCK = 1 << 22  # text parsed at a time (cut at a line end)
 PIECE = 1 << 20  # text inflated at a time: a piece that stays in the cache (_text)
 READ_CHUNK = 1 << 18  # gzip bytes read (and reported) at a time: ~0.9 MB of text
@@ -462,7 +460,7 @@ def _all(mask: pa.Array) -> bool:
 
 class _Sink:
     """Parquet files of one source file: one per day (or one in all), rows buffered into row
-    groups of ROW_GROUP rows as DuckDB's COPY writes them."""
+    groups of parquet_settings.RAW.row_group rows, as the exact path's COPY writes them."""
 
     def __init__(
         self,
@@ -482,17 +480,20 @@ class _Sink:
     def add(self, day: int | None, batch: pa.RecordBatch) -> None:
         pending = self.pending.setdefault(day, [])
         pending.append(batch)
-        if sum(b.num_rows for b in pending) >= ROW_GROUP:
+        size = parquet_settings.RAW.row_group
+        if sum(b.num_rows for b in pending) >= size:
             whole = pa.Table.from_batches(pending, self.schema)
-            full = whole.num_rows - whole.num_rows % ROW_GROUP
-            self._writer(day).write_table(whole.slice(0, full), row_group_size=ROW_GROUP)
+            full = whole.num_rows - whole.num_rows % size
+            self._writer(day).write_table(whole.slice(0, full), row_group_size=size)
             rest = whole.slice(full).combine_chunks()
             self.pending[day] = rest.to_batches() if rest.num_rows else []
 
     def flush(self) -> None:
         for day, pending in self.pending.items():
             if pending:
-                self._writer(day).write_table(pa.Table.from_batches(pending, self.schema))
+                self._writer(day).write_table(
+                    pa.Table.from_batches(pending, self.schema), row_group_size=parquet_settings.RAW.row_group
+                )
         self.pending.clear()
 
     def close(self) -> None:
@@ -511,10 +512,7 @@ class _Sink:
             self.writers[day] = pq.ParquetWriter(
                 path,
                 self.schema,
-                compression="zstd",
-                compression_level=ZSTD_LEVEL,
-                use_dictionary=[n for n in self.schema.names if n not in self.delta],
-                column_encoding=dict.fromkeys(self.delta, "DELTA_BINARY_PACKED"),
+                **parquet_settings.arrow_options(parquet_settings.RAW, self.schema.names, self.delta),
             )
         return self.writers[day]
 
