@@ -22,7 +22,6 @@ SELECT
     seq,
     time_class,
     event_time,
-    event_type,
     event_type_name,
     is_synthesized,
     missing_info_name,

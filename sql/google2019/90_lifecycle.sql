@@ -23,7 +23,6 @@ SELECT
     e.seq,
     e.time_class,
     e.event_time,
-    e.type AS event_type,
     e.type_name AS event_type_name,
     e.is_synthesized,
     CASE WHEN e.is_synthesized THEN e.missing_type_name END AS missing_info_name,

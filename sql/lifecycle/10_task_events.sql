@@ -13,7 +13,6 @@ SELECT
     u.seq,
     u.time_class,
     u.event_time,
-    u.event_type,
     u.event_type_name,
     k.kind AS event_kind,
     u.is_synthesized,
@@ -36,7 +35,6 @@ LEFT JOIN lifecycle.task_event_parts AS p
     ON p.trace = ev.trace AND p.cell IS NOT DISTINCT FROM ev.cell AND p.part = ev.part;
 
 COMMENT ON VIEW lifecycle.task_events IS 'Task/instance events of every Google trace in one shape (trace, cell, job_id, task_index, time, seq, event_type_name, event_kind, ...)';
-COMMENT ON COLUMN lifecycle.task_events.event_type IS 'The trace''s code of the event type (lifecycle.event_types; event_type_name is its name)';
 COMMENT ON COLUMN lifecycle.task_events.part IS 'The source part (2011 part number, 2019 shard) the event was read from';
 COMMENT ON COLUMN lifecycle.task_events.gaps_before IS 'Parts missing inside the ingested run before this event''s part (0 = none)';
 COMMENT ON COLUMN lifecycle.task_events.event_kind IS 'submit | pending | schedule | end | update (lifecycle.event_kinds); NULL for unknown codes';

@@ -13,10 +13,6 @@ SELECT
     e.time_class,
     coalesce(lag(e.event_type_name) OVER w, '(start)') AS from_event,
     e.event_type_name AS to_event,
-    -- the same two events as the trace's codes (lifecycle.event_types): small integers, which a
-    -- report over every transition groups by and names at the end (strings cost Spark per row)
-    lag(e.event_type) OVER w AS from_type,
-    e.event_type AS to_type,
     lag(e.time) OVER w AS from_time,
     e.is_synthesized,
     e.priority_tier,
@@ -37,7 +33,5 @@ WHERE e.event_kind IS DISTINCT FROM 'update'
 WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq);
 
 COMMENT ON VIEW lifecycle.task_transitions IS 'Per task, each state event with the previous one (UPDATE_* collapsed); from_event = (start) for the first';
-COMMENT ON COLUMN lifecycle.task_transitions.from_type IS 'from_event as the trace''s code (lifecycle.event_types); NULL for (start)';
-COMMENT ON COLUMN lifecycle.task_transitions.to_type IS 'to_event as the trace''s code (lifecycle.event_types)';
 COMMENT ON COLUMN lifecycle.task_transitions.spans_gap IS 'true = a source part is missing between the previous event and this one: not evidence of a trace anomaly';
 COMMENT ON COLUMN lifecycle.task_transitions.episode_no IS 'The run attempt the event belongs to (lifecycle.task_episodes.episode_no): SUBMITs of the task up to and including it; 0 before the first SUBMIT. A task''s first SUBMIT: to_event = ''SUBMIT'' AND episode_no = 1';

@@ -7,29 +7,20 @@
 -- note: as in the paper, changes are summed from zero at time 0 over the collapsed transitions: pending += SUBMIT - SCHEDULE - (an end event after a pending event: SUBMIT, QUEUE, ENABLE); running += SCHEDULE - FINISH - (any other end event after SCHEDULE); event kinds from lifecycle.event_kinds. One deliberate difference: an EVICT straight from pending (which the paper found) leaves the queue instead of the running set. Events after the window (time_class after_window) are left out; time 0 falls in the first bucket. Negative pending: a task whose SUBMIT lies before the ingested data (an earlier part not ingested) is still removed by its SCHEDULE or end, so a slice that does not start at the trace start can go below zero; before_data_starts counts, per bucket, the tasks whose first event in the data is not SUBMIT. missing_parts_so_far = source parts missing before the bucket's last event (lifecycle.task_event_parts): from the first bucket where it is above 0 the running sums lack the events of those parts and drift. in_gap = the bucket overlaps, even in part, the time of a missing part (lifecycle.missing_spans: between the last observed time before it and the first after it): its counts are not the trace's.
 -- caveat: pending and running are sums from the first ingested event: on a slice, or with missing parts, read them as changes, not levels
 -- plot: x=hours; y=pending,running; kind=step; title=Tasks pending and running; xlabel=hours since the trace start; ylabel=tasks; xtime=hours; xstep=bucket_s/3600; negative=pending and running are sums from the first ingested event (on a slice of the trace, read them as changes)
-WITH pairs AS (
-    -- the transitions counted per bucket and (from, to) event pair first, the pairs as the trace's
-    -- codes, then the few pairs given their names and kinds: one aggregate over the transitions on
-    -- integer keys instead of string keys, joins and a dozen string comparisons per transition
-    -- (the cost of this report on Spark)
+WITH moves AS (
+    -- the transitions counted per bucket and (from, to) event pair first, then the few pairs given
+    -- their kinds: one aggregate over the transitions instead of two joins and a dozen string
+    -- comparisons per transition (the cost of this report on Spark)
     SELECT
         time // meta.time_units($trace, $bucket_s) AS bucket,
-        from_type,
-        to_type,
+        from_event,
+        to_event,
         count(*) AS n,
         count(*) FILTER (spans_gap) AS across_gap,
         max(gaps_before) AS gaps_before
     FROM derived.task_transitions
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND time < meta.after_window($trace)
     GROUP BY ALL
-),
-moves AS (
-    -- no previous event: (start), as lifecycle.task_transitions names it; a code the trace does
-    -- not document has no name and no kind (as its UNKNOWN(code) name has no kind)
-    SELECT p.*, CASE WHEN p.from_type IS NULL THEN '(start)' ELSE f.name END AS from_event, t.name AS to_event
-    FROM pairs AS p
-    LEFT JOIN lifecycle.event_types AS f ON f.trace = $trace AND f.code = p.from_type
-    LEFT JOIN lifecycle.event_types AS t ON t.trace = $trace AND t.code = p.to_type
 ),
 changes AS (
     SELECT

@@ -753,7 +753,6 @@ ADAPTERS: dict[str, tuple[tuple[str, str], ...]] = {
         ("seq", _I),
         ("time_class", _V),
         ("event_time", _T),
-        ("event_type", "INTEGER"),
         ("event_type_name", _V),
         ("is_synthesized", _B),
         ("missing_info_name", _V),
