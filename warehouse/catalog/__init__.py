@@ -38,6 +38,7 @@ from tracewh.catalog import derived
 from tracewh.errors import CatalogError, UsageError
 from tracewh.home import NOT_FOUND_HINT, Home
 from tracewh.quoting import glob_escape, quote_ident, quote_literal
+from tracewh.sizes import limit_bytes
 from tracewh.traces import (
     MODULES_ENV,
     Table,
@@ -104,18 +105,6 @@ OUTSIDE_POOL = 384 * 2**20
 # Of a budget too small for the reserve, DuckDB still gets this share (the process then goes over
 # its budget rather than the ingest failing for want of memory).
 MIN_POOL_SHARE = 0.5
-# A memory limit's units as DuckDB reads them: '4GB' is 4 * 1000**3 bytes, '4GiB' 4 * 1024**3.
-_UNITS = {"b": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
-_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-
-
-def limit_bytes(limit: str) -> int | None:
-    """A memory limit in bytes; None for one that is not a size (a percentage of the machine's
-    memory, 'none')."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([A-Za-z]+)\s*", limit)
-    if not m or m.group(2).lower() not in _UNITS:
-        return None
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
 def pool_limit(budget: str) -> str:

@@ -55,6 +55,7 @@ from tracewh import parquet_settings, signals, sqlfiles
 from tracewh.errors import CatalogError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
+from tracewh.sizes import limit_bytes
 from tracewh.traces import expand_sql, get_trace, provides, registry
 
 SCHEMA = "derived"
@@ -380,7 +381,7 @@ BATCH_EVENTS = 2_000_000
 # DuckDB memory a build batch holds per task event at its peak: the transitions' COPY (the window
 # over each task's events and the sort of its rows) held 589 MiB for a batch of 2.01 M events, 307
 # bytes an event, the attempts' aggregate 548 MiB, the rest less (duckdb_memory() sampled every 50
-# ms through a whole build of synthetic google2011 parts 0-19, 6.2 M events, in a 2,349 MiB pool:
+# ms through a whole build of the synthetic whole-trace parts 0-19, 6.2 M events, in a 2,349 MiB pool:
 # bench/probes/derived_batch_memory.py); rounded up. In a 477 MiB pool (a 1GB ingest) a range then
 # goes in two batches, which peaked at 362 MiB and spilled nothing.
 BATCH_BYTES_PER_EVENT = 320
@@ -392,8 +393,6 @@ def batch_share(con: duckdb.DuckDBPyConnection) -> int:
     """Into how many batches the build cuts a range of BATCH_EVENTS events: the fewest whose
     batches fit DuckDB's memory limit on ``con`` (the ingest's pool) at BATCH_BYTES_PER_EVENT, so
     a small pool does not spill and a large one keeps batches of a whole range."""
-    from tracewh.catalog import limit_bytes
-
     row = con.execute("SELECT current_setting('memory_limit')").fetchone()
     pool = limit_bytes(str(row[0])) if row else None
     if not pool:
