@@ -76,6 +76,8 @@ _TASKS = "temp.main.derived_tasks"
 _WINDOWS = "temp.main.derived_windows"
 _AGAIN = "temp.main.derived_again"
 _BEFORE = "temp.main.derived_before"
+# the typed empty rows of a per-task table no stored range of which a touched task is in (+ _name)
+_NONE = "derived_none"
 
 
 def files() -> list[sqlfiles.SqlFile]:
@@ -598,24 +600,35 @@ def _changed_units(
     name, unit = short(f), unit_of(f)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_AGAIN.split('.')[-1]} AS {new}")
     swapped: set[str] = set()
+    # the per-task tables of the events (the attempts) as the old generation stores them
+    stored: dict[str, str] = {}
+    for g in files:
+        if g is not f and USAGE_INPUT not in inputs_of(g):
+            if ranges is not None and job_ranges(g):
+                paths = ranges.rewritten[short(g)]
+                stored[short(g)] = read_stored(g, paths)
+                if not paths:
+                    # no stored range holds a touched task (new jobs only): the typed empty relation
+                    # is made now, from the views as their files make them; made after a swap it
+                    # would read the swapped view itself
+                    none = f"{_NONE}_{short(g)}"
+                    con.execute(f"CREATE OR REPLACE TEMP TABLE {none} AS {stored[short(g)]}")
+                    stored[short(g)] = f"temp.main.{none}"
+            else:
+                stored[short(g)] = old[short(g)]
     try:
-        # the per-task tables of the events (the attempts) as the old generation stores them
-        for g in files:
-            if g is not f and USAGE_INPUT not in inputs_of(g):
-                stored = (
-                    read_stored(g, ranges.rewritten[short(g)])
-                    if ranges is not None and job_ranges(g)
-                    else old[short(g)]
-                )
-                _swap(
-                    con,
-                    swapped,
-                    f"lifecycle.{short(g)}",
-                    f"SELECT o.* FROM {stored} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}",
-                )
+        for name_g, rows in stored.items():
+            _swap(
+                con,
+                swapped,
+                f"lifecycle.{name_g}",
+                f"SELECT o.* FROM {rows} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}",
+            )
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_BEFORE.split('.')[-1]} AS {query(f, p.trace)}")
     finally:
         _restore(con, swapped, set(swapped))
+        for name_g in stored:
+            con.execute(f"DROP TABLE IF EXISTS temp.main.{_NONE}_{name_g}")
     changed = (
         f"(SELECT * FROM {_AGAIN} EXCEPT ALL SELECT * FROM {_BEFORE}) "
         f"UNION ALL (SELECT * FROM {_BEFORE} EXCEPT ALL SELECT * FROM {_AGAIN})"
