@@ -4,12 +4,12 @@ layer's COPY), so the same table is written alike whichever path wrote it.
 
 The figures behind each choice are in bench/RESULTS.md, "Parquet size against the gzip input":
 
-- **Row groups of 2^20 rows for the raw tables.** A usage float is a 4-significant-digit value of
-  some 30 k distinct values in a part: dictionary-coded, its dictionary is written once per row
-  group, and at 122,880 rows (DuckDB's default) the dictionaries were a third of a task_usage
-  file. At 2^20 rows the part is 0.71x the bytes for less encoding CPU (fewer dictionaries to
-  build). DuckDB's COPY needs the same size to keep its dictionaries at all: at its default it
-  falls back to plain or byte-stream-split floats, 1.5-1.7x larger.
+- **Raw tables in DuckDB's default row groups (122,880 rows), not larger.** A usage float's
+  dictionary is written once per row group, so 2^20 rows made a task_usage part 0.71x the bytes;
+  but the fast path holds a row group's rows per open file until it is full, and a streamed
+  whole-trace ingest (10 parts of all six tables a batch, 3GB budget) then peaked 3,030-3,130 MiB,
+  over its budget, against 2,736 at the default size (bench/RESULTS.md, "Whole trace, streamed,
+  after the session-20 merges"). Larger groups need that memory counted in the budget first.
 - **zstd level 3** (DuckDB's default) everywhere: level 1 saves little CPU once the row groups are
   large, and costs 1.3-1.6x the bytes on the derived layer's sums of floats (plain pages).
 - **Parquet format 2 encodings in DuckDB's COPY of a raw table** (``PARQUET_VERSION V2``: data
@@ -40,11 +40,11 @@ class Writer:
 
 
 ZSTD_LEVEL = 3
-# DuckDB's default row group size, named so the derived tables say what they use.
+# DuckDB's default row group size, named so each table says what it uses.
 DUCKDB_ROW_GROUP = 122_880
 
 # The raw tables (every path: the fast path, the exact path, the compaction).
-RAW = Writer(codec="zstd", level=ZSTD_LEVEL, row_group=1 << 20, format_2=True)
+RAW = Writer(codec="zstd", level=ZSTD_LEVEL, row_group=DUCKDB_ROW_GROUP, format_2=True)
 # The derived layer's stored tables.
 DERIVED = Writer(codec="zstd", level=ZSTD_LEVEL, row_group=DUCKDB_ROW_GROUP, format_2=False)
 # Scratch files a build writes and reads back once (never stored): fast to write and read.
