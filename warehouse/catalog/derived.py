@@ -427,10 +427,11 @@ def batches(con: duckdb.DuckDBPyConnection, events: str, scratch: Path) -> list[
     )
     scratch.mkdir(parents=True, exist_ok=True)
     out = scratch / "events"
+    options = parquet_settings.copy_options(parquet_settings.SCRATCH)
     con.execute(
         f"COPY (SELECT e.*, j.{_BATCH} FROM ({events}) AS e JOIN {_JOBS} AS j "
         f"ON j.cell IS NOT DISTINCT FROM e.cell AND j.job_id = e.job_id) TO {quote_literal(out)} "
-        f"(FORMAT parquet, PARTITION_BY ({_BATCH}), COMPRESSION lz4_raw, OVERWRITE_OR_IGNORE)"
+        f"({options}, PARTITION_BY ({_BATCH}), OVERWRITE_OR_IGNORE)"
     )
     numbers = [n for (n,) in con.execute(f"SELECT DISTINCT {_BATCH} FROM {_JOBS} ORDER BY 1").fetchall()]
     ranges = sorted({n // share for n in numbers})
@@ -463,14 +464,14 @@ def _range_file(
     out = folder / f"{r}.parquet"
     mine = [j for j, (q, _) in enumerate(parts) if q == r]
     if len(mine) == 1:
-        got = _copy(con, p, f, ordered, out, "zstd")
+        got = _copy(con, p, f, ordered, out, parquet_settings.DERIVED)
     else:
         piece = scratch / f"{short(f)}.{r}.{i}.parquet"
-        _copy(con, p, f, ordered, piece, "lz4_raw")
+        _copy(con, p, f, ordered, piece, parquet_settings.SCRATCH)
         if i != mine[-1]:
             return 0
         listed = ", ".join(quote_literal(scratch / f"{short(f)}.{r}.{j}.parquet") for j in mine)
-        got = _copy(con, p, f, f"SELECT * FROM read_parquet([{listed}])", out, "zstd")
+        got = _copy(con, p, f, f"SELECT * FROM read_parquet([{listed}])", out, parquet_settings.DERIVED)
         for j in mine:
             (scratch / f"{short(f)}.{r}.{j}.parquet").unlink()
     if not got:
@@ -522,7 +523,7 @@ def _per_task_tables(
                 continue
             ordered = f"SELECT * FROM ({query(f, p.trace)}) ORDER BY {', '.join(sort_key(f))}"
             pieces[name].append(scratch / f"{name}.{i}.parquet")
-            _copy(con, p, f, ordered, pieces[name][-1], "lz4_raw")
+            _copy(con, p, f, ordered, pieces[name][-1], parquet_settings.SCRATCH)
         if len(parts) == 1:
             _write_per_task(con, home, p, files, gen, writer_id, old, dirs, ranges, tasks, None, rows)
     _restore(con, swapped, {EVENTS_VIEW})
@@ -726,8 +727,9 @@ def _job_units(
     cuts: dict[int, list[tuple[str | None, int]]] = {}
     for u in sorted(touched):
         mine = [x for xs in paths.values() for x in xs if int(x.stem) == u]
-        biggest = max(mine, key=lambda x: pq.read_metadata(x).num_rows)
-        if pq.read_metadata(biggest).num_rows <= 2 * RANGE_ROWS:
+        rows = {x: pq.read_metadata(x).num_rows for x in mine}
+        biggest = max(mine, key=rows.__getitem__)
+        if rows[biggest] <= 2 * RANGE_ROWS:
             continue
         jobs = con.execute(
             f"SELECT cell, job_id, count(*) FROM read_parquet({quote_literal(biggest)}) GROUP BY ALL"
@@ -825,7 +827,9 @@ def _write(
         _write_units(con, p, f, f"SELECT * FROM ({sql})", gen / name, carried or {}, expr)
         rows = sum(pq.read_metadata(x).num_rows for x in stored_paths(gen, ".", name))
     else:
-        rows = _copy(con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", "zstd")
+        rows = _copy(
+            con, p, f, f"SELECT * FROM ({sql}){order}", gen / f"{name}.parquet", parquet_settings.DERIVED
+        )
     _record(con, home, p, name, gen, writer_id, int(rows), tasks)
 
 
@@ -856,7 +860,7 @@ def _write_units(
         f,
         f"SELECT *, {unit} AS {_UNIT} FROM ({sql}) ORDER BY {_UNIT}, {order}",
         whole,
-        "lz4_raw",
+        parquet_settings.SCRATCH,
     )
     rows = f"read_parquet({quote_literal(whole)})"
     units = [u for (u,) in con.execute(f"SELECT DISTINCT {_UNIT} FROM {rows} ORDER BY 1").fetchall()]
@@ -869,7 +873,7 @@ def _write_units(
             f,
             f"SELECT * EXCLUDE ({_UNIT}) FROM {rows} WHERE {_UNIT} = {int(u)} ORDER BY {order}",
             building / f"{int(u)}.parquet",
-            "zstd",
+            parquet_settings.DERIVED,
         )
     whole.unlink()
     for u, path in carried.items():
@@ -914,12 +918,16 @@ def _record(
 
 
 def _copy(
-    con: duckdb.DuckDBPyConnection, p: Plan, f: sqlfiles.SqlFile, sql: str, out: Path, compression: str
+    con: duckdb.DuckDBPyConnection,
+    p: Plan,
+    f: sqlfiles.SqlFile,
+    sql: str,
+    out: Path,
+    writer: parquet_settings.Writer,
 ) -> int:
-    """``sql``'s rows to the Parquet file ``out``, in the order it gives them; the rows written.
-    ``compression`` zstd: a stored table's file; lz4_raw: a scratch file (parquet_settings)."""
-    w = {"zstd": parquet_settings.DERIVED, "lz4_raw": parquet_settings.SCRATCH}[compression]
-    options = parquet_settings.copy_options(w)
+    """``sql``'s rows to the Parquet file ``out`` written with ``writer`` (DERIVED: a stored table's
+    file; SCRATCH: a scratch file), in the order it gives them; the rows written."""
+    options = parquet_settings.copy_options(writer)
     try:
         row = con.execute(f"COPY ({sql}) TO {quote_literal(out)} ({options})").fetchone()
     except duckdb.Error as e:
