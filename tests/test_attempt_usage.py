@@ -338,3 +338,80 @@ def test_an_events_ingest_rewrites_only_the_units_where_its_tasks_change_attempt
     assert rows == {0, 4, 8, 12}
     kept = {u for (n, u), st in after.items() if n == "attempt_usage_hourly" and before[(n, u)] == st}
     assert kept == {0, 4}
+
+
+UPDATE_PENDING = 7
+# Two more tasks whose attempts the second events part changes in hours long before its events:
+# task (4, 0) has only an UPDATE_PENDING (900 s) in part 0: attempt 0, not run, its windows outside
+# every attempt; part 1's FINISH on a machine (2D + 5000) says attempt 0 ran, from time 0 (its
+# SCHEDULE before the data) to the FINISH: its windows of days 0 and 1 move into attempt 0, day 3's
+# stay outside. Task (5, 0) has windows on days 0 and 1 but no event before part 1 (SUBMIT 2D + 100,
+# SCHEDULE 2D + 200): its windows of days 0 and 1 get rows (outside every attempt), day 2's are
+# attempt 1's.
+LATE_WINDOWS = {
+    0: day_windows(0, range(3), 4, 0.07) + day_windows(0, range(2), 5, 0.11),
+    1: day_windows(1, range(2), 4, 0.05) + day_windows(1, range(3), 5, 0.031),
+    2: day_windows(2, range(2), 5, 0.21, offset=3000),
+    3: day_windows(3, range(2), 4, 0.09),
+}
+
+
+def window_sums(lines: list[str]) -> tuple:
+    """(windows, window_s, cpu_s, memory_s) of usage lines, in plain Python."""
+    fields = [line.split(",") for line in lines]
+    spans = [(int(f[1]) - int(f[0])) / S for f in fields]
+    return (
+        len(fields),
+        sum(spans),
+        sum(float(f[5]) * s for f, s in zip(fields, spans, strict=True)),
+        sum(float(f[6]) * s for f, s in zip(fields, spans, strict=True)),
+    )
+
+
+@pytest.mark.parametrize("usage_too", [False, True], ids=["events-only", "with-usage-part"])
+def test_an_events_ingest_recomputes_the_windows_of_earlier_hours_whose_attempt_it_changes(
+    tmp_path, monkeypatch, usage_too
+):
+    # Old windows whose attempt a later events part changes although they start days before its
+    # events (a build that recomputed only the hours from a task's new events on keeps them as
+    # they were); usage_too: the streamed case, the last usage part comes with the events part
+    from tracewh import catalog
+
+    monkeypatch.setattr(catalog, "RETIRED_GRACE_S", 0)
+    usage = {n: DAY_PARTS[n] + LATE_WINDOWS[n] for n in DAY_PARTS}
+    first = [*TWO_STARTS, task_row(900 * S, 4, 0, UPDATE_PENDING)]
+    later = [
+        task_row(100 * S + 2 * D * S, 5, 0, SUBMIT),
+        task_row(200 * S + 2 * D * S, 5, 0, SCHEDULE, machine=5),
+        task_row((2 * D + 5000) * S, 1, 0, FINISH, machine=5),
+        task_row((2 * D + 5000) * S, 4, 0, FINISH, machine=5),
+        task_row((2 * D + 6000) * S, 1, 0, SUBMIT),
+        task_row((2 * D + 7000) * S, 1, 0, SCHEDULE, machine=5),
+        task_row(4 * D * S, 9, 0, SUBMIT),
+    ]
+    src = days_usage(tmp_path / "src", {n: w for n, w in usage.items() if n < 3 or not usage_too})
+    write_gz(src / "task_events" / "part-00000-of-00500.csv.gz", first)
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", src, IngestOptions(tables=["task_events", "task_usage"]))
+    write_gz(src / "task_events" / "part-00001-of-00500.csv.gz", later)
+    if usage_too:
+        days_usage(src, {3: usage[3]})
+    ingestion.ingest(home, "google2011", src, IngestOptions(parts="1,3" if usage_too else "1"))
+    recomputed_now = "SELECT tasks_recomputed FROM meta.derived WHERE name = 'task_episode_core'"
+    assert read(home, recomputed_now) == [(4,)]  # an incremental build: tasks 1, 4, 5 and 9
+    fresh = Home.resolve(tmp_path / "fresh")
+    write_gz(tmp_path / "f" / "task_events" / "part-00000-of-00500.csv.gz", first + later)
+    ingestion.ingest(fresh, "google2011", days_usage(tmp_path / "f", usage))
+    for name in USAGE_TABLES:
+        assert stored_rows(home, "google2011", name) == stored_rows(fresh, "google2011", name), name
+    # by hand, the attempts of tasks 4 and 5 from the windows above
+    days = LATE_WINDOWS
+    job = {4: [w for n in days for w in days[n] if w.split(",")[2] == "4"]}
+    job[5] = [w for n in days for w in days[n] if w.split(",")[2] == "5"]
+    want = [
+        (4, 0, 0, *window_sums([w for w in job[4] if int(w.split(",")[0]) < 2 * D * S])),
+        (4, 0, None, *window_sums([w for w in job[4] if int(w.split(",")[0]) >= 3 * D * S])),
+        (5, 0, 1, *window_sums([w for w in job[5] if int(w.split(",")[0]) >= 2 * D * S])),
+        (5, 0, None, *window_sums([w for w in job[5] if int(w.split(",")[0]) < 2 * D * S])),
+    ]
+    assert [r for r in stored(home) if r[0] in (4, 5)] == approx(want)

@@ -74,6 +74,16 @@ _TASKS = "temp.main.derived_tasks"
 # An incremental build of a per-task table of unit files: the touched tasks' usage windows, their
 # rows from the new attempts and from the old generation's attempts
 _WINDOWS = "temp.main.derived_windows"
+# (a column of _TASKS) the first clock hour of a touched task's rows of the usage tables of two
+# inputs that the build recomputes (NULL: every hour; _bound_windows)
+_FROM_HOUR = "from_hour"
+# The stored attempts whose first SUBMIT and SCHEDULE times bound the windows that can change
+# attempt (lifecycle.attempt_usage_hourly assigns windows to lifecycle.task_episode_core's attempts),
+# and the stored table of every task's windows per hour that says in which hours a task has windows
+# (_bound_windows), with those hours of the touched tasks read from it
+_ATTEMPTS = "task_episode_core"
+_TASK_INDEX = "task_usage_hourly"
+_TASK_HOURS = "temp.main.derived_task_hours"
 _AGAIN = "temp.main.derived_again"
 _BEFORE = "temp.main.derived_before"
 # the typed empty rows of a per-task table no stored range of which a touched task is in (+ _name)
@@ -259,13 +269,15 @@ def _gaps(con: duckdb.DuckDBPyConnection, trace: str) -> dict[tuple[str | None, 
 
 
 def _keys_in(p: Plan) -> str:
-    """The tasks with an event in the plan's parts (of the generation the views read now)."""
+    """The tasks with an event in the plan's parts (of the generation the views read now), each
+    with the earliest time of those events (``since``: the task's events before it are the same
+    in the old and the new generation)."""
     listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
     return (
-        f"SELECT DISTINCT e.cell, e.job_id, e.task_index FROM {EVENTS_VIEW} AS e "
+        f"SELECT e.cell, e.job_id, e.task_index, min(e.time) AS since FROM {EVENTS_VIEW} AS e "
         f"SEMI JOIN (VALUES {listed}) AS w(cell, part) "
         "ON w.cell IS NOT DISTINCT FROM e.cell AND w.part = e.part "
-        f"WHERE e.trace = {quote_literal(p.trace)}"
+        f"WHERE e.trace = {quote_literal(p.trace)} GROUP BY ALL"
     )
 
 
@@ -320,9 +332,12 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         tasks: int | None = None
         if not full:
             con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
-            # the touched tasks once: the plan's replaced parts and the parts written share tasks
+            # the touched tasks once (the plan's replaced parts and the parts written share tasks),
+            # each with the earliest time of its events there; from_hour: the first hour of its
+            # usage rows an ingest recomputes (NULL: every hour; _bound_windows)
             con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT DISTINCT * FROM {_TOUCHED}"
+                f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT {', '.join(TASK_KEY)}, "
+                f"min(since) AS since, NULL::BIGINT AS {_FROM_HOUR} FROM {_TOUCHED} GROUP BY ALL"
             )
             events = (
                 f"SELECT e.* FROM {EVENTS_VIEW} AS e SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'e')} "
@@ -330,17 +345,16 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             )
             row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
             tasks = int(row[0]) if row else 0
-            if any(per_task(f) and USAGE_INPUT in inputs_of(f) for f in stored_files()):
-                # the touched tasks' usage windows read once: every batch's attempts' usage and the
-                # comparison of their old and new attempts (_changed_units) read these, not every window
-                con.execute(
-                    f"CREATE OR REPLACE TEMP TABLE {_WINDOWS.split('.')[-1]} AS SELECT u.* "
-                    f"FROM {USAGE_VIEW} AS u SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'u')} "
-                    f"WHERE u.trace = {quote_literal(trace)}"
-                )
-                _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
         parts = batches(con, events, scratch)
-        _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks)
+        files = [f for f in stored_files() if per_task(f)]
+        ranges = _job_units(con, home, files, dirs) if tasks is not None else None
+        if ranges is not None and any(USAGE_INPUT in inputs_of(f) for f in files):
+            # the touched tasks' usage windows that can change attempt, read once: every batch's
+            # attempts' usage and the comparison of their old and new attempts (_changed_units)
+            # read these, not every window
+            _bound_windows(con, home, trace, dirs, ranges)
+            _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
+        _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks, ranges)
         for f in stored_files():
             if per_task(f):
                 continue
@@ -354,9 +368,77 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     finally:
         _restore(con, swapped, set(swapped))
         shutil.rmtree(scratch, ignore_errors=True)
-    for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS, _WINDOWS, _AGAIN, _BEFORE):
+    for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS, _WINDOWS, _AGAIN, _BEFORE, _TASK_HOURS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
+
+
+def _window_hour(u: str, trace: str) -> str:
+    """SQL: the clock hour (USAGE_HOUR) of the usage window ``u`` of ``trace``, as the usage tables
+    have it."""
+    return f"{u}.start_time // meta.time_units({quote_literal(trace)}, 3600)"
+
+
+def _bound_windows(
+    con: duckdb.DuckDBPyConnection, home: Home, trace: str, dirs: dict[str, str], ranges: JobUnits
+) -> None:
+    """The touched tasks' usage windows whose attempt an incremental build may change, into
+    _WINDOWS, and each task's first hour of them in _TASKS (_FROM_HOUR; NULL: every hour).
+
+    The rule, from lifecycle.attempt_usage_hourly: a window belongs to the attempt that ran with
+    run_start = coalesce(schedule_time, 0) <= start < run_end = the least of its end event and the
+    next attempt's first event. Let ``since`` be the earliest time of the task's events the ingest
+    adds or removes: its events before ``since`` are the same before and after. When those include
+    a SUBMIT or a SCHEDULE, every attempt before the one open at ``since`` keeps its events, its
+    end and the next attempt's start (all before ``since``); the open one keeps ran and run_start
+    (its SCHEDULE before ``since``, or none then: not run before ``since``, episode >= 1) and its
+    run_end moves only between times >= ``since``; later attempts start at or after ``since``. So
+    no window starting before ``since`` changes attempt: the task's rows from the hour of
+    ``since`` on are recomputed. Otherwise (no SUBMIT nor SCHEDULE before ``since``: a task new to
+    the trace, or an attempt 0 with no SCHEDULE yet, which runs from time 0 once an UPDATE_RUNNING
+    or an end event on a machine says it ran) any window of the task may change: all its rows are
+    recomputed, from its windows of the hours the stored task_usage_hourly holds for it (every
+    stored window; a window of this ingest's usage parts lies in an hour build_usage recomputes
+    whole after this build). Whether a SUBMIT or SCHEDULE came before ``since`` is read from the
+    old generation's stored attempts of the touched tasks (their first SUBMIT and SCHEDULE times;
+    the same before ``since``). Only the hours read are replaced in the stored table (_write_per_task)."""
+    t = quote_literal(trace)
+    core = next(f for f in stored_files() if short(f) == _ATTEMPTS)
+    attempts = read_stored(core, ranges.rewritten[_ATTEMPTS] if job_ranges(core) else [])
+    con.execute(
+        f"UPDATE {_TASKS} AS k SET {_FROM_HOUR} = k.since // meta.time_units({t}, 3600) "
+        f"FROM (SELECT DISTINCT o.cell, o.job_id, o.task_index FROM {attempts} AS o "
+        f"JOIN {_TASKS} AS s ON {_on_key('s', 'o')} "
+        "WHERE o.submit_time < s.since OR o.schedule_time < s.since) AS a "
+        f"WHERE {_on_key('a', 'k')}"
+    )
+    (first,) = con.execute(f"SELECT min({_FROM_HOUR}) FROM {_TASKS}").fetchone() or (None,)
+    # a bound the Parquet reader prunes files and row groups with (raw times are >= 0)
+    after = f" AND u.start_time >= {int(first)} * meta.time_units({t}, 3600)" if first else ""
+    bounded = (
+        f"SELECT u.* FROM {USAGE_VIEW} AS u SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'u')} "
+        f"AND k.{_FROM_HOUR} IS NOT NULL AND {_window_hour('u', trace)} >= k.{_FROM_HOUR} "
+        f"WHERE u.trace = {t}{after}"
+    )
+    if _TASK_INDEX in dirs:
+        index = next(f for f in usage_files() if short(f) == _TASK_INDEX)
+        stored = read_stored(index, stored_paths(home.root, dirs[_TASK_INDEX], _TASK_INDEX))
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_TASK_HOURS.split('.')[-1]} AS "
+            f"SELECT DISTINCT h.cell, h.job_id, h.task_index, h.{USAGE_HOUR} FROM {stored} AS h "
+            f"SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'h')} AND k.{_FROM_HOUR} IS NULL"
+        )
+        whole = (
+            f"SELECT u.* FROM {USAGE_VIEW} AS u SEMI JOIN {_TASK_HOURS} AS h ON {_on_key('h', 'u')} "
+            f"AND h.{USAGE_HOUR} = {_window_hour('u', trace)} "
+            f"WHERE u.trace = {t} AND ({_hour_ranges(con, trace, _TASK_HOURS)})"
+        )
+    else:  # no stored hours (a catalog from before the table): every window of those tasks
+        whole = (
+            f"SELECT u.* FROM {USAGE_VIEW} AS u SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'u')} "
+            f"AND k.{_FROM_HOUR} IS NULL WHERE u.trace = {t}"
+        )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_WINDOWS.split('.')[-1]} AS {bounded} UNION ALL {whole}")
 
 
 # The crash tests' signal inside a query of the build: when it names a file, the build first runs
@@ -491,6 +573,7 @@ def _per_task_tables(
     old: dict[str, str],
     dirs: dict[str, str],
     tasks: int | None,
+    ranges: JobUnits | None,
 ) -> None:
     """The tables of one row per task or task event from the batches ``parts`` (each the events
     of whole jobs, with its job range; ``tasks`` None: every task of the trace, else the rows of
@@ -502,7 +585,6 @@ def _per_task_tables(
     files = [f for f in stored_files() if per_task(f)]
     pieces: dict[str, list[Path]] = {short(f): [] for f in files}
     rows = dict.fromkeys(pieces, 0)
-    ranges = _job_units(con, home, files, dirs) if tasks is not None else None
     for i, (r, batch) in enumerate(parts):
         if len(parts) > 1:
             # the batch's scratch file, read by each table's query: a table of the batch's events
@@ -572,7 +654,10 @@ def _write_per_task(
             # only the units where the touched tasks' rows change are read and written
             rewritten, carried, new = _changed_units(con, home, p, f, files, new, old, dirs, ranges)
             stored = read_stored(f, rewritten)
-        kept = f"SELECT * FROM {stored} AS o ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}"
+        # the touched tasks' rows recomputed (of a usage table, those of the hours recomputed)
+        # leave; the others are kept
+        hours = f" AND (k.{_FROM_HOUR} IS NULL OR o.{USAGE_HOUR} >= k.{_FROM_HOUR})" if unit_of(f) else ""
+        kept = f"SELECT * FROM {stored} AS o ANTI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}{hours}"
         sql = f"{kept} UNION ALL BY NAME SELECT * FROM ({new})"
         _write(con, home, p, f, gen, writer_id, sql, tasks, carried, unit)
         if carried:  # (a test stops the build here: untouched ranges' files linked, other tables not written)
@@ -1150,18 +1235,19 @@ def _usage_hours_in(p: UsagePlan) -> str:
     listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
     t = quote_literal(p.trace)
     return (
-        f"SELECT DISTINCT u.cell, u.start_time // meta.time_units({t}, 3600) AS {USAGE_HOUR} "
+        f"SELECT DISTINCT u.cell, {_window_hour('u', p.trace)} AS {USAGE_HOUR} "
         f"FROM {USAGE_VIEW} AS u SEMI JOIN (VALUES {listed}) AS w(cell, part) "
         "ON w.cell IS NOT DISTINCT FROM u.cell AND w.part = u.part "
         f"WHERE u.trace = {t} AND u.window_s IS NOT NULL"
     )
 
 
-def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str) -> str:
-    """The touched hours as ranges of start_time per cell (consecutive hours merged): a filter the
-    Parquet reader prunes row groups with, so only the touched stretches of the usage are read."""
+def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str, hours: str = _USAGE_TOUCHED) -> str:
+    """The hours of the table ``hours`` (cell, USAGE_HOUR) as ranges of start_time per cell
+    (consecutive hours merged): a filter the Parquet reader prunes row groups with, so only those
+    stretches of the usage are read."""
     rows = con.execute(
-        f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {_USAGE_TOUCHED} ORDER BY cell NULLS FIRST, 2"
+        f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {hours} ORDER BY cell NULLS FIRST, 2"
     ).fetchall()
     runs: list[list] = []
     for cell, hour in rows:
