@@ -49,6 +49,10 @@ KEYS = {
     "an ingest of the first recomputes it by that input's rule, of a later one by the usage rule",
     "unit": "a stored derived table kept as a folder of files, one per value of this expression of "
     "its columns (6 hours of usage): an ingest rewrites the files of the units it changes only",
+    "standin": "a stored derived table an ingest that only adds parts computes from the added events "
+    "and, standing for the events it had, these rows made from its stored rows (the relation `stored`)",
+    "sums": "a stored derived table counting events: an ingest that only adds parts adds the added "
+    "events' counts to these columns of the stored row of the same other columns",
 }
 # folder kind -> (required keys, allowed keys)
 RULES = {
@@ -74,7 +78,20 @@ RULES = {
     # a table of the derived layer (sql/derived): its query, run per trace at ingest
     "derived": (
         {"name", "description", "grain"},
-        {"name", "description", "grain", "params", "note", "sort", "reads", "input", "python", "unit"},
+        {
+            "name",
+            "description",
+            "grain",
+            "params",
+            "note",
+            "sort",
+            "reads",
+            "input",
+            "python",
+            "unit",
+            "standin",
+            "sums",
+        },
     ),
 }
 BUILTIN_PARAMS = ("trace", "cell")

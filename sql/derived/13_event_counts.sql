@@ -3,4 +3,6 @@
 -- grain: one row per (trace, cell, event_type_name)
 -- params: trace
 -- sort: cell, event_type_name
+-- sums: events, synthesized
+-- note: an ingest that only adds parts (the old parts' gaps unchanged) counts the added parts' events and adds the counts to the stored ones, not every event.
 SELECT * FROM lifecycle.event_counts WHERE trace = $trace

@@ -56,7 +56,7 @@ from tracewh.errors import CatalogError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.sizes import limit_bytes
-from tracewh.traces import expand_sql, get_trace, provides, registry
+from tracewh.traces import SEQ_FILE_SHIFT, expand_sql, get_trace, provides, registry
 
 SCHEMA = "derived"
 # The life-cycle input every derived table is computed from (the trace spec maps it to a table).
@@ -272,12 +272,27 @@ def _keys_in(p: Plan) -> str:
     """The tasks with an event in the plan's parts (of the generation the views read now), each
     with the earliest time of those events (``since``: the task's events before it are the same
     in the old and the new generation)."""
+    return f"SELECT e.cell, e.job_id, e.task_index, min(e.time) AS since FROM {_events_in(p)} GROUP BY ALL"
+
+
+def _events_in(p: Plan, events: str = EVENTS_VIEW) -> str:
+    """SQL (a FROM clause): the events ``e`` of the trace in the plan's parts (cell, part). The
+    part is seq // SEQ_FILE_SHIFT: the same test on seq's ranges comes first, which the Parquet
+    reader prunes files and row groups with, so the other parts' events are not read."""
     listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
+    runs: list[list[int]] = []
+    for n in sorted({n for _, n in p.parts}):
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    seqs = " OR ".join(
+        f"(e.seq >= {a * SEQ_FILE_SHIFT} AND e.seq < {(b + 1) * SEQ_FILE_SHIFT})" for a, b in runs
+    )
     return (
-        f"SELECT e.cell, e.job_id, e.task_index, min(e.time) AS since FROM {EVENTS_VIEW} AS e "
-        f"SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        f"{events} AS e SEMI JOIN (VALUES {listed}) AS w(cell, part) "
         "ON w.cell IS NOT DISTINCT FROM e.cell AND w.part = e.part "
-        f"WHERE e.trace = {quote_literal(p.trace)} GROUP BY ALL"
+        f"WHERE e.trace = {quote_literal(p.trace)} AND ({seqs})"
     )
 
 
@@ -355,10 +370,17 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             _bound_windows(con, home, trace, dirs, ranges)
             _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
         _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks, ranges)
+        # only parts added (none replaced, the old parts' gaps kept): the tables with a stand-in
+        # for their events or of counts read the added events only (_from_added)
+        added = tasks is not None and not any(part in p.gaps for part in p.parts)
         for f in stored_files():
             if per_task(f):
                 continue
-            _write(con, home, p, f, gen, writer_id, query(f, trace), None)
+            sql = query(f, trace)
+            if added and short(f) in dirs and (f.header.get("standin") or f.header.get("sums")):
+                sql = _from_added(con, home, p, f, dirs[short(f)], swapped)
+            _write(con, home, p, f, gen, writer_id, sql, None)
+            _restore(con, swapped, {EVENTS_VIEW})
             _swap(
                 con,
                 swapped,
@@ -439,6 +461,38 @@ def _bound_windows(
             f"AND k.{_FROM_HOUR} IS NULL WHERE u.trace = {t}"
         )
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_WINDOWS.split('.')[-1]} AS {bounded} UNION ALL {whole}")
+
+
+def _from_added(
+    con: duckdb.DuckDBPyConnection, home: Home, p: Plan, f: sqlfiles.SqlFile, data_dir: str, swapped: set[str]
+) -> str:
+    """The query of a table with ``standin:`` or ``sums:`` when an ingest only adds parts: the
+    events view pointed at the added parts' events (the view's own query, filtered) and, with a
+    stand-in, the rows standing for the events the stored table was made from; with sums, the
+    added events' counts added to the stored rows' by the other columns."""
+    stored = read_stored(f, stored_paths(home.root, data_dir, short(f)))
+    view = f"({_lifecycle_body(con, EVENTS_VIEW.split('.', 1)[1])})"
+    added = f"SELECT e.* FROM {_events_in(p, view)}"
+    standin = f.header.get("standin")
+    if standin:
+        _swap(
+            con,
+            swapped,
+            EVENTS_VIEW,
+            f"{added} UNION ALL BY NAME (WITH stored AS (SELECT * FROM {stored}) {standin})",
+        )
+        return query(f, p.trace)
+    _swap(con, swapped, EVENTS_VIEW, added)
+    sums = {c.strip() for c in f.header["sums"].split(",")}
+    columns = con.execute(f"DESCRIBE SELECT * FROM {stored}").fetchall()
+    listed = ", ".join(
+        f"CAST(sum({quote_ident(c)}) AS {t}) AS {quote_ident(c)}" if c in sums else quote_ident(c)
+        for c, t, *_ in columns
+    )
+    return (
+        f"SELECT {listed} FROM (SELECT * FROM {stored} "
+        f"UNION ALL BY NAME SELECT * FROM ({query(f, p.trace)})) GROUP BY ALL"
+    )
 
 
 # The crash tests' signal inside a query of the build: when it names a file, the build first runs
