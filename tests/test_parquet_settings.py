@@ -110,38 +110,38 @@ def fast_groups(home: Home, table: str) -> dict[str, list[int]]:
     return out
 
 
-@pytest.mark.parametrize(
-    ("workers", "groups"),
-    [
-        # 64MB: DuckDB's pool max(64,000,000 - 512 MiB, 32,000,000) = 32,000,000 B; a quarter of
-        # it for the fast path: 8,000,000 B for one worker, 4,000,000 B each for two. A task_events
-        # row: 5 BIGINT (seq one of them) 40 B, 4 INTEGER 16, 3 DOUBLE 24, a BOOLEAN 1/8, the user
-        # text 4 + 48, a validity bit each of the 14 columns: 133.875 B. 8,000,000 / 133.875 =
-        # 59,757 rows -> 57,344 (7 x 8,192); 4,000,000 / 133.875 = 29,878 -> 24,576 (3 x 8,192).
-        # The sample's part 1 holds 77,776 rows, all in day 0; the others are under a group.
-        (1, [57_344, 77_776 - 57_344]),
-        (2, [24_576, 24_576, 24_576, 77_776 - 3 * 24_576]),
-    ],
-)
-def test_the_fast_paths_row_groups_are_sized_from_the_budget_and_hold_the_same_rows(
-    tmp_path, monkeypatch, workers, groups
-):
+def test_the_fast_paths_row_groups_are_sized_from_the_budget_and_hold_the_same_rows(tmp_path, monkeypatch):
+    """At 64MB: DuckDB's pool max(64,000,000 - 512 MiB, 32,000,000) = 32,000,000 B; a quarter of it
+    for the fast path: 8,000,000 B for one worker, 4,000,000 B each for two. A task_events row: 5
+    BIGINT (seq one of them) 40 B, 4 INTEGER 16, 3 DOUBLE 24, a BOOLEAN 1/8, the user text 4 + 48, a
+    validity bit each of the 14 columns: 133.875 B. 8,000,000 / 133.875 = 59,757 rows -> 57,344
+    (7 x 8,192); 4,000,000 / 133.875 = 29,878 -> 24,576 (3 x 8,192). The sample's part 1 holds
+    77,776 rows, all in day 0; the other parts are under a group. At 3GB a worker may hold far more
+    than RAW's 2^20 rows: one group a file."""
     monkeypatch.setenv(fastpath.MODE_VARIABLE, "auto")
-    opts = IngestOptions(tables=["task_events"], workers=workers, compact=False)
-    tight, roomy = Home.resolve(tmp_path / "tight"), Home.resolve(tmp_path / "roomy")
-    result = ingest.ingest(tight, "google2011", SAMPLE, opts, memory_limit="64MB")
-    assert all(f.fast for f in result.files)
-    ingest.ingest(roomy, "google2011", SAMPLE, opts, memory_limit="3GB")
-    assert fast_groups(tight, "task_events") == {
-        "day=0/part-00000-of-00500.ID_0.parquet": [110],
-        "day=0/part-00001-of-00500.ID_0.parquet": groups,
-        "day=29/part-00499-of-00500.ID_0.parquet": [19],
-        "day=106751991/part-00499-of-00500.ID_0.parquet": [10],  # times clamped to the trace's largest
-    }
-    # at 3GB a worker may hold far more than a row group of RAW's 2^20 rows: one group a file
-    assert fast_groups(roomy, "task_events")["day=0/part-00001-of-00500.ID_0.parquet"] == [77_776]
-    for a, b in zip(raw_files(tight, "task_events"), raw_files(roomy, "task_events"), strict=True):
-        assert pq.read_table(a).equals(pq.read_table(b))
+    groups = {}
+    for workers, limit in ((2, "3GB"), (1, "64MB"), (2, "64MB")):
+        home = Home.resolve(tmp_path / f"{workers}-{limit}")
+        opts = IngestOptions(tables=["task_events"], workers=workers, compact=False)
+        result = ingest.ingest(home, "google2011", SAMPLE, opts, memory_limit=limit)
+        assert all(f.fast for f in result.files)
+        groups[workers, limit] = fast_groups(home, "task_events")
+        files = raw_files(home, "task_events")
+        if limit == "3GB":
+            roomy = files
+        else:  # the same rows in the same files
+            for a, b in zip(files, roomy, strict=True):
+                assert pq.read_table(a).equals(pq.read_table(b))
+    part1 = "day=0/part-00001-of-00500.ID_0.parquet"
+    assert groups[2, "3GB"][part1] == [77_776]
+    assert groups[1, "64MB"][part1] == [57_344, 77_776 - 57_344]
+    assert groups[2, "64MB"][part1] == [24_576, 24_576, 24_576, 77_776 - 3 * 24_576]
+    for g in groups.values():
+        assert {f: n for f, n in g.items() if f != part1} == {
+            "day=0/part-00000-of-00500.ID_0.parquet": [110],
+            "day=29/part-00499-of-00500.ID_0.parquet": [19],
+            "day=106751991/part-00499-of-00500.ID_0.parquet": [10],  # times clamped to the trace's largest
+        }
 
 
 def test_a_part_crossing_midnight_writes_the_day_it_left_when_the_rows_held_reach_a_group(tmp_path):
