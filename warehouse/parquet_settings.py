@@ -4,12 +4,12 @@ layer's COPY), so the same table is written alike whichever path wrote it.
 
 The figures behind each choice are in bench/RESULTS.md, "Parquet size against the gzip input":
 
-- **Raw tables in DuckDB's default row groups (122,880 rows), not larger.** A usage float's
-  dictionary is written once per row group, so 2^20 rows made a task_usage part 0.71x the bytes;
-  but the fast path holds a row group's rows per open file until it is full, and a streamed
-  whole-trace ingest (10 parts of all six tables a batch, 3GB budget) then peaked 3,030-3,130 MiB,
-  over its budget, against 2,736 at the default size (bench/RESULTS.md, "Whole trace, streamed,
-  after the session-20 merges"). Larger groups need that memory counted in the budget first.
+- **Raw tables in row groups of 2^20 rows.** A usage float's dictionary is written once per row
+  group, so 2^20 rows made a task_usage part 0.71x the bytes of DuckDB's default 122,880. DuckDB's
+  writers (the exact path, the compaction) hold a group inside DuckDB's memory pool; the fast path
+  holds it in Arrow, outside the pool, and its groups are sized by ``fast_row_group`` below (a
+  streamed whole-trace ingest peaked 169-269 MiB over its 3GB budget when they were not counted:
+  bench/RESULTS.md, "Whole trace, streamed, after the session-20 merges").
 - **zstd level 3** (DuckDB's default) everywhere: level 1 saves little CPU once the row groups are
   large, and costs 1.3-1.6x the bytes on the derived layer's sums of floats (plain pages).
 - **Parquet format 2 encodings in DuckDB's COPY of a raw table** (``PARQUET_VERSION V2``: data
@@ -21,7 +21,7 @@ The figures behind each choice are in bench/RESULTS.md, "Parquet size against th
   would grow the derived build's pages held outside DuckDB's memory pool at its peak.
 
 Each writer reads its settings here: ``copy_options`` for a DuckDB COPY, ``arrow_options`` and
-``RAW.row_group`` for pyarrow. tests/test_parquet_settings.py changes them here and finds the
+``fast_row_group`` for pyarrow. tests/test_parquet_settings.py changes them here and finds the
 change in the files of every path.
 """
 
@@ -44,7 +44,7 @@ ZSTD_LEVEL = 3
 DUCKDB_ROW_GROUP = 122_880
 
 # The raw tables (every path: the fast path, the exact path, the compaction).
-RAW = Writer(codec="zstd", level=ZSTD_LEVEL, row_group=DUCKDB_ROW_GROUP, format_2=True)
+RAW = Writer(codec="zstd", level=ZSTD_LEVEL, row_group=1 << 20, format_2=True)
 # The derived layer's stored tables.
 DERIVED = Writer(codec="zstd", level=ZSTD_LEVEL, row_group=DUCKDB_ROW_GROUP, format_2=False)
 # Scratch files a build writes and reads back once (never stored): fast to write and read.
@@ -73,3 +73,36 @@ def arrow_options(w: Writer, names: Sequence[str], delta: Sequence[str]) -> dict
         "use_dictionary": [n for n in names if n not in delta],
         "column_encoding": dict.fromkeys(delta, "DELTA_BINARY_PACKED"),
     }
+
+
+# The fast path's row groups, counted in the ingest's memory budget. A fast-path worker holds the
+# rows of the row group it is filling (all its open files together: _Sink in
+# tracewh.ingestion.fastpath) as Arrow arrays until the group is written, outside DuckDB's pool
+# and so outside the budget rule that gives DuckDB the budget less what the process holds beside
+# its pool (tracewh.catalog.pool_limit). During the conversion that memory is taken from the pool
+# instead: the conversion's DuckDB gets the pool less FAST_PATH_SHARE of it (DuckDB there only
+# runs the exact path on the files the fast path refuses, one at a time a worker), and each of the
+# W workers may hold FAST_PATH_SHARE * pool / W bytes of rows; the compaction and the derived build
+# after the conversion have the whole pool again (the workers' memory handed back first). At a
+# 3GB budget (2,349 MiB pool, 2 workers) a worker may hold 293 MiB: task_usage (163 bytes a row)
+# keeps groups of 2^20 rows; at 1GB (477 MiB pool) 59 MiB, groups of 376,832 rows.
+FAST_PATH_SHARE = 0.25
+# The fast path's row groups are a multiple of this many rows (a size read back from a budget by
+# hand), and never fewer.
+FAST_GROUP_STEP = 1 << 13
+
+
+def fast_path_bytes(pool: int | None, workers: int) -> int | None:
+    """The bytes of rows each of ``workers`` fast-path workers may hold when the ingest's DuckDB
+    pool is ``pool`` bytes (None: a limit that is not a size, no bound)."""
+    return None if pool is None else int(pool * FAST_PATH_SHARE) // max(workers, 1)
+
+
+def fast_row_group(held: int | None, row_bytes: float) -> int:
+    """Rows per row group of the fast path's files for a worker that may hold ``held`` bytes of
+    rows of ``row_bytes`` each: RAW.row_group, or fewer: the largest multiple of FAST_GROUP_STEP
+    rows that fits in ``held`` (at least FAST_GROUP_STEP: a budget that small is over anyway)."""
+    if held is None:
+        return RAW.row_group
+    fits = int(held // row_bytes) // FAST_GROUP_STEP * FAST_GROUP_STEP
+    return min(RAW.row_group, max(FAST_GROUP_STEP, fits))

@@ -55,6 +55,7 @@ from tracewh.ingestion.generations import DEFAULT_MEMORY_LIMIT, link_generation,
 from tracewh.ingestion.generations import source_stem as _stem
 from tracewh.options import IngestOptions
 from tracewh.quoting import quote_ident, quote_literal
+from tracewh.sizes import limit_bytes
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -675,10 +676,16 @@ def _convert(
     per-file accounting exact (the COPY count and that file's reject table).
     """
     tmp.mkdir(parents=True, exist_ok=True)
+    # The fast path's workers hold their row groups outside DuckDB's pool: while they run, DuckDB
+    # gets the pool less what they may hold (parquet_settings.fast_path_bytes), and the whole pool
+    # again for the compaction and the counts once they are done.
+    count = _worker_count(workers, len(todo))
+    pool = limit_bytes(memory_limit)
+    held = parquet_settings.fast_path_bytes(pool, count)
     db = duckdb.connect(
         config={
             "threads": 1,
-            "memory_limit": memory_limit,
+            "memory_limit": memory_limit if pool is None or held is None else f"{pool - held * count}B",
             "temp_directory": str(tmp),
             "preserve_insertion_order": True,
         }
@@ -694,7 +701,7 @@ def _convert(
             cursors.append(cur)
         meter = _Meter(progress, lock, r.size)
         try:
-            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id, meter)
+            _convert_file(cur, trace, trace.tables[r.table], r, gens[r.table], n, tmp, ingest_id, meter, held)
         finally:
             cur.close()
         meter.finish()
@@ -714,7 +721,7 @@ def _convert(
             progress.file_done(r)
         todo = []
     try:
-        with ThreadPoolExecutor(_worker_count(workers, len(todo))) as ex:
+        with ThreadPoolExecutor(count) as ex:
             futures = [ex.submit(one, r) for r in todo]
             try:
                 for fut in futures:
@@ -727,6 +734,10 @@ def _convert(
                         with contextlib.suppress(duckdb.Error):
                             cur.interrupt()
                 raise
+        # The workers' row groups are written: their memory goes back to the system before
+        # DuckDB may fill its whole pool (Arrow's allocator keeps what a finished thread freed).
+        fastpath.release()
+        db.execute(f"SET memory_limit = {quote_literal(memory_limit)}")
         # Compaction and the stats scan the whole new generation: every core helps, memory stays
         # under the limit.
         db.execute(f"SET threads = {os.cpu_count() or 1}")
@@ -756,7 +767,11 @@ def _convert_file(
     tmp: Path,
     ingest_id: str,
     meter: _Meter | None = None,
+    held: int | None = None,
 ) -> None:
+    """Convert one file: the fast path, else the exact path. ``held``: the bytes of rows the fast
+    path may hold (parquet_settings.fast_path_bytes); None (a Spark task: the executor's memory is
+    Spark's, not the ingest's budget) leaves its row groups at parquet_settings.RAW's size."""
     r.started = datetime.now(timezone.utc)
     out = gen / f"cell={r.cell}" if r.cell else gen
     order = trace.file_order(r.name)
@@ -765,7 +780,7 @@ def _convert_file(
     # every reject with its line.
     meter = meter or _Meter(Progress(), threading.Lock(), r.size)
     r.fast = fastpath.takes(trace, table, r.name) and fastpath.convert(
-        trace, table, r, out, stem, order, meter.add
+        trace, table, r, out, stem, order, meter.add, held
     )
     if not r.fast:
         meter.again()

@@ -115,14 +115,16 @@ def convert(
     stem: str,
     order: int,
     on_bytes: Callable[[int], None],
+    held: int | None = None,
 ) -> bool:
     """Convert ``r`` into ``out``; True when done (``r.rows_written`` set, no rejects), False when
-    refused (nothing of it left in ``out``)."""
+    refused (nothing of it left in ``out``). ``held``: the bytes of rows this worker may hold
+    (parquet_settings.fast_path_bytes; None: no bound)."""
     written: list[Path] = []
     exes = _Exes()
     try:
         r.rows_written, repeats = _write(
-            trace, table, _text(r.path, on_bytes, exes), exes, out, stem, order, written
+            trace, table, _text(r.path, on_bytes, exes), exes, out, stem, order, written, held
         )
     except (Refused, pa.ArrowException, ValueError, OSError):
         for path in written:
@@ -137,6 +139,12 @@ def convert(
     return True
 
 
+def release() -> None:
+    """Hand the memory Arrow's allocator keeps after the workers' row groups are written back to
+    the system (mimalloc keeps the pages a finished thread freed until they are collected)."""
+    pa.default_memory_pool().release_unused()
+
+
 def _write(
     trace: TraceSpec,
     table: Table,
@@ -146,13 +154,15 @@ def _write(
     stem: str,
     order: int,
     written: list[Path],
+    held: int | None,
 ) -> tuple[int, int]:
     """The rows written and the duplicate lines among them (readers.LineCount's count)."""
     schema = pa.schema([(c.name, _ARROW[c.type.upper()]) for c in table.columns] + [("seq", pa.int64())])
     # Times and seq rise through a part: delta-coded they take a third of DuckDB's plain pages
     # (the whole Parquet ~0.8x the exact path's on a real task_events part).
     delta = [c.name for c in table.columns if c.is_time] + ["seq"]
-    sink = _Sink(out, stem, schema, written, delta, partitioned=table.partition_time is not None)
+    rows = parquet_settings.fast_row_group(held, row_bytes(schema))
+    sink = _Sink(out, stem, schema, written, delta, rows, partitioned=table.partition_time is not None)
     try:
         return _rows(trace, table, blocks, exes, sink, order)
     finally:
@@ -458,9 +468,25 @@ def _all(mask: pa.Array) -> bool:
     return bool(pc.all(mask, skip_nulls=True).as_py() is not False)
 
 
+def row_bytes(schema: pa.Schema) -> float:
+    """The Arrow bytes of a row of ``schema`` as the fast path holds it: each value's width and
+    its validity bit; a text field TEXT_BYTES of text and its 4-byte offset."""
+    return sum(
+        1 / 8 + (4 + TEXT_BYTES if pa.types.is_string(f.type) else f.type.bit_width / 8) for f in schema
+    )
+
+
+# The text of a field assumed in a row's width (the traces' text fields are names and base64 ids
+# of at most ~50 bytes; task_usage, the one table whose parts fill row groups, has none).
+TEXT_BYTES = 48
+
+
 class _Sink:
     """Parquet files of one source file: one per day (or one in all), rows buffered into row
-    groups of parquet_settings.RAW.row_group rows, as the exact path's COPY writes them."""
+    groups of ``size`` rows (parquet_settings.fast_row_group), as the exact path's COPY writes
+    them. The rows held, every day's together, stay under ``size``: when a part crosses midnight
+    the day it left is written at once as a shorter group (its rows are in time order: that day
+    gets no more), so the memory the budget grants a worker bounds the whole sink."""
 
     def __init__(
         self,
@@ -469,32 +495,39 @@ class _Sink:
         schema: pa.Schema,
         written: list[Path],
         delta: list[str],
+        size: int,
         *,
         partitioned: bool,
     ):
         self.out, self.stem, self.schema, self.written, self.delta = out, stem, schema, written, delta
-        self.partitioned = partitioned
+        self.size, self.partitioned = size, partitioned
         self.writers: dict[int | None, pq.ParquetWriter] = {}
         self.pending: dict[int | None, list[pa.RecordBatch]] = {}
+        self.rows: dict[int | None, int] = {}
 
     def add(self, day: int | None, batch: pa.RecordBatch) -> None:
-        pending = self.pending.setdefault(day, [])
-        pending.append(batch)
-        size = parquet_settings.RAW.row_group
-        if sum(b.num_rows for b in pending) >= size:
-            whole = pa.Table.from_batches(pending, self.schema)
-            full = whole.num_rows - whole.num_rows % size
-            self._writer(day).write_table(whole.slice(0, full), row_group_size=size)
+        self.pending.setdefault(day, []).append(batch)
+        self.rows[day] = self.rows.get(day, 0) + batch.num_rows
+        if self.rows[day] >= self.size:
+            whole = pa.Table.from_batches(self.pending[day], self.schema)
+            full = whole.num_rows - whole.num_rows % self.size
+            self._writer(day).write_table(whole.slice(0, full), row_group_size=self.size)
             rest = whole.slice(full).combine_chunks()
             self.pending[day] = rest.to_batches() if rest.num_rows else []
+            self.rows[day] = rest.num_rows
+        if sum(self.rows.values()) > self.size:
+            for other in [d for d, n in self.rows.items() if n and d != day]:
+                self._write_pending(other)
 
     def flush(self) -> None:
-        for day, pending in self.pending.items():
-            if pending:
-                self._writer(day).write_table(
-                    pa.Table.from_batches(pending, self.schema), row_group_size=parquet_settings.RAW.row_group
-                )
-        self.pending.clear()
+        for day in list(self.pending):
+            self._write_pending(day)
+
+    def _write_pending(self, day: int | None) -> None:
+        if self.rows.get(day):
+            table = pa.Table.from_batches(self.pending[day], self.schema)
+            self._writer(day).write_table(table, row_group_size=self.size)
+        self.pending[day], self.rows[day] = [], 0
 
     def close(self) -> None:
         for w in self.writers.values():
