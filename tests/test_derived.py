@@ -457,6 +457,30 @@ def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
     home = home_of_two_slices(tmp_path)
     # a stored table overwritten with another's rows: every task of the sample differs
     assert failed_after_changing(home, "tasks", "events") == ["derived.tasks.recomputed"]
+    # the check recomputes google2011 only (google2019's events are not ingested), yet a stored row
+    # of google2019 beside google2011's is found: the stored side is read whole
+    (path,) = stored_paths(home, "google2011", "observed_window")
+    with duckdb.connect() as con:
+        con.execute(
+            f"COPY (SELECT * FROM read_parquet('{path}') UNION ALL "
+            f"SELECT * REPLACE ('google2019' AS trace) FROM read_parquet('{path}')) "
+            f"TO '{path}.new' (FORMAT parquet)"
+        )
+    os.replace(f"{path}.new", path)
+    failed = [c.name for c in checks.run_all(home) if c.failed]
+    assert failed == ["derived.observed_window.recomputed", "derived.tasks.recomputed"], failed
+
+
+def test_check_recomputes_the_traces_with_an_input_ingested():
+    # by hand (the traces' specs): google2011's task events and usage are task_events and
+    # task_usage, google2019's instance_events and instance_usage
+    files = {derived.short(f): f for f in derived.files()}
+    live = [("google2011", "task_events"), ("google2011", "job_events"), ("google2019", "instance_usage")]
+    assert derived.checked_traces(files["tasks"], live) == ["google2011"]
+    assert derived.checked_traces(files["task_usage_hourly"], live) == ["google2019"]
+    # of events and usage: either input
+    assert derived.checked_traces(files["attempt_usage_hourly"], live) == ["google2011", "google2019"]
+    assert derived.checked_traces(files["tasks"], [("google2011", "job_events")]) == []
 
 
 @pytest.mark.parametrize("pool, share", [("1GB", 1), ("500MB", 2), ("250MB", 3), ("110MB", 6)])

@@ -23,6 +23,10 @@ from test_reports_google2011 import by, home, run  # noqa: F401 (home is the mod
 from tracewh import reports
 from tracewh.reports import plots
 
+# One worker runs this module (`--dist loadgroup`): its module-scoped home is built once, not on
+# each worker that gets one of its tests.
+pytestmark = [pytest.mark.xdist_group("paper_reports_google")]
+
 
 def test_task_times_trend_places_values_when_they_become_known(home):  # noqa: F811
     rows = run(home, "task-times-trend", bucket_s=3600, window_s=7200)

@@ -12,6 +12,10 @@ from conftest import MAX_TIME, SAMPLE, awk, task_row, write_gz
 from tracewh import ingestion as ingest
 from tracewh.home import Home
 
+# One worker runs this module (`--dist loadgroup`): its module-scoped hand-built home is built once,
+# not on each worker that gets one of its tests.
+pytestmark = [pytest.mark.xdist_group("semantics_google2011")]
+
 START = 600_000_000  # trace start: 2011-05-01 19:00 EDT = 23:00 UTC
 DAY = 86_400_000_000
 

@@ -41,6 +41,8 @@ def sample_checks(sample_home) -> list[checks.CheckResult]:
     return checks.run_all(sample_home)
 
 
+# One worker runs these (`--dist loadgroup`): the checks run on the sample once, not on each worker.
+@pytest.mark.xdist_group("sample_checks")
 @pytest.mark.parametrize("name", [c[0] for c in checks.all_checks()])
 def test_every_check_passes_on_the_sample(sample_checks, name):
     (result,) = [r for r in sample_checks if r.name == name]

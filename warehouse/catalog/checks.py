@@ -27,8 +27,10 @@ class CheckResult:
         return self.count > 0
 
 
-def all_checks() -> list[tuple[str, str, str]]:
-    """(name, description, sql) of every check."""
+def all_checks(live: list[tuple[str, str]] | None = None) -> list[tuple[str, str, str]]:
+    """(name, description, sql) of every check; ``live``: the catalog's (trace, table) pairs, for
+    the derived tables' checks to recompute only the traces with an input ingested (None: every
+    trace)."""
     out = [(f.name, f.header.get("description", ""), f.body) for f in sql_files("checks")]
     for f in derived.files():
         out.append(
@@ -39,7 +41,7 @@ def all_checks() -> list[tuple[str, str, str]]:
                     "events" if i == derived.SOURCE_INPUT else "usage windows" for i in derived.inputs_of(f)
                 )
                 + (f" (a sample of tasks: one in {derived.SAMPLE_EVERY})" if derived.sampled(f) else ""),
-                derived.check_sql(f),
+                derived.check_sql(f, live),
             )
         )
     for f in derived.walk_files():
@@ -69,7 +71,8 @@ def all_checks() -> list[tuple[str, str, str]]:
 def run_all(home: Home) -> list[CheckResult]:
     results = []
     with query.read_only(home) as con:
-        for name, description, sql in all_checks():
+        live = [(t, n) for t, n in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()]
+        for name, description, sql in all_checks(live):
             count = con.execute(f"SELECT count(*) FROM ({_strip(sql)})").fetchone()
             n = int(count[0]) if count else 0
             sample = con.execute(f"{_strip(sql)} LIMIT {SAMPLE_ROWS}").fetchall() if n else []
