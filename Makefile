@@ -7,6 +7,10 @@ BIN := $(VENV)/bin
 LOCK ?= requirements.lock
 STAMP := $(VENV)/.installed-stamp
 DEMO_HOME ?= tracewh-home
+# Python caches compiled modules (__pycache__, ignored by git) even where the environment says not to
+# (PYTHONDONTWRITEBYTECODE set): the suite starts hundreds of `tracewh` processes, and each one would
+# compile the package's modules again, and pytest would rewrite every test module again.
+export PYTHONDONTWRITEBYTECODE :=
 # What the lock covers: the install and every extra (the suite needs them all).
 EXTRAS := --extra dev --extra plot --extra spark
 # The lock is resolved for the interpreter CI and `make` use; other Pythons install from the ranges.
