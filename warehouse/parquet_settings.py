@@ -7,9 +7,11 @@ The figures behind each choice are in bench/RESULTS.md, "Parquet size against th
 - **Raw tables in row groups of 2^20 rows.** A usage float's dictionary is written once per row
   group, so 2^20 rows made a task_usage part 0.71x the bytes of DuckDB's default 122,880. DuckDB's
   writers (the exact path, the compaction) hold a group inside DuckDB's memory pool; the fast path
-  holds it in Arrow, outside the pool, and its groups are sized by ``fast_row_group`` below (a
-  streamed whole-trace ingest peaked 169-269 MiB over its 3GB budget when they were not counted:
-  bench/RESULTS.md, "Whole trace, streamed, after the session-20 merges").
+  holds it in Arrow, outside the pool, and its groups are sized by ``fast_row_group`` below (at a
+  small budget they are smaller than DuckDB's). A streamed whole-trace ingest at 2^20 rows peaked
+  169-269 MiB over its 3GB budget before: the pages the finished workers freed stayed with Arrow's
+  allocator through the derived build; the conversion now hands them back (bench/RESULTS.md, "Row
+  groups sized from the budget": 2,684 MiB at 2^20 rows, 2,659 at 122,880).
 - **zstd level 3** (DuckDB's default) everywhere: level 1 saves little CPU once the row groups are
   large, and costs 1.3-1.6x the bytes on the derived layer's sums of floats (plain pages).
 - **Parquet format 2 encodings in DuckDB's COPY of a raw table** (``PARQUET_VERSION V2``: data
