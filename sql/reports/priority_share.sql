@@ -8,11 +8,16 @@
 -- note: is_production = priority >= 9 (2011, the paper's definition) or >= 120 (2019, production tier and above). A task counts in the tier of its last known priority. Requested = sum over run attempts of request x the run time observed inside the window of the ingested task events (lifecycle.task_episodes.observed_run_s: an attempt scheduled before the window or still running at its end counts for the part observed, a service running through the whole window for the whole window; normalised core-seconds, memory-seconds). censored_attempts = attempts whose run start or end lies outside the window. Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
 -- caveat: an attempt with no event in the ingested data is invisible: on a slice, long-running services scheduled in an earlier part are missing unless they have an event in the slice; censored attempts count for the part of the window observed
 WITH tasks AS (
-    SELECT cell, job_id, task_index, priority_tier, is_production
+    -- The task key carries the cell as two columns, coalesce(cell, '') and cell IS NULL (cell is
+    -- NULL for single-cell traces): equal on both exactly when the cells are NOT DISTINCT, so the
+    -- joins below are plain equalities on the columns the per-task aggregates group by, and Spark
+    -- joins each aggregate where it computed it (a null-safe join on cell made it shuffle both
+    -- aggregates again, on coalesce(cell, '') and isnull(cell)).
+    SELECT coalesce(cell, '') AS cell_key, cell IS NULL AS no_cell, job_id, task_index, priority_tier, is_production
     FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 requested AS (
-    SELECT cell, job_id, task_index,
+    SELECT coalesce(cell, '') AS cell_key, cell IS NULL AS no_cell, job_id, task_index,
            sum(cpu_request * observed_run_s) AS cpu_req, sum(memory_request * observed_run_s) AS mem_req,
            count(*) AS run_attempts,
            count(*) FILTER (run_start_censored OR run_end_censored) AS censored_attempts
@@ -21,18 +26,17 @@ requested AS (
 ),
 used AS (
     -- the windows summed per task and hour (derived.task_usage_hourly; windows of unknown length left out)
-    SELECT cell, job_id, task_index, sum(cpu_s) AS cpu_used, sum(memory_s) AS mem_used
+    SELECT coalesce(cell, '') AS cell_key, cell IS NULL AS no_cell, job_id, task_index, sum(cpu_s) AS cpu_used, sum(memory_s) AS mem_used
     FROM derived.task_usage_hourly WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
     GROUP BY ALL
 ),
 per_task AS (
     SELECT t.*, r.cpu_req, r.mem_req, r.run_attempts, r.censored_attempts, u.cpu_used, u.mem_used
     FROM tasks AS t
-    -- cell is NULL for single-cell traces: match it with IS NOT DISTINCT FROM
     LEFT JOIN requested AS r
-        ON r.cell IS NOT DISTINCT FROM t.cell AND r.job_id = t.job_id AND r.task_index = t.task_index
+        ON r.cell_key = t.cell_key AND r.no_cell = t.no_cell AND r.job_id = t.job_id AND r.task_index = t.task_index
     LEFT JOIN used AS u
-        ON u.cell IS NOT DISTINCT FROM t.cell AND u.job_id = t.job_id AND u.task_index = t.task_index
+        ON u.cell_key = t.cell_key AND u.no_cell = t.no_cell AND u.job_id = t.job_id AND u.task_index = t.task_index
 ),
 by_tier AS (
     -- the tasks summed once per tier and production flag: the groups below add up these few rows

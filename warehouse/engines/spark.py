@@ -100,6 +100,11 @@ LOCAL_SHUFFLE_PARTITIONS = 8
 # "Not enough memory to build and broadcast") after ~100 reports on the sample. $SPARK_DRIVER_MEMORY
 # (Spark's own variable) wins; it only applies when tracewh starts the JVM.
 LOCAL_DRIVER_MEMORY = "4g"
+# Local sessions' JVM: the executors run in the driver's JVM, whose collector is the throughput
+# collector rather than the default G1: at 14.5 M task events G1's threads took 2.5-4.8 CPU s of a
+# task-times run on Spark, the parallel collector 0.7-1.5 (its pauses do not matter to a batch
+# report; bench/RESULTS.md, "Spark: the parallel collector and priority-share's join keys").
+LOCAL_JAVA_OPTIONS = "-XX:+UseParallelGC"
 # Local sessions over a small home (session(small=True): the bundled samples, a slice of a trace,
 # the test suite), where Spark's own work costs more than the data's: shuffles of a few hundred kB
 # need no more partitions than the cores, the home's many small files are packed into a few read
@@ -111,7 +116,7 @@ LOCAL_DRIVER_MEMORY = "4g"
 SMALL_HOME_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.files.openCostInBytes": str(64 << 20),
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+    "spark.driver.extraJavaOptions": f"{LOCAL_JAVA_OPTIONS} -XX:TieredStopAtLevel=1",
     # Spark's default here, not OWN_SESSION_CONF's: the C1-only JVM's code cache (48 MB) was seen
     # full on the sample's parity already, and more classes kept alive would fill it sooner (the
     # JIT then stops compiling); a small home's queries are cheap to compile again.
@@ -1003,6 +1008,7 @@ def session(
         builder = builder.config(
             "spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", LOCAL_DRIVER_MEMORY)
         )
+        builder = builder.config("spark.driver.extraJavaOptions", LOCAL_JAVA_OPTIONS)
         for key, value in (SMALL_HOME_CONF if small else {}).items():
             builder = builder.config(key, value)
         # Python workers (the DAG walk, the ingest tasks) run with this interpreter, which has
