@@ -56,7 +56,7 @@ from tracewh.errors import CatalogError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.sizes import limit_bytes
-from tracewh.traces import SEQ_FILE_SHIFT, expand_sql, get_trace, provides, registry
+from tracewh.traces import SEQ_FILE_SHIFT, adapter_view, expand_sql, get_trace, provides, registry
 
 SCHEMA = "derived"
 # The life-cycle input every derived table is computed from (the trace spec maps it to a table).
@@ -300,19 +300,30 @@ def _events_in(p: Plan, events: str = EVENTS_VIEW) -> str:
     part is seq // SEQ_FILE_SHIFT: the same test on seq's ranges comes first, which the Parquet
     reader prunes files and row groups with, so the other parts' events are not read."""
     listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
+    return (
+        f"{events} AS e SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        "ON w.cell IS NOT DISTINCT FROM e.cell AND w.part = e.part "
+        f"WHERE e.trace = {quote_literal(p.trace)} AND ({_seq_ranges('e', [n for _, n in p.parts])})"
+    )
+
+
+def _runs(numbers: Iterator[int] | list[int]) -> list[tuple[int, int]]:
+    """Sorted distinct integers as runs of consecutive ones, (first, last) each."""
     runs: list[list[int]] = []
-    for n in sorted({n for _, n in p.parts}):
+    for n in sorted(set(numbers)):
         if runs and runs[-1][1] == n - 1:
             runs[-1][1] = n
         else:
             runs.append([n, n])
-    seqs = " OR ".join(
-        f"(e.seq >= {a * SEQ_FILE_SHIFT} AND e.seq < {(b + 1) * SEQ_FILE_SHIFT})" for a, b in runs
-    )
-    return (
-        f"{events} AS e SEMI JOIN (VALUES {listed}) AS w(cell, part) "
-        "ON w.cell IS NOT DISTINCT FROM e.cell AND w.part = e.part "
-        f"WHERE e.trace = {quote_literal(p.trace)} AND ({seqs})"
+    return [(a, b) for a, b in runs]
+
+
+def _seq_ranges(alias: str, parts: list[int]) -> str:
+    """SQL: ``alias``.seq within the parts' seq ranges (consecutive parts merged), a filter the
+    Parquet reader prunes files and row groups with."""
+    return " OR ".join(
+        f"({alias}.seq >= {a * SEQ_FILE_SHIFT} AND {alias}.seq < {(b + 1) * SEQ_FILE_SHIFT})"
+        for a, b in _runs(parts)
     )
 
 
@@ -1264,11 +1275,14 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, name: str) -> None:
 # the files of the units holding them and carries the other units' files over unchanged.
 USAGE_INPUT = "task_usage"
 USAGE_VIEW = "lifecycle.task_usage"
+# The traces' adapter views USAGE_VIEW unions (with their seq, which USAGE_VIEW turns into part).
+USAGE_ADAPTER = "lifecycle_task_usage"
 # The hour of a usage row, the unit an incremental build recomputes (a column of every usage table).
 USAGE_HOUR = "clock_hour"
 _USAGE_TOUCHED = "temp.main.derived_usage_touched"
 _USAGE_AGAIN = "temp.main.derived_usage_again"
 _USAGE_ROWS = "temp.main.derived_usage_rows"
+_USAGE_ATTEMPTS = "temp.main.derived_usage_attempts"
 
 
 def usage_files() -> list[sqlfiles.SqlFile]:
@@ -1305,14 +1319,16 @@ def plan_usage(
 
 
 def _usage_hours_in(p: UsagePlan) -> str:
-    """The (cell, hour) of every usage window of the plan's parts (of the generation the views read now)."""
+    """The (cell, hour) of every usage window of the plan's parts (of the generation the views read
+    now). Read from the trace's adapter view, whose seq the Parquet reader prunes by (the shared
+    view has the part, computed from seq, which it cannot): only the parts' rows are read."""
     listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
-    t = quote_literal(p.trace)
+    usage = adapter_view(p.trace, USAGE_ADAPTER)
     return (
         f"SELECT DISTINCT u.cell, {_window_hour('u', p.trace)} AS {USAGE_HOUR} "
-        f"FROM {USAGE_VIEW} AS u SEMI JOIN (VALUES {listed}) AS w(cell, part) "
-        "ON w.cell IS NOT DISTINCT FROM u.cell AND w.part = u.part "
-        f"WHERE u.trace = {t} AND u.window_s IS NOT NULL"
+        f"FROM {usage} AS u SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        "ON w.cell IS NOT DISTINCT FROM u.cell AND w.part = meta.seq_part(u.seq) "
+        f"WHERE u.window_s IS NOT NULL AND ({_seq_ranges('u', [n for _, n in p.parts])})"
     )
 
 
@@ -1320,23 +1336,20 @@ def _hour_ranges(con: duckdb.DuckDBPyConnection, trace: str, hours: str = _USAGE
     """The hours of the table ``hours`` (cell, USAGE_HOUR) as ranges of start_time per cell
     (consecutive hours merged): a filter the Parquet reader prunes row groups with, so only those
     stretches of the usage are read."""
-    rows = con.execute(
-        f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {hours} ORDER BY cell NULLS FIRST, 2"
-    ).fetchall()
-    runs: list[list] = []
+    rows = con.execute(f"SELECT DISTINCT cell, {USAGE_HOUR} FROM {hours}").fetchall()
+    cells: dict[str | None, list[int]] = {}
     for cell, hour in rows:
-        if runs and runs[-1][0] == cell and runs[-1][2] == hour - 1:
-            runs[-1][2] = hour
-        else:
-            runs.append([cell, hour, hour])
-    if not runs:
-        return "false"
+        cells.setdefault(cell, []).append(int(hour))
     t = quote_literal(trace)
-    return " OR ".join(
-        f"(u.cell IS NOT DISTINCT FROM {quote_literal(c) if c is not None else 'NULL'} "
-        f"AND u.start_time >= {int(a)} * meta.time_units({t}, 3600) "
-        f"AND u.start_time < {int(b) + 1} * meta.time_units({t}, 3600))"
-        for c, a, b in runs
+    return (
+        " OR ".join(
+            f"(u.cell IS NOT DISTINCT FROM {quote_literal(c) if c is not None else 'NULL'} "
+            f"AND u.start_time >= {a} * meta.time_units({t}, 3600) "
+            f"AND u.start_time < {b + 1} * meta.time_units({t}, 3600))"
+            for c in sorted(cells, key=lambda c: (c is not None, c or ""))
+            for a, b in _runs(cells[c])
+        )
+        or "false"
     )
 
 
@@ -1368,7 +1381,7 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
             _usage_units(con, home, p, gen, writer_id, old, swapped)
     finally:
         _restore(con, swapped, set(swapped))
-    for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN):
+    for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN, _USAGE_ATTEMPTS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
 
@@ -1392,6 +1405,17 @@ def _usage_units(
         f"WHERE u.trace = {quote_literal(trace)} AND ({_hour_ranges(con, trace)})"
     )
     touched = f"(SELECT DISTINCT * FROM {_USAGE_TOUCHED})"
+    # Only the attempts of the tasks with a window in those hours: a window's attempt is found
+    # among its own task's attempts (lifecycle.attempt_usage_hourly's lead() runs per task), so the
+    # other tasks' attempts give no row, and sorting every stored attempt for that lead() grew with
+    # the home at every ingest of usage.
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_USAGE_ATTEMPTS.split('.')[-1]} AS "
+        f"SELECT a.* FROM lifecycle.{_ATTEMPTS} AS a "
+        f"SEMI JOIN (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_ROWS}) AS k ON {_on_key('k', 'a')} "
+        f"WHERE a.trace = {quote_literal(trace)}"
+    )
+    _swap(con, swapped, f"lifecycle.{_ATTEMPTS}", f"SELECT * FROM {_USAGE_ATTEMPTS}")
     # the usage view reads them while the tables are built (views bind at query time)
     _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_USAGE_ROWS}")
     for f in usage_files():

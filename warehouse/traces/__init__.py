@@ -951,6 +951,11 @@ def _created(folder: Path, schema: str) -> frozenset[str]:
 ColumnsOf = Callable[[str], Sequence[tuple[str, str]]]
 
 
+def adapter_view(trace: str, view: str) -> str:
+    """The qualified name of a trace's adapter view ``view`` (what ``{{union view}}`` unions)."""
+    return f"{trace}.{view}"
+
+
 def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
     """Shared SQL with its registry placeholders filled in (see above).
 
@@ -963,7 +968,7 @@ def expand_sql(body: str, columns: ColumnsOf | None = None) -> str:
 
     def union(m: re.Match[str]) -> str:
         view = m.group(1)
-        views = [f"{s.name}.{view}" for s in registry().values() if provides(s, view)]
+        views = [adapter_view(s.name, view) for s in registry().values() if provides(s, view)]
         if not views:
             raise UsageError(f"no trace provides the adapter view {view!r} a shared view needs")
         if columns is None:
