@@ -4,10 +4,13 @@
 
 HOME is ingested into (use a copy: `cp -al` of a home, its catalog and writer lock copied, then
 `tracewh repair`); RAW a folder of raw parts. CPU is the process's (every thread's, getrusage);
-statements under 0.3 CPU s are left out of the listing, each builder's total is not."""
+statements under 0.3 CPU s are left out of the listing, each builder's total is not. With
+TRACEWH_PROBE_EXPLAIN=REGEX, each statement matching REGEX is run once more first under EXPLAIN
+ANALYZE and its plan (operator timings) printed to stderr."""
 
 from __future__ import annotations
 
+import os
 import re
 import resource
 import sys
@@ -36,6 +39,10 @@ class Timed:
         self._con, self._tag = con, tag
 
     def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        explain = os.environ.get("TRACEWH_PROBE_EXPLAIN")
+        if explain and re.search(explain, sql):
+            plan = self._con.execute(f"EXPLAIN ANALYZE {sql}", *args, **kwargs).fetchall()
+            print(f"== EXPLAIN ANALYZE {sql[:200]}\n{plan[0][1]}", file=sys.stderr)
         c, w = cpu(), time.monotonic()
         out = self._con.execute(sql, *args, **kwargs)
         LOG.append((self._tag, cpu() - c, time.monotonic() - w, re.sub(r"\s+", " ", sql)[:230]))
