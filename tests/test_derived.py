@@ -106,6 +106,15 @@ def test_the_build_puts_back_the_lifecycle_views_it_pointed_at_its_files(tmp_pat
         assert "read_parquet" not in sql and "derived_events" not in sql, name
         assert comment, name
     assert "FROM lifecycle.observed_segments" in views["observed_window"][0]
+    # the build ran with the time macros of its one trace as constants: the catalog keeps every
+    # trace's own (raw units: microseconds in Google's traces, seconds in Alibaba's; Google 2011's
+    # hours counted from its start 600 s after raw time 0)
+    assert read(
+        home,
+        "SELECT meta.time_units('google2011', 1), meta.time_units('google2019', 1), "
+        "meta.time_units('alibaba2018', 1), meta.trace_hour('google2011', 3600000000 + 600000000), "
+        "meta.trace_hour('alibaba2018', 7200), meta.time_units('no such trace', 1)",
+    ) == [(1_000_000, 1_000_000, 1, 1, 2, None)]
 
 
 def same_as_the_views(home: Home) -> None:

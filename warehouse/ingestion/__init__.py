@@ -56,7 +56,7 @@ from tracewh.ingestion.generations import source_stem as _stem
 from tracewh.options import IngestOptions
 from tracewh.quoting import quote_ident, quote_literal
 from tracewh.sizes import limit_bytes
-from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace
+from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace, time_macros_sql
 
 GZIP_MAGIC = b"\x1f\x8b"
 # For the crash tests: just before it commits, the ingest runs a query that sends the process a
@@ -380,6 +380,10 @@ def ingest(
                                 # (the folder the builders write, removed if they stop halfway)
                                 derived_gens.append(derived.generation_path(home, trace_name, ingest_id))
                                 with signals.interrupting(stage.con.interrupt):
+                                    # every query of the builders reads this trace's rows alone:
+                                    # its time macros as constants, put back before the commit
+                                    # (after a failure the staged catalog is dropped whole)
+                                    stage.con.execute(time_macros_sql(only=trace_name))
                                     if plan is not None:
                                         derived_gens += derived.build(stage.con, home, plan, ingest_id)
                                     if usage_plan is not None:
@@ -391,6 +395,7 @@ def ingest(
                                         derived_gens += derived.build_walks(
                                             stage.con, home, trace_name, set(work), ingest_id
                                         )
+                                    stage.con.execute(time_macros_sql())
                                     # the derived views point at the new files once, after every builder
                                     derived.create_views(stage.con, home, check_outdated=False)
                                 signals.pause_point("derived tables built")

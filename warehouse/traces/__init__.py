@@ -505,7 +505,7 @@ def sql_files(kind: str) -> list[sqlfiles.SqlFile]:
 _BIGINT_MAX = 2**63 - 1
 
 
-def time_macros_sql() -> str:
+def time_macros_sql(only: str | None = None) -> str:
     """The time vocabulary of shared SQL, per trace, from the specs (no unit, offset or special value
     is written in shared SQL):
     ``meta.after_window(trace)`` the raw value meaning "after the window" (a time below it is real);
@@ -513,9 +513,14 @@ def time_macros_sql() -> str:
     ``meta.units_per_second(trace)`` raw time units in a second (BIGINT);
     ``meta.seconds(trace, d)`` a raw time difference in seconds (DOUBLE);
     ``meta.time_units(trace, s)`` ``s`` whole seconds in raw time units (bucket widths, days);
-    ``meta.start_s(trace)`` the raw time of the trace start, in seconds (buckets -> hours since it)."""
+    ``meta.start_s(trace)`` the raw time of the trace start, in seconds (buckets -> hours since it).
+
+    ``only``: the macros of that one trace, constants whatever their ``trace`` argument, for
+    queries that read that trace's rows alone (a derived build): a CASE on the trace column is
+    evaluated on every row, a constant is folded once (a quarter of an hourly rollup's CPU). Run
+    ``time_macros_sql()`` again after them."""
     after, hour, per_second, start = [], [], [], []
-    for s in registry().values():
+    for s in registry().values() if only is None else [get_trace(only)]:
         name = quote_literal(s.name)
         ups = s.units_per_day // 86_400
         after.append(f"WHEN {name} THEN {s.after_window if s.after_window is not None else _BIGINT_MAX}")
@@ -525,6 +530,8 @@ def time_macros_sql() -> str:
         start.append(f"WHEN {name} THEN {offset_s}")
 
     def case(cases: list[str]) -> str:
+        if only is not None:
+            return f"({cases[0].split(' THEN ', 1)[1]})"
         return f"CASE trace {' '.join(cases)} END"
 
     return (
