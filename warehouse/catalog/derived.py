@@ -1282,6 +1282,7 @@ USAGE_HOUR = "clock_hour"
 _USAGE_TOUCHED = "temp.main.derived_usage_touched"
 _USAGE_AGAIN = "temp.main.derived_usage_again"
 _USAGE_ROWS = "temp.main.derived_usage_rows"
+_USAGE_ATTEMPTS = "temp.main.derived_usage_attempts"
 
 
 def usage_files() -> list[sqlfiles.SqlFile]:
@@ -1380,7 +1381,7 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
             _usage_units(con, home, p, gen, writer_id, old, swapped)
     finally:
         _restore(con, swapped, set(swapped))
-    for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN):
+    for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN, _USAGE_ATTEMPTS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
 
@@ -1407,17 +1408,16 @@ def _usage_units(
     # Only the attempts of the tasks with a window in those hours: a window's attempt is found
     # among its own task's attempts (lifecycle.attempt_usage_hourly's lead() runs per task), so the
     # other tasks' attempts give no row, and sorting every stored attempt for that lead() grew with
-    # the home at every ingest of usage. A view, not a table: the query reads only the attempts'
-    # columns it uses.
-    attempts = f"lifecycle.{_ATTEMPTS}"
-    _swap(
-        con,
-        swapped,
-        attempts,
-        f"SELECT a.* FROM ({_lifecycle_body(con, _ATTEMPTS)}) AS a "
+    # the home at every ingest of usage. A table, read once: as a view, the query's two reads of
+    # the attempts each joined every stored attempt to the hours' tasks (out of memory at 120 parts
+    # of the whole trace in a 3GB budget).
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_USAGE_ATTEMPTS.split('.')[-1]} AS "
+        f"SELECT a.* FROM lifecycle.{_ATTEMPTS} AS a "
         f"SEMI JOIN (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_ROWS}) AS k ON {_on_key('k', 'a')} "
-        f"WHERE a.trace = {quote_literal(trace)}",
+        f"WHERE a.trace = {quote_literal(trace)}"
     )
+    _swap(con, swapped, f"lifecycle.{_ATTEMPTS}", f"SELECT * FROM {_USAGE_ATTEMPTS}")
     # the usage view reads them while the tables are built (views bind at query time)
     _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_USAGE_ROWS}")
     for f in usage_files():
