@@ -1410,10 +1410,17 @@ def _usage_units(
     # other tasks' attempts give no row, and sorting every stored attempt for that lead() grew with
     # the home at every ingest of usage. A table, read once: as a view, the query's two reads of
     # the attempts each joined every stored attempt to the hours' tasks (out of memory at 120 parts
-    # of the whole trace in a 3GB budget).
+    # of the whole trace in a 3GB budget). Only the attempts' columns the usage tables' views name:
+    # every stored attempt is read, and decoding its other columns was most of that read.
+    named = " ".join(_lifecycle_body(con, short(f)) for f in usage_files())
+    columns = [
+        quote_ident(c)
+        for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE lifecycle.{_ATTEMPTS})").fetchall()
+        if re.search(rf"\b{re.escape(c)}\b", named)
+    ]
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {_USAGE_ATTEMPTS.split('.')[-1]} AS "
-        f"SELECT a.* FROM lifecycle.{_ATTEMPTS} AS a "
+        f"SELECT {', '.join(f'a.{c}' for c in columns)} FROM lifecycle.{_ATTEMPTS} AS a "
         f"SEMI JOIN (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_ROWS}) AS k ON {_on_key('k', 'a')} "
         f"WHERE a.trace = {quote_literal(trace)}"
     )
