@@ -299,12 +299,17 @@ def _events_in(p: Plan, events: str = EVENTS_VIEW) -> str:
     """SQL (a FROM clause): the events ``e`` of the trace in the plan's parts (cell, part). The
     part is seq // SEQ_FILE_SHIFT: the same test on seq's ranges comes first, which the Parquet
     reader prunes files and row groups with, so the other parts' events are not read."""
-    listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
     return (
-        f"{events} AS e SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        f"{events} AS e SEMI JOIN {_parts_values(p.parts)} "
         "ON w.cell IS NOT DISTINCT FROM e.cell AND w.part = e.part "
         f"WHERE e.trace = {quote_literal(p.trace)} AND ({_seq_ranges('e', [n for _, n in p.parts])})"
     )
+
+
+def _parts_values(parts: list[tuple[str | None, int]]) -> str:
+    """SQL: the parts (cell, part) as a relation ``w(cell, part)``."""
+    listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in parts)
+    return f"(VALUES {listed}) AS w(cell, part)"
 
 
 def _runs(numbers: Iterator[int] | list[int]) -> list[tuple[int, int]]:
@@ -1322,11 +1327,10 @@ def _usage_hours_in(p: UsagePlan) -> str:
     """The (cell, hour) of every usage window of the plan's parts (of the generation the views read
     now). Read from the trace's adapter view, whose seq the Parquet reader prunes by (the shared
     view has the part, computed from seq, which it cannot): only the parts' rows are read."""
-    listed = ", ".join(f"({quote_literal(c) if c else 'NULL'}, {int(n)})" for c, n in p.parts)
     usage = adapter_view(p.trace, USAGE_ADAPTER)
     return (
         f"SELECT DISTINCT u.cell, {_window_hour('u', p.trace)} AS {USAGE_HOUR} "
-        f"FROM {usage} AS u SEMI JOIN (VALUES {listed}) AS w(cell, part) "
+        f"FROM {usage} AS u SEMI JOIN {_parts_values(p.parts)} "
         "ON w.cell IS NOT DISTINCT FROM u.cell AND w.part = meta.seq_part(u.seq) "
         f"WHERE u.window_s IS NOT NULL AND ({_seq_ranges('u', [n for _, n in p.parts])})"
     )

@@ -519,20 +519,24 @@ def time_macros_sql(only: str | None = None) -> str:
     queries that read that trace's rows alone (a derived build): a CASE on the trace column is
     evaluated on every row, a constant is folded once (a quarter of an hourly rollup's CPU). Run
     ``time_macros_sql()`` again after them."""
-    after, hour, per_second, start = [], [], [], []
+    # each macro's value per trace, as (quoted trace name, SQL value)
+    after: list[tuple[str, str]] = []
+    hour: list[tuple[str, str]] = []
+    per_second: list[tuple[str, str]] = []
+    start: list[tuple[str, str]] = []
     for s in registry().values() if only is None else [get_trace(only)]:
         name = quote_literal(s.name)
         ups = s.units_per_day // 86_400
-        after.append(f"WHEN {name} THEN {s.after_window if s.after_window is not None else _BIGINT_MAX}")
-        hour.append(f"WHEN {name} THEN (t - {s.start_offset}) // {s.units_per_day // 24}")
-        per_second.append(f"WHEN {name} THEN {ups}")
+        after.append((name, str(s.after_window if s.after_window is not None else _BIGINT_MAX)))
+        hour.append((name, f"(t - {s.start_offset}) // {s.units_per_day // 24}"))
+        per_second.append((name, str(ups)))
         offset_s = s.start_offset // ups if s.start_offset % ups == 0 else s.start_offset / ups
-        start.append(f"WHEN {name} THEN {offset_s}")
+        start.append((name, str(offset_s)))
 
-    def case(cases: list[str]) -> str:
+    def case(values: list[tuple[str, str]]) -> str:
         if only is not None:
-            return f"({cases[0].split(' THEN ', 1)[1]})"
-        return f"CASE trace {' '.join(cases)} END"
+            return f"({values[0][1]})"
+        return f"CASE trace {' '.join(f'WHEN {name} THEN {value}' for name, value in values)} END"
 
     return (
         f"CREATE OR REPLACE MACRO meta.after_window(trace) AS {case(after)};\n"
