@@ -8,44 +8,43 @@
 -- note: is_production = priority >= 9 (2011, the paper's definition) or >= 120 (2019, production tier and above). A task counts in the tier of its last known priority. Requested = sum over run attempts of request x the run time observed inside the window of the ingested task events (lifecycle.task_episodes.observed_run_s: an attempt scheduled before the window or still running at its end counts for the part observed, a service running through the whole window for the whole window; normalised core-seconds, memory-seconds). censored_attempts = attempts whose run start or end lies outside the window. Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
 -- caveat: an attempt with no event in the ingested data is invisible: on a slice, long-running services scheduled in an earlier part are missing unless they have an event in the slice; censored attempts count for the part of the window observed
 WITH tasks AS (
-    -- The task key carries the cell as two columns, coalesce(cell, '') and cell IS NULL (cell is
-    -- NULL for single-cell traces): equal on both exactly when the cells are NOT DISTINCT, so the
-    -- joins below are plain equalities on the columns the per-task aggregates group by, and Spark
-    -- joins each aggregate where it computed it (a null-safe join on cell made it shuffle both
-    -- aggregates again, on coalesce(cell, '') and isnull(cell)).
-    SELECT coalesce(cell, '') AS cell_key, cell IS NULL AS no_cell, job_id, task_index, priority_tier, is_production
+    SELECT cell, job_id, task_index, priority_tier, is_production
     FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
-requested AS (
-    SELECT coalesce(cell, '') AS cell_key, cell IS NULL AS no_cell, job_id, task_index,
-           sum(cpu_request * observed_run_s) AS cpu_req, sum(memory_request * observed_run_s) AS mem_req,
-           count(*) AS run_attempts,
-           count(*) FILTER (run_start_censored OR run_end_censored) AS censored_attempts
+task_rows AS (
+    -- the run attempts and the task-hours of usage (derived.task_usage_hourly: the windows summed
+    -- per task and hour, windows of unknown length left out) as rows of one relation; src 1 is an
+    -- attempt, 2 an hour of usage
+    SELECT cell, job_id, task_index, 1 AS src, run_start_censored OR run_end_censored AS censored,
+           cpu_request * observed_run_s AS cpu_req, memory_request * observed_run_s AS mem_req,
+           CAST(NULL AS DOUBLE) AS cpu_used, CAST(NULL AS DOUBLE) AS mem_used
     FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
-    GROUP BY ALL
-),
-used AS (
-    -- the windows summed per task and hour (derived.task_usage_hourly; windows of unknown length left out)
-    SELECT coalesce(cell, '') AS cell_key, cell IS NULL AS no_cell, job_id, task_index, sum(cpu_s) AS cpu_used, sum(memory_s) AS mem_used
+    UNION ALL
+    SELECT cell, job_id, task_index, 2, CAST(NULL AS BOOLEAN), CAST(NULL AS DOUBLE), CAST(NULL AS DOUBLE), cpu_s, memory_s
     FROM derived.task_usage_hourly WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
-    GROUP BY ALL
 ),
-per_task AS (
-    SELECT t.*, r.cpu_req, r.mem_req, r.run_attempts, r.censored_attempts, u.cpu_used, u.mem_used
-    FROM tasks AS t
-    LEFT JOIN requested AS r
-        ON r.cell_key = t.cell_key AND r.no_cell = t.no_cell AND r.job_id = t.job_id AND r.task_index = t.task_index
-    LEFT JOIN used AS u
-        ON u.cell_key = t.cell_key AND u.no_cell = t.no_cell AND u.job_id = t.job_id AND u.task_index = t.task_index
+sums AS (
+    -- Each row summed straight into its task's tier through one join to the tasks: the only
+    -- table keyed by task is that join's, which spills under the memory limit. (Two per-task
+    -- aggregates joined to the tasks held three such tables at once and ran out of memory at
+    -- whole-trace size.) Rows of tasks derived.tasks does not hold are left out.
+    SELECT t.priority_tier, t.is_production,
+           count(*) FILTER (WHERE r.src = 1) AS run_attempts,
+           count(*) FILTER (WHERE r.src = 1 AND r.censored) AS censored_attempts,
+           sum(r.cpu_req) AS cpu_req, sum(r.mem_req) AS mem_req, sum(r.cpu_used) AS cpu_used, sum(r.mem_used) AS mem_used
+    FROM task_rows AS r
+    JOIN tasks AS t
+        ON t.job_id = r.job_id AND t.task_index = r.task_index AND t.cell IS NOT DISTINCT FROM r.cell
+    GROUP BY t.priority_tier, t.is_production
 ),
 by_tier AS (
-    -- the tasks summed once per tier and production flag: the groups below add up these few rows
-    -- instead of reading every task three times
-    SELECT priority_tier, is_production, count(*) AS tasks,
-           sum(run_attempts) AS run_attempts, sum(censored_attempts) AS censored_attempts,
-           sum(cpu_req) AS cpu_req, sum(mem_req) AS mem_req, sum(cpu_used) AS cpu_used, sum(mem_used) AS mem_used
-    FROM per_task
-    GROUP BY priority_tier, is_production
+    -- the tasks counted once per tier and production flag, beside their sums: the groups below
+    -- add up these few rows
+    SELECT c.priority_tier, c.is_production, c.tasks, s.run_attempts, s.censored_attempts,
+           s.cpu_req, s.mem_req, s.cpu_used, s.mem_used
+    FROM (SELECT priority_tier, is_production, count(*) AS tasks FROM tasks GROUP BY priority_tier, is_production) AS c
+    LEFT JOIN sums AS s
+        ON s.priority_tier IS NOT DISTINCT FROM c.priority_tier AND s.is_production IS NOT DISTINCT FROM c.is_production
 ),
 groups AS (
     SELECT coalesce(priority_tier, '(none)') AS grp, 1 AS ord, * FROM by_tier
