@@ -9,9 +9,11 @@
 -- caveat: a job's usage is what its ingested usage windows hold: jobs crossing the window edges are truncated
 -- plot: x=top_fraction; y=cpu,memory; kind=line; where=top_fraction; title=Share of usage by the largest jobs; xlabel=fraction of jobs (largest first, log scale); ylabel=share of usage; logx=true
 WITH jobs AS (
-    SELECT cell, job_id, sum(cpu * window_s) / 3600 AS cpu, sum(memory * window_s) / 3600 AS memory
-    FROM lifecycle.task_usage
-    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
+    -- the windows summed per task and hour (derived.task_usage_hourly, windows of unknown length
+    -- left out), a fraction of the windows to read
+    SELECT cell, job_id, sum(cpu_s) / 3600 AS cpu, sum(memory_s) / 3600 AS memory
+    FROM derived.task_usage_hourly
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
     GROUP BY ALL
 ),
 ranked AS (
