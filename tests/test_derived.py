@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -648,17 +649,22 @@ def usage_source(folder: Path, parts: dict[int, list[str]]) -> Path:
     return folder
 
 
+def known_windows(lines: list[str]) -> Iterator[tuple[list[str], int, float]]:
+    """The fields, start and seconds of each window of known length (a special start or end time,
+    0 or the largest time, leaves it out)."""
+    for line in lines:
+        f = line.split(",")
+        start, end = int(f[0]), int(f[1])
+        if start not in (0, 2**63 - 1) and end not in (0, 2**63 - 1):
+            yield f, start, (end - start) / 1e6
+
+
 def hourly_by_hand(lines: list[str]) -> dict[tuple, tuple]:
     """task_usage_hourly from the CSV lines in plain Python: per (job, task, clock hour, trace hour),
     windows, seconds, core-seconds, memory-seconds and the 5-minute slots (windows of unknown length,
     with a special start or end time, left out)."""
     out: dict[tuple, list] = {}
-    for line in lines:
-        f = line.split(",")
-        start, end = int(f[0]), int(f[1])
-        if start == 0 or end == 0 or end == 2**63 - 1 or start == 2**63 - 1:
-            continue
-        s = (end - start) / 1e6
+    for f, start, s in known_windows(lines):
         since = (
             start - START_US
         )  # SQL's integer division truncates: a window just before the start is in hour 0
@@ -669,6 +675,21 @@ def hourly_by_hand(lines: list[str]) -> dict[tuple, tuple]:
         acc[2] += float(f[5]) * s if f[5] else 0.0
         acc[3] += float(f[6]) * s if f[6] else 0.0
         acc[4] |= 1 << ((start % HOUR_US) // 300_000_000)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def machine_windows_by_hand(lines: list[str]) -> dict[tuple, tuple]:
+    """machine_usage_windows from the CSV lines in plain Python: per (machine, window start),
+    windows, summed mean CPU and memory, core- and memory-seconds (windows of unknown length left
+    out)."""
+    out: dict[tuple, list] = {}
+    for f, start, s in known_windows(lines):
+        acc = out.setdefault((int(f[4]) if f[4] else None, start), [0, 0.0, 0.0, 0.0, 0.0])
+        acc[0] += 1
+        acc[1] += float(f[5]) if f[5] else 0.0
+        acc[2] += float(f[6]) if f[6] else 0.0
+        acc[3] += float(f[5]) * s if f[5] else 0.0
+        acc[4] += float(f[6]) * s if f[6] else 0.0
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -729,13 +750,27 @@ def test_the_usage_rollup_after_parts_out_of_order_a_replaced_and_a_removed_part
     fresh = Home.resolve(tmp_path / "fresh")
     ingest.ingest(fresh, "google2011", usage_source(tmp_path / "g", final), IngestOptions(tables=only))
     assert stored(step, "task_usage_hourly") == stored(fresh, "task_usage_hourly")
+    assert stored(step, "machine_usage_windows") == stored(fresh, "machine_usage_windows")
     # and both hold what a plain reading of the files gives
-    want = hourly_by_hand([line for ls in final.values() for line in ls])
+    lines = [line for ls in final.values() for line in ls]
+    want = hourly_by_hand(lines)
     got = stored_hourly(step)
     assert set(got) == set(want)
     for key, (windows, secs, cpu_s, mem_s, slots) in want.items():
         assert got[key][0] == windows and got[key][4] == slots, key
         assert got[key][1:4] == pytest.approx((secs, cpu_s, mem_s), rel=1e-12), key
+    by_machine = {
+        (m, start): (n, cpu, mem, cpu_s, mem_s)
+        for (m, start, n, cpu, mem, cpu_s, mem_s) in read(
+            step,
+            "SELECT machine_id, start_time, windows, cpu, memory, cpu_s, memory_s "
+            "FROM derived.machine_usage_windows",
+        )
+    }
+    want_machines = machine_windows_by_hand(lines)
+    assert set(by_machine) == set(want_machines)
+    for key, (n, *sums) in want_machines.items():
+        assert by_machine[key][0] == n and by_machine[key][1:] == pytest.approx(tuple(sums), rel=1e-12), key
 
 
 def test_check_finds_a_usage_rollup_that_differs_from_the_windows(tmp_path):

@@ -34,9 +34,10 @@ capacity AS (
     FROM ev GROUP BY cell, machine_id
 ),
 window_use AS (
-    SELECT cell, machine_id, start_time, sum(cpu) AS cpu, sum(memory) AS memory
-    FROM lifecycle.task_usage WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
-    GROUP BY ALL
+    -- the tasks' windows summed per machine and window start (derived.machine_usage_windows, stored
+    -- at ingest; windows of unknown length left out)
+    SELECT cell, machine_id, start_time, cpu, memory
+    FROM derived.machine_usage_windows WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 machine_use AS (
     SELECT u.cell, u.machine_id, avg(u.cpu) / c.cpus AS cpu_util, avg(u.memory) / c.memory AS memory_util

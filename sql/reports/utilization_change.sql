@@ -9,11 +9,13 @@
 -- caveat: the first and last windows of the ingested data are partial: their changes are edge effects
 -- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows; ref=point@0.2,0.9:paper: >90% of 5-min windows change <20%
 WITH windows AS (
+    -- from the windows summed per machine and window start (derived.machine_usage_windows, stored at
+    -- ingest; windows of unknown length left out): a tenth of the rows of every window
     SELECT start_time // meta.time_units($trace, $window_s) AS w,
-           sum(cpu * window_s) / $window_s AS cpu,
-           sum(memory * window_s) / $window_s AS memory
-    FROM lifecycle.task_usage
-    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND window_s IS NOT NULL
+           sum(cpu_s) / $window_s AS cpu,
+           sum(memory_s) / $window_s AS memory
+    FROM derived.machine_usage_windows
+    WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
     GROUP BY 1
 ),
 changes AS (

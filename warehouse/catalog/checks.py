@@ -33,6 +33,7 @@ def all_checks(live: list[tuple[str, str]] | None = None) -> list[tuple[str, str
     trace)."""
     out = [(f.name, f.header.get("description", ""), f.body) for f in sql_files("checks")]
     for f in derived.files():
+        key = derived.sample_key(f)
         out.append(
             (
                 f"{f.name}.recomputed",
@@ -40,7 +41,7 @@ def all_checks(live: list[tuple[str, str]] | None = None) -> list[tuple[str, str
                 + " and ".join(
                     "events" if i == derived.SOURCE_INPUT else "usage windows" for i in derived.inputs_of(f)
                 )
-                + (f" (a sample of tasks: one in {derived.SAMPLE_EVERY})" if derived.sampled(f) else ""),
+                + (f" (a sample of {derived.SAMPLED[key]}: one in {derived.SAMPLE_EVERY})" if key else ""),
                 derived.check_sql(f, live),
             )
         )

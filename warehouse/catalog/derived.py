@@ -67,6 +67,7 @@ EVENTS_VIEW = "lifecycle.task_events"
 # table with ``unit:`` the folder <name>/ of one file per unit, <unit>.parquet (stored_paths)
 PREFIX = "derived."
 TASK_KEY = ("cell", "job_id", "task_index")
+MACHINE_KEY = ("cell", "machine_id")
 _TRACE_PARAM = re.compile(r"\$trace\b")
 _TOUCHED = "temp.main.derived_touched"
 _EVENTS = "temp.main.derived_events"
@@ -212,16 +213,26 @@ def checked_traces(f: sqlfiles.SqlFile, live: list[tuple[str, str]]) -> list[str
     ]
 
 
-# `tracewh check` compares a sample of tasks (all of a task's rows or none): one task in SAMPLE_EVERY.
+# `tracewh check` compares a sample of tasks (all of a task's rows or none): one task in SAMPLE_EVERY
+# (of machines, for a table of machine rows).
 SAMPLE_EVERY = 16
+SAMPLED = {TASK_KEY: "tasks", MACHINE_KEY: "machines"}
 
 
-def sampled(f: sqlfiles.SqlFile) -> bool:
-    """Whether `tracewh check` compares a sample of tasks (else the whole table): a table whose
-    rows each belong to one task (its sort key holds the task key), or one read from such tables."""
-    return set(TASK_KEY) <= set(sort_key(f)) or any(
-        per_task(g) for g in stored_files() if short(g) in reads(f)
-    )
+def keyed_by_task(f: sqlfiles.SqlFile) -> bool:
+    """A table whose rows each belong to one task (its sort key holds the task key)."""
+    return set(TASK_KEY) <= set(sort_key(f))
+
+
+def sample_key(f: sqlfiles.SqlFile) -> tuple[str, ...] | None:
+    """The key `tracewh check` samples the table's rows by (all of a key's rows or none): the task
+    key of a table of task rows, or of one read from such tables; the machine key of a table of
+    machine rows; None: the table is compared whole."""
+    if keyed_by_task(f) or any(per_task(g) for g in stored_files() if short(g) in reads(f)):
+        return TASK_KEY
+    if set(MACHINE_KEY) <= set(sort_key(f)):
+        return MACHINE_KEY
+    return None
 
 
 def check_sql(f: sqlfiles.SqlFile, live: list[tuple[str, str]] | None = None) -> str:
@@ -230,7 +241,8 @@ def check_sql(f: sqlfiles.SqlFile, live: list[tuple[str, str]] | None = None) ->
     ``live``: the catalog's (trace, table) pairs, to recompute only the traces checked_traces
     names (None: every trace)."""
     name = f"{SCHEMA}.{quote_ident(short(f))}"
-    sample = f"WHERE hash(cell, job_id, task_index) % {SAMPLE_EVERY} = 0" if sampled(f) else ""
+    key = sample_key(f)
+    sample = f"WHERE hash({', '.join(key)}) % {SAMPLE_EVERY} = 0" if key else ""
     again = recomputed(f, None if live is None else checked_traces(f, live))
     return (
         f"WITH stored AS (SELECT * FROM {name} {sample}), "
@@ -1434,8 +1446,11 @@ def _usage_units(
     for f in usage_files():
         name, unit = short(f), unit_of(f)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_AGAIN.split('.')[-1]} AS {query(f, trace)}")
+        # the tasks recomputed: of the table's rows, or for a table of machine rows the tasks of
+        # the windows it summed again
+        of = _USAGE_AGAIN if keyed_by_task(f) else f"{_USAGE_ROWS} WHERE window_s IS NOT NULL"
         row = con.execute(
-            f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_AGAIN})"
+            f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {of})"
         ).fetchone()
         # the units holding a touched hour: their files are written again
         units = {u for (u,) in con.execute(f"SELECT DISTINCT {unit} FROM {touched}").fetchall()}
