@@ -822,6 +822,26 @@ def test_the_signal_watch_hears_a_ctrl_c_that_a_thread_started_before_it_takes()
     assert not fell_back.is_set()  # whatever the load: the signal stopped it, not the fallback
 
 
+def test_a_usage_table_the_home_lacks_is_built_whole_and_the_others_by_their_hours(tmp_path):
+    # a home from a tracewh before the table (here its row of meta.derived removed, as the catalog
+    # forgets an outdated table): the next ingest of usage builds it whole, from every window, and
+    # recomputes only the hours of its parts in the tables the home holds
+    home = Home.resolve(tmp_path / "h")
+    only = IngestOptions(tables=["task_usage"])
+    ingest.ingest(home, "google2011", usage_source(tmp_path / "a", {0: USAGE_SLICES[0]}), only)
+    with duckdb.connect(str(home.catalog)) as con:
+        con.execute("DELETE FROM meta.derived WHERE name = 'machine_usage_windows'")
+    catalog.repair(home)
+    ingest.ingest(home, "google2011", usage_source(tmp_path / "b", {1: USAGE_SLICES[1]}), only)
+    recomputed = dict(read(home, "SELECT name, tasks_recomputed FROM meta.derived"))
+    assert recomputed["machine_usage_windows"] is None
+    assert recomputed["task_usage_hourly"] is not None
+    same_as_the_views(home)
+    assert read(home, "SELECT count(*) FROM derived.machine_usage_windows") == [
+        (len(machine_windows_by_hand(USAGE_SLICES[0] + USAGE_SLICES[1])),)
+    ]
+
+
 @pytest.mark.parametrize("name", ["task_usage_hourly", "tasks"])
 def test_a_table_stored_as_one_file_by_an_older_tracewh_is_rebuilt_as_unit_files(tmp_path, name):
     # the usage table (6-hour units) and a table of task rows (job ranges), each with its input

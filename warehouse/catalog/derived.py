@@ -1316,6 +1316,9 @@ class UsagePlan:
     trace: str
     full: bool
     parts: list[tuple[str | None, int]] = field(default_factory=list)
+    # tables the home does not hold (new to this tracewh, or forgotten as outdated): built whole
+    # while the others are recomputed by their hours
+    missing: list[str] = field(default_factory=list)
 
 
 def plan_usage(
@@ -1328,9 +1331,10 @@ def plan_usage(
         if recorded(con)
         else set()
     )
-    if replace or any(short(f) not in have for f in usage_files()):
+    missing = [short(f) for f in usage_files() if short(f) not in have]
+    if replace or len(missing) == len(usage_files()):
         return UsagePlan(trace, True)
-    out = UsagePlan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])))
+    out = UsagePlan(trace, False, sorted(parts, key=lambda p: (p[0] or "", p[1])), missing)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_TOUCHED.split('.')[-1]} AS {_usage_hours_in(out)}")
     return out
 
@@ -1390,10 +1394,10 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
                 if short(g) in old and input_of(g) != USAGE_INPUT and USAGE_INPUT not in inputs_of(g):
                     paths = stored_paths(home.root, old[short(g)], short(g))
                     _swap(con, swapped, f"lifecycle.{short(g)}", f"SELECT * FROM {read_stored(g, paths)}")
-        if p.full:
-            for f in usage_files():
+        for f in usage_files():
+            if p.full or short(f) in p.missing:
                 _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
-        else:
+        if not p.full:
             _usage_units(con, home, p, gen, writer_id, old, swapped)
     finally:
         _restore(con, swapped, set(swapped))
@@ -1443,7 +1447,7 @@ def _usage_units(
     _swap(con, swapped, f"lifecycle.{_ATTEMPTS}", f"SELECT * FROM {_USAGE_ATTEMPTS}")
     # the usage view reads them while the tables are built (views bind at query time)
     _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_USAGE_ROWS}")
-    for f in usage_files():
+    for f in (f for f in usage_files() if short(f) not in p.missing):
         name, unit = short(f), unit_of(f)
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_USAGE_AGAIN.split('.')[-1]} AS {query(f, trace)}")
         # the tasks recomputed: of the table's rows, or for a table of machine rows the tasks of
