@@ -146,8 +146,9 @@ def test_stored_attempt_usage_equals_the_view_on_the_sample(sample_home):
 @pytest.mark.parametrize(
     ("order", "last_recomputed"),
     [
-        # events first, then the usage (the usage ingest rebuilds the table whole: None)
-        ([("task_events", None), ("task_usage", None)], None),
+        # events first, then the usage: the table, built by the events' ingest, is recomputed for
+        # the hours the usage's parts hold (every window here: the two tasks with events and windows)
+        ([("task_events", None), ("task_usage", None)], 2),
         # usage first; then the events part by part (the second recomputes the 2 tasks of part 1)
         ([("task_usage", None), ("task_events", "0"), ("task_events", "1")], 2),
         # interleaved, the usage parts out of order; the last recomputes the hour its part holds
@@ -174,6 +175,8 @@ def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_pat
     assert sum(x["cpu_core_hours"] for x in by_time) == pytest.approx(705 / 3600, abs=1e-5)
     (outside,) = [x for x in by_time if x["class"] == "(usage outside every run attempt)"]
     assert outside["cpu_core_hours"] == pytest.approx((270 + 180) / 3600, abs=1e-6)
+    # no attempt: a count of distinct attempt keys counted the unmatched rows' all-NULL key as one
+    assert outside["attempts"] == 0
 
 
 D = 86_400  # seconds a day

@@ -17,24 +17,31 @@ attempts AS (
     SELECT cell, job_id, task_index, episode_no, run_s IS NOT NULL AS known, coalesce(run_s, observed_run_s) AS length_s
     FROM derived.task_episodes WHERE trace = $trace AND ($cell IS NULL OR cell = $cell) AND ran
 ),
+eventless AS (
+    -- The windows of tasks without a task event: every window (derived.task_usage_hourly) less
+    -- those of the tasks with one (derived.attempt_usage_hourly holds each of their windows once), by
+    -- count (exact) and by sum; no join of every task-hour to the tasks.
+    SELECT every.windows - coalesce(held.windows, 0) AS windows,
+           every.cpu_s - coalesce(held.cpu_s, 0) AS cpu_s, every.memory_s - coalesce(held.memory_s, 0) AS memory_s
+    FROM (SELECT sum(windows) AS windows, fsum(cpu_s) AS cpu_s, fsum(memory_s) AS memory_s
+          FROM derived.task_usage_hourly WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)) AS every,
+         (SELECT sum(windows) AS windows, fsum(cpu_s) AS cpu_s, fsum(memory_s) AS memory_s
+          FROM derived.attempt_usage_hourly WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)) AS held
+),
 usage AS (
     -- the windows summed per attempt (derived.attempt_usage: a window belongs to the attempt running
     -- when it starts, from its SCHEDULE, or scheduled before the data from the start, to its end
-    -- event, or with none to the next attempt; episode_no NULL outside every attempt), and the
-    -- windows of tasks without a task event, outside every attempt (derived.task_usage_hourly)
+    -- event, or with none to the next attempt; episode_no NULL outside every attempt; one row per
+    -- attempt), and the windows of tasks without a task event, outside every attempt
     SELECT cell, job_id, task_index, episode_no, cpu_s / 3600 AS cpu_h, memory_s / 3600 AS mem_h
     FROM derived.attempt_usage
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
     UNION ALL
-    SELECT h.cell, h.job_id, h.task_index, NULL, h.cpu_s / 3600, h.memory_s / 3600
-    FROM derived.task_usage_hourly AS h
-    ANTI JOIN (SELECT cell, job_id, task_index FROM derived.tasks WHERE trace = $trace) AS t
-        ON t.cell IS NOT DISTINCT FROM h.cell AND t.job_id = h.job_id AND t.task_index = h.task_index
-    WHERE h.trace = $trace AND ($cell IS NULL OR h.cell = $cell)
+    SELECT NULL, NULL, NULL, NULL, e.cpu_s / 3600, e.memory_s / 3600
+    FROM eventless AS e WHERE e.windows > 0
 ),
 attributed AS (
-    SELECT u.cpu_h, u.mem_h, a.known, a.length_s, a.episode_no IS NULL AS unmatched,
-           a.cell AS a_cell, a.job_id AS a_job, a.task_index AS a_task, a.episode_no
+    SELECT u.cpu_h, u.mem_h, a.known, a.length_s, a.episode_no IS NULL AS unmatched
     FROM usage AS u
     LEFT JOIN attempts AS a
         ON a.cell IS NOT DISTINCT FROM u.cell AND a.job_id = u.job_id AND a.task_index = u.task_index
@@ -52,7 +59,8 @@ classed AS (
 totals AS (SELECT sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h FROM classed),
 grouped AS (
     SELECT coalesce(ord, 0) AS ord, known OR unmatched AS known, unmatched, kind,
-           count(DISTINCT (a_cell, a_job, a_task, episode_no)) AS attempts, sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h
+           -- a usage row matched to an attempt is that attempt's only row (derived.attempt_usage)
+           count(*) FILTER (WHERE NOT unmatched) AS attempts, sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h
     FROM classed GROUP BY ALL
 ),
 -- every class of known length is listed (0 when empty); censored classes and stray usage when present
