@@ -1,5 +1,5 @@
 -- name: derived.machine_usage_windows
--- description: lifecycle.machine_usage_windows of one trace, stored: the usage windows summed per machine and window start, which machines and utilization-change read instead of every window (a tenth of the rows on the 2011 trace).
+-- description: lifecycle.machine_usage_windows of one trace, stored: the usage windows summed per machine and window start, which machines and utilization-change read instead of every window (about a ninth of the rows on the synthetic 2011 trace: 151.8 M for 1,297 M windows).
 -- grain: one row per (trace, cell, machine_id, start_time)
 -- params: trace
 -- input: task_usage

@@ -10,7 +10,7 @@
 -- plot: kind=quantiles; group=resource; title=Relative change of cluster usage between consecutive windows (CDF); xlabel=relative change; ylabel=fraction of windows; ref=point@0.2,0.9:paper: >90% of 5-min windows change <20%
 WITH windows AS (
     -- from the windows summed per machine and window start (derived.machine_usage_windows, stored at
-    -- ingest; windows of unknown length left out): a tenth of the rows of every window
+    -- ingest; windows of unknown length left out): about a ninth of the rows of every window
     SELECT start_time // meta.time_units($trace, $window_s) AS w,
            sum(cpu_s) / $window_s AS cpu,
            sum(memory_s) / $window_s AS memory
