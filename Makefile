@@ -55,8 +55,8 @@ format: install
 # Spark (tests/test_spark.py, one xdist group: one JVM): `make test` runs the override layer, the
 # fanned-out ingest, the registration of every view of the sample and the parity of its reports but
 # the heaviest on Spark; the parity of the views and of those reports (marker `spark`: the
-# life-cycle stack computed from the events and the reports Spark plans into hundreds of nodes,
-# ~300 CPU s on the sample) and of a small synthetic home is beyond the suite's 5-minute budget on
+# life-cycle stack computed from the events and the reports of the widest Spark plans, ~290 CPU s
+# on the sample) and of a small synthetic home is beyond the suite's 5-minute budget on
 # 2 cores (README). `make test-spark` runs the whole file.
 test: install lint
 	TRACEWH_LOCK=$(LOCK) $(BIN)/pytest -n 2 --dist loadgroup -q -m "not spark" --durations=10

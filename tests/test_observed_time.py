@@ -90,6 +90,23 @@ def test_arrivals_rates_count_only_the_hours_the_ingested_parts_observe(five_par
     assert cmp["median_jobs_per_hour"] == statistics.median(per_hour)
 
 
+def test_hourly_arrivals_hold_every_observed_hour_with_its_jobs_and_no_other(five_parts):
+    """lifecycle.hourly_job_arrivals, row for row: each whole hour the ingested parts observe with
+    its jobs (0 where none arrived), and no hour of the missing parts or around them."""
+    from tracewh.catalog import query
+
+    root, home = five_parts
+    hours = _observed_hours(root)
+    arrivals = _full_data_arrivals(root)
+    expected = [(h, arrivals[h]) for h in sorted(hours)]
+    assert any(n == 0 for _, n in expected) and any(n > 0 for _, n in expected)
+    with query.read_only(home) as con:
+        got = con.execute(
+            "SELECT hour, jobs FROM lifecycle.hourly_job_arrivals WHERE trace = 'google2011' ORDER BY hour"
+        ).fetchall()
+    assert got == expected
+
+
 def test_compare_tasks_per_job_takes_tasks_and_jobs_from_the_same_task_events(five_parts):
     root, home = five_parts
     tasks, jobs = set(), set()

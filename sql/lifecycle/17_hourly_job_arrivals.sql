@@ -13,9 +13,13 @@ per_part AS (
     GROUP BY ALL
 ),
 numbered AS (
-    SELECT p.*, (SELECT count(*) FROM missing AS m
-                  WHERE m.trace = p.trace AND m.cell IS NOT DISTINCT FROM p.cell AND m.part < p.part) AS segment
+    -- the parts missing below each part, by a join: Spark pushes a query's filter on trace through
+    -- a join and an aggregate into the job events' scan, not through a correlated count (where a
+    -- report of one trace read the job events of every trace)
+    SELECT p.trace, p.cell, p.t0, p.t1, count(m.part) AS segment
     FROM per_part AS p
+    LEFT JOIN missing AS m ON m.trace = p.trace AND m.cell IS NOT DISTINCT FROM p.cell AND m.part < p.part
+    GROUP BY p.trace, p.cell, p.part, p.t0, p.t1
 )
 SELECT trace, cell, segment, min(t0) AS t0, max(t1) AS t1
 FROM numbered
@@ -42,10 +46,20 @@ arrived AS (
     SELECT trace, cell, meta.trace_hour(trace, t) AS hour, count(*) AS jobs
     FROM first_submit WHERE t > 0 AND t < meta.after_window(trace)
     GROUP BY ALL
+),
+counted AS (
+    -- every observed hour at 0 and the arrivals of every hour, summed below per hour, where the
+    -- hour is an observed one: a union and an aggregate, not a join of the arrivals to the hours,
+    -- since Spark pushes a filter on trace through both (a query of one trace read the job events
+    -- of every trace through the join)
+    SELECT trace, cell, hour, 0 AS jobs, true AS observed FROM hours
+    UNION ALL
+    SELECT trace, cell, hour, jobs, false FROM arrived
 )
-SELECT h.trace, h.cell, h.hour, coalesce(a.jobs, 0) AS jobs
-FROM hours AS h
-LEFT JOIN arrived AS a ON a.trace = h.trace AND a.cell IS NOT DISTINCT FROM h.cell AND a.hour = h.hour;
+SELECT trace, cell, hour, sum(jobs)::BIGINT AS jobs
+FROM counted
+GROUP BY trace, cell, hour
+HAVING bool_or(observed);
 
 COMMENT ON VIEW lifecycle.job_observed_segments IS 'Per trace and cell, the stretches of time the ingested job events observe (split by missing parts of the job table), raw trace time';
 COMMENT ON VIEW lifecycle.hourly_job_arrivals IS 'Jobs arriving (first SUBMIT) per observed hour since the trace start, per trace and cell; hours not wholly observed are absent, empty observed hours 0';

@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import functools
+import itertools
 import os
 import re
 import shutil
@@ -116,10 +117,14 @@ LOCAL_JAVA_OPTIONS = "-XX:+UseParallelGC"
 SMALL_HOME_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.files.openCostInBytes": str(64 << 20),
-    "spark.driver.extraJavaOptions": f"{LOCAL_JAVA_OPTIONS} -XX:TieredStopAtLevel=1",
-    # Spark's default here, not OWN_SESSION_CONF's: the C1-only JVM's code cache (48 MB) was seen
-    # full on the sample's parity already, and more classes kept alive would fill it sooner (the
-    # JIT then stops compiling); a small home's queries are cheap to compile again.
+    # C1 only shrinks the JVM's code cache to 48 MB by default, and the sample's parity filled it
+    # after registering every view ("CodeCache is full. Compiler has been disabled."): every later
+    # query ran interpreted, arrivals at 25 CPU s instead of 19 (the heavy items 525 -> 455 CPU s).
+    "spark.driver.extraJavaOptions": (
+        f"{LOCAL_JAVA_OPTIONS} -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m"
+    ),
+    # Spark's default here, not OWN_SESSION_CONF's: the classes a larger codegen cache keeps alive
+    # fill the code cache sooner; a small home's queries are cheap to compile again.
     "spark.sql.codegen.cache.maxEntries": "100",
 }
 
@@ -1441,9 +1446,7 @@ def _query(
     return _run(spark, spark_sql, "SQL", {k: v for k, v in params.items() if f":{k}" in spark_sql})
 
 
-# A CTE whose inputs are smaller than this is recomputed where it is read, as Spark plans it: a
-# job of its own to compute it once would cost more (the bundled sample's inputs are all smaller).
-COMPUTE_ONCE_MIN_BYTES = 16 * 2**20
+_ONCE_NUMBERS = itertools.count()
 
 
 def _compute_once(
@@ -1455,10 +1458,16 @@ def _compute_once(
 ) -> None:
     """Spark inlines every deterministic CTE at each place it is read (InlineCTE), where DuckDB
     computes a CTE read twice once: a report's aggregate over millions of rows read by two later
-    CTEs ran two or three times, each a full scan. Each CTE of ``stmt``'s WITH
-    read at least twice (not NOT MATERIALIZED, in ``inline``) whose inputs are
-    COMPUTE_ONCE_MIN_BYTES or more is computed once (a local checkpoint: its rows, kept by the
-    executors) into a temporary view, which the statement then reads under the CTE's name."""
+    CTEs ran two or three times, each a full scan. Each CTE of ``stmt``'s WITH read at least twice
+    (not NOT MATERIALIZED, in ``inline``) is computed once (a local checkpoint: its rows, kept by
+    the executors) into a temporary view, which the statement then reads under the CTE's name.
+
+    Small inputs too: a CTE over a few kB of the catalog's views is a plan of dozens of scans and
+    exchanges (a view stack over every trace), each a stage of its own, and Spark's fixed cost per
+    stage is what it costs on a small home. Inlined where read, task-times planned 117 exchanges on
+    the bundled sample and took 20.8 CPU s; computed once, 8 exchanges and 7.8 CPU s; the sample's
+    whole parity went from 455 to 236 CPU s for its heavy items (bench/RESULTS.md, "Spark on a small
+    home: the code cache and every CTE read twice computed once")."""
     from sqlglot import exp
 
     with_ = stmt.args.get("with_")
@@ -1488,9 +1497,9 @@ def _compute_once(
             query.set("with_", exp.With(expressions=before + (list(own.expressions) if own else [])))
         text = query.sql(dialect="spark")
         df = _run(spark, text, f"CTE {name}", {k: v for k, v in params.items() if f":{k}" in text})
-        if _input_bytes(df) < COMPUTE_ONCE_MIN_BYTES:
-            continue
-        view = f"tracewh_once_{len(once)}_{name}"
+        # a name no other query of the session holds: temporary views are the session's, and two
+        # reports run at once (threads of one session) each computed a CTE ``t`` once
+        view = f"tracewh_once_{next(_ONCE_NUMBERS)}_{name}"
         try:
             # computed now, and read as its rows: a cached view is not matched with the plan that
             # reads it once a parameter is bound in it (it was recomputed all the same)
@@ -1506,14 +1515,6 @@ def _compute_once(
         cte.pop()
     if not with_.expressions:
         stmt.set("with_", None)
-
-
-def _input_bytes(df: DataFrame) -> int:
-    """The size of what a query reads, as Spark knows it: the sum over the leaves of its plan
-    (files, literal rows, a CTE computed once). The query's own estimate is no guide: a cross
-    join or an aggregate over a few KB of Parquet is estimated at tens of MB."""
-    leaves = df._jdf.queryExecution().optimizedPlan().collectLeaves()
-    return sum(int(str(leaves.apply(i).stats().sizeInBytes())) for i in range(leaves.length()))
 
 
 def _release(spark: SparkSession, once: list[tuple[str, DataFrame]]) -> None:
