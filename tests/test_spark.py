@@ -825,11 +825,18 @@ def test_reports_over_the_derived_layer_read_no_task_event_on_spark(sample_home)
 
 
 def _files_read(spark, sql: str) -> set[str]:
-    """The folders (under the home's parquet/) of the files an executed Spark plan scans."""
-    import re
-
-    plan = ws.query_df(spark, sql)._jdf.queryExecution().executedPlan().toString()
-    return set(re.findall(r"InMemoryFileIndex\([^)]*\)\[file:[^\]]*?/parquet/([^/\],]+)", plan))
+    """The folders (under the home's parquet/) of the files a Spark query's optimised plan reads,
+    from its relations' own paths (the plan's text shortens long paths)."""
+    leaves = ws.query_df(spark, sql)._jdf.queryExecution().optimizedPlan().collectLeaves()
+    folders = set()
+    for i in range(leaves.length()):
+        leaf = leaves.apply(i)
+        if leaf.getClass().getSimpleName() != "LogicalRelation":
+            continue
+        paths = leaf.relation().location().rootPaths()
+        for j in range(paths.length()):
+            folders.add(paths.apply(j).toString().split("/parquet/", 1)[1].split("/")[0])
+    return folders
 
 
 @pytest.mark.parametrize("view", ["lifecycle.job_observed_segments", "lifecycle.hourly_job_arrivals"])
