@@ -63,6 +63,9 @@ SCHEMA = "derived"
 SOURCE_INPUT = "task_events"
 # The life-cycle view of those events, which an incremental build points at the touched tasks' events.
 EVENTS_VIEW = "lifecycle.task_events"
+# The stored table of the events themselves, sorted by task (an incremental build reads the touched
+# tasks' earlier events from it).
+STORED_EVENTS = EVENTS_VIEW.split(".", 1)[1]
 # A trace's derived generation: parquet/<trace>/.gen/<PREFIX><writer id>/<name>.parquet, or for a
 # table with ``unit:`` the folder <name>/ of one file per unit, <unit>.parquet (stored_paths)
 PREFIX = "derived."
@@ -402,15 +405,13 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
                 f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT {', '.join(TASK_KEY)}, "
                 f"min(since) AS since, NULL::BIGINT AS {_FROM_HOUR} FROM {_TOUCHED} GROUP BY ALL"
             )
-            events = (
-                f"SELECT e.* FROM {EVENTS_VIEW} AS e SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'e')} "
-                f"WHERE e.trace = {quote_literal(trace)}"
-            )
+            stored = _stored_ranges(con, home, [f for f in stored_files() if per_task(f)], dirs)
+            events = _touched_events(p, stored)
             row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
             tasks = int(row[0]) if row else 0
         parts = batches(con, events, scratch)
         files = [f for f in stored_files() if per_task(f)]
-        ranges = _job_units(con, home, files, dirs) if tasks is not None else None
+        ranges = _job_units(con, stored) if tasks is not None else None
         if ranges is not None and any(USAGE_INPUT in inputs_of(f) for f in files):
             # the touched tasks' usage windows that can change attempt, read once: every batch's
             # attempts' usage and the comparison of their old and new attempts (_changed_units)
@@ -441,6 +442,23 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS, _WINDOWS, _AGAIN, _BEFORE, _TASK_HOURS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
+
+
+def _touched_events(p: Plan, stored: StoredRanges) -> str:
+    """SQL: the events of the touched tasks (_TASKS) as the new generation has them, without a
+    read of every stored event: their earlier events from the stored copy of the events sorted by
+    task (derived.task_events: the files of the job ranges holding them, the events of the parts
+    the plan replaces left out) and the events of the plan's parts from the raw tables (every one
+    of them a touched task's), whose seq ranges the Parquet reader prunes the other parts by. The
+    plan's old parts keep their gaps (else the build is whole), so the stored events' part and
+    gap columns are the new generation's."""
+    f = next(g for g in stored_files() if short(g) == STORED_EVENTS)
+    paths = [x for x in stored.paths[STORED_EVENTS] if int(x.stem) in stored.touched]
+    earlier = (
+        f"SELECT o.* FROM {read_stored(f, paths)} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} "
+        f"ANTI JOIN {_parts_values(p.parts)} ON w.cell IS NOT DISTINCT FROM o.cell AND w.part = o.part"
+    )
+    return f"{earlier} UNION ALL BY NAME SELECT e.* FROM {_events_in(p)}"
 
 
 def _window_hour(u: str, trace: str) -> str:
@@ -791,7 +809,9 @@ def _changed_units(
     # the per-task tables of the events (the attempts) as the old generation stores them
     stored: dict[str, str] = {}
     for g in files:
-        if g is not f and USAGE_INPUT not in inputs_of(g):
+        # (the stored events are not swapped in: the attempts read from the events stand in for them,
+        # and the build's events view, pointed at the batch, must stay so)
+        if g is not f and USAGE_INPUT not in inputs_of(g) and short(g) != STORED_EVENTS:
             if ranges is not None and job_ranges(g):
                 paths = ranges.rewritten[short(g)]
                 stored[short(g)] = read_stored(g, paths)
@@ -866,20 +886,34 @@ def _at_least(cell: str | None, job_id: int) -> str:
 RANGE_ROWS = 250_000
 
 
-def _job_units(
-    con: duckdb.DuckDBPyConnection, home: Home, files: list[sqlfiles.SqlFile], dirs: dict[str, str]
-) -> JobUnits:
-    """The ranges of jobs an incremental build rewrites. A stored range starts at the first job of
-    its files (what its file holds; no separate record to keep in step) and runs to the next
-    range's start; a touched job falls in the last range starting at or before it (the first range
-    for a job before every start), and the touched jobs after every stored job make new ranges
-    after the stored ones, cut as ``batches`` cuts (events per range). A rewritten range of more
-    than 2 x RANGE_ROWS rows is cut at jobs into ranges of about RANGE_ROWS. The ranges are numbered
-    in the jobs' order: a cut range's pieces take the numbers after its own, the later ranges'
-    numbers move up by as many (their files carried under the new numbers)."""
-    import bisect
+@dataclass
+class StoredRanges:
+    """The job ranges of the stored tables an incremental build reads: per table its files
+    (``paths``), each range's first job (``start_jobs``; ``starts`` its place in the tables'
+    order), the last stored job's place (``last``), the highest range number (``top``), and the
+    ranges holding a touched task (``touched``)."""
 
-    import pyarrow.parquet as pq
+    paths: dict[str, list[Path]]
+    starts: dict[int, tuple[bool, str, int]]
+    start_jobs: dict[int, tuple[str | None, int]]
+    last: tuple[bool, str, int] | None
+    top: int
+    touched: set[int]
+
+
+def _stored_ranges(
+    con: duckdb.DuckDBPyConnection,
+    home: Home,
+    files: list[sqlfiles.SqlFile],
+    dirs: dict[str, str],
+    jobs: str = _TASKS,
+) -> StoredRanges:
+    """The stored job ranges of ``files`` and those of them holding a job (cell, job_id) of the
+    relation ``jobs`` (default the touched tasks). A stored range starts at the first job of its
+    files (what its file holds; no separate record to keep in step) and runs to the next range's
+    start; a job falls in the last range starting at or before it (the first range for a job
+    before every start); a job after every stored one is in none."""
+    import bisect
 
     ranged = [f for f in files if job_ranges(f)]
     paths = {short(f): stored_paths(home.root, dirs[short(f)], short(f)) for f in ranged}
@@ -905,10 +939,24 @@ def _job_units(
     units = sorted(starts, key=lambda u: starts[u])
     keys = [starts[u] for u in units]
     touched: set[int] = set()
-    for cell, job in con.execute(f"SELECT DISTINCT cell, job_id FROM {_TASKS}").fetchall():
+    for cell, job in con.execute(f"SELECT DISTINCT cell, job_id FROM {jobs}").fetchall():
         k = _order(cell, job)
         if units and last is not None and k <= last:
             touched.add(units[max(bisect.bisect_right(keys, k) - 1, 0)])
+    return StoredRanges(paths, starts, start_jobs, last, top, touched)
+
+
+def _job_units(con: duckdb.DuckDBPyConnection, stored: StoredRanges) -> JobUnits:
+    """The ranges of jobs an incremental build rewrites: the stored ranges holding a touched task
+    (_stored_ranges), and the touched jobs after every stored job in new ranges after the stored
+    ones, cut as ``batches`` cuts (events per range). A rewritten range of more than 2 x RANGE_ROWS
+    rows is cut at jobs into ranges of about RANGE_ROWS. The ranges are numbered in the jobs'
+    order: a cut range's pieces take the numbers after its own, the later ranges' numbers move up
+    by as many (their files carried under the new numbers)."""
+    import pyarrow.parquet as pq
+
+    paths, start_jobs, last, top = stored.paths, dict(stored.start_jobs), stored.last, stored.top
+    touched = set(stored.touched)
     # the stored ranges rewritten, cut where they hold more than RANGE_ROWS rows: the first job of
     # each later piece (by the jobs' rows in the range's largest file)
     cuts: dict[int, list[tuple[str | None, int]]] = {}
@@ -1430,17 +1478,24 @@ def _usage_units(
     # other tasks' attempts give no row, and sorting every stored attempt for that lead() grew with
     # the home at every ingest of usage. A table, read once: as a view, the query's two reads of
     # the attempts each joined every stored attempt to the hours' tasks (out of memory at 120 parts
-    # of the whole trace in a 3GB budget). Only the attempts' columns the usage tables' views name:
-    # every stored attempt is read, and decoding its other columns was most of that read.
+    # of the whole trace in a 3GB budget). Only the attempts' columns the usage tables' views name,
+    # and of the stored attempts only the files of the job ranges holding those tasks' jobs (the
+    # jobs running in a few hours: on the whole 2011 trace 6 of 224 ranges, 1.4 M of 47 M attempts).
     named = " ".join(_lifecycle_body(con, short(f)) for f in usage_files())
     columns = [
         quote_ident(c)
         for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE lifecycle.{_ATTEMPTS})").fetchall()
         if re.search(rf"\b{re.escape(c)}\b", named)
     ]
+    core = next(f for f in stored_files() if short(f) == _ATTEMPTS)
+    attempts = f"lifecycle.{_ATTEMPTS}"
+    if _ATTEMPTS in old and job_ranges(core):
+        jobs = f"(SELECT DISTINCT cell, job_id FROM {_USAGE_ROWS})"
+        held = _stored_ranges(con, home, [core], old, jobs)
+        attempts = read_stored(core, [x for x in held.paths[_ATTEMPTS] if int(x.stem) in held.touched])
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {_USAGE_ATTEMPTS.split('.')[-1]} AS "
-        f"SELECT {', '.join(f'a.{c}' for c in columns)} FROM lifecycle.{_ATTEMPTS} AS a "
+        f"SELECT {', '.join(f'a.{c}' for c in columns)} FROM {attempts} AS a "
         f"SEMI JOIN (SELECT DISTINCT {', '.join(TASK_KEY)} FROM {_USAGE_ROWS}) AS k ON {_on_key('k', 'a')} "
         f"WHERE a.trace = {quote_literal(trace)}"
     )
