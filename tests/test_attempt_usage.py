@@ -418,3 +418,45 @@ def test_an_events_ingest_recomputes_the_windows_of_earlier_hours_whose_attempt_
         (5, 0, None, *window_sums([w for w in job[5] if int(w.split(",")[0]) < 2 * D * S])),
     ]
     assert [r for r in stored(home) if r[0] in (4, 5)] == approx(want)
+
+
+def test_a_usage_ingest_reads_the_stored_attempts_of_the_ranges_holding_its_hours_jobs_only(
+    tmp_path, monkeypatch
+):
+    # The attempts a usage ingest matches its windows to are read from the job-range files holding
+    # the jobs of the touched hours' windows, not from every stored attempt (a read that grew with
+    # the home at every ingest). Shown by planting, in the file of a range holding none of those
+    # jobs, a second attempt of a task that has windows there: read, it would take the windows.
+    from tracewh.catalog import derived
+
+    # ranges of ~2 events: jobs 1 (5 events), 2 (2) and 9 (1) each in a range of its own
+    monkeypatch.setattr(derived, "BATCH_EVENTS", 2)
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", days_events(tmp_path / "e"), IngestOptions(tables=["task_events"]))
+    core = stored_paths(home, "google2011", "task_episode_core")
+    with duckdb.connect() as con:
+        jobs = [
+            con.execute(f"SELECT list(DISTINCT job_id) FROM read_parquet('{x}')").fetchone()[0] for x in core
+        ]
+        assert sorted(jobs) == [[1], [2], [9]], jobs
+        (of_1,) = [x for x, j in zip(core, jobs, strict=True) if j == [1]]
+        (of_2,) = [x for x, j in zip(core, jobs, strict=True) if j == [2]]
+        was = tmp_path / "was.parquet"
+        of_1.rename(was)  # (the new content in a new inode: the hard links of other generations kept)
+        con.execute(
+            f"COPY (SELECT * FROM read_parquet('{was}') UNION ALL "
+            f"SELECT * REPLACE (episode_no + 1 AS episode_no) FROM read_parquet('{of_2}')) "
+            f"TO '{of_1}' (FORMAT parquet)"
+        )
+    # day 0's windows of job 2 only: the hours' jobs are {2}
+    only_2 = [line for line in DAY_PARTS[0] if line.split(",")[2] == "2"]
+    ingestion.ingest(
+        home, "google2011", days_usage(tmp_path / "u", {0: only_2}), IngestOptions(tables=["task_usage"])
+    )
+    fresh = Home.resolve(tmp_path / "fresh")
+    ingestion.ingest(fresh, "google2011", days_usage(days_events(tmp_path / "f"), {0: only_2}))
+    for name in USAGE_TABLES:
+        assert stored_rows(home, "google2011", name) == stored_rows(fresh, "google2011", name), name
+    # by hand: task (2, 0) scheduled at 800 s and never ended: its 3 windows of day 0 (from 1000 s)
+    # in its attempt 1, none outside
+    assert [r[:4] for r in stored(home) if r[0] == 2] == [(2, 0, 1, 3)]
