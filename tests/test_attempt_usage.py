@@ -460,3 +460,27 @@ def test_a_usage_ingest_reads_the_stored_attempts_of_the_ranges_holding_its_hour
     # by hand: task (2, 0) scheduled at 800 s and never ended: its 3 windows of day 0 (from 1000 s)
     # in its attempt 1, none outside
     assert [r[:4] for r in stored(home) if r[0] == 2] == [(2, 0, 1, 3)]
+
+
+def test_a_derived_build_that_fails_says_why_and_leaves_the_home_as_it_was(tmp_path):
+    # The usage build points the attempts' view at the stored files first; a statement failing after
+    # that aborted the transaction, and putting the view back on it failed too: the error said
+    # only "Current transaction is aborted (please ROLLBACK)". Here a stored file of the attempts
+    # is not Parquet (a damaged home): the error names it, and nothing is committed.
+    from tracewh.errors import CatalogError
+
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", days_usage(days_events(tmp_path / "e"), {0: DAY_PARTS[0]}))
+    before = stored_rows(home, "google2011", "task_usage_hourly")
+    (damaged,) = stored_paths(home, "google2011", "task_episode_core")
+    damaged.unlink()
+    damaged.write_bytes(b"not a parquet file\n" * 10)
+    with pytest.raises(CatalogError) as e:
+        ingestion.ingest(
+            home,
+            "google2011",
+            days_usage(tmp_path / "u", {1: DAY_PARTS[1]}),
+            IngestOptions(tables=["task_usage"]),
+        )
+    assert "transaction is aborted" not in str(e.value) and str(damaged) in str(e.value), str(e.value)
+    assert stored_rows(home, "google2011", "task_usage_hourly") == before

@@ -436,8 +436,8 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
                 f"lifecycle.{short(f)}",
                 f"SELECT * FROM read_parquet({quote_literal(gen / f'{short(f)}.parquet')})",
             )
+        _restore(con, swapped, set(swapped))  # (not after an error: _restore)
     finally:
-        _restore(con, swapped, set(swapped))
         shutil.rmtree(scratch, ignore_errors=True)
     for name in (_TOUCHED, _TASKS, _EVENTS, _JOBS, _WINDOWS, _AGAIN, _BEFORE, _TASK_HOURS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
@@ -824,19 +824,17 @@ def _changed_units(
                     stored[short(g)] = f"temp.main.{none}"
             else:
                 stored[short(g)] = old[short(g)]
-    try:
-        for name_g, rows in stored.items():
-            _swap(
-                con,
-                swapped,
-                f"lifecycle.{name_g}",
-                f"SELECT o.* FROM {rows} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}",
-            )
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_BEFORE.split('.')[-1]} AS {query(f, p.trace)}")
-    finally:
-        _restore(con, swapped, set(swapped))
-        for name_g in stored:
-            con.execute(f"DROP TABLE IF EXISTS temp.main.{_NONE}_{name_g}")
+    for name_g, rows in stored.items():
+        _swap(
+            con,
+            swapped,
+            f"lifecycle.{name_g}",
+            f"SELECT o.* FROM {rows} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')}",
+        )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_BEFORE.split('.')[-1]} AS {query(f, p.trace)}")
+    _restore(con, swapped, set(swapped))  # (not after an error: _restore)
+    for name_g in stored:
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{_NONE}_{name_g}")
     changed = (
         f"(SELECT * FROM {_AGAIN} EXCEPT ALL SELECT * FROM {_BEFORE}) "
         f"UNION ALL (SELECT * FROM {_BEFORE} EXCEPT ALL SELECT * FROM {_AGAIN})"
@@ -1020,7 +1018,11 @@ def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str
 
 
 def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str]) -> None:
-    """The life-cycle views as their files make them (with their comments), each file run once."""
+    """The life-cycle views as their files make them (with their comments), each file run once.
+    A build puts back what it swapped when it ends well, never on an error: the failed statement
+    aborted the caller's transaction, which is rolled back (the views as they were), and a
+    statement run on it would fail and hide the error with its own ("Current transaction is
+    aborted")."""
     for f in sqlfiles.folder("lifecycle"):
         if any(_makes(f, v) for v in views & swapped):
             con.execute(expand_sql(f.body))
@@ -1434,21 +1436,19 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
     gen = generation(home, trace, writer_id)
     old = _stored_dirs(con, trace)
     swapped: set[str] = set()
-    try:
-        # the first input's stored tables read as stored (the attempts), not computed again from
-        # the events (not the usage tables themselves: their views compute them)
-        for f in usage_files():
-            for g in stored_files(input_of(f)):
-                if short(g) in old and input_of(g) != USAGE_INPUT and USAGE_INPUT not in inputs_of(g):
-                    paths = stored_paths(home.root, old[short(g)], short(g))
-                    _swap(con, swapped, f"lifecycle.{short(g)}", f"SELECT * FROM {read_stored(g, paths)}")
-        for f in usage_files():
-            if p.full or short(f) in p.missing:
-                _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
-        if not p.full:
-            _usage_units(con, home, p, gen, writer_id, old, swapped)
-    finally:
-        _restore(con, swapped, set(swapped))
+    # the first input's stored tables read as stored (the attempts), not computed again from
+    # the events (not the usage tables themselves: their views compute them)
+    for f in usage_files():
+        for g in stored_files(input_of(f)):
+            if short(g) in old and input_of(g) != USAGE_INPUT and USAGE_INPUT not in inputs_of(g):
+                paths = stored_paths(home.root, old[short(g)], short(g))
+                _swap(con, swapped, f"lifecycle.{short(g)}", f"SELECT * FROM {read_stored(g, paths)}")
+    for f in usage_files():
+        if p.full or short(f) in p.missing:
+            _write(con, home, Plan(trace, True), f, gen, writer_id, query(f, trace), None)
+    if not p.full:
+        _usage_units(con, home, p, gen, writer_id, old, swapped)
+    _restore(con, swapped, set(swapped))  # (not after an error: _restore)
     for name in (_USAGE_TOUCHED, _USAGE_ROWS, _USAGE_AGAIN, _USAGE_ATTEMPTS):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return [gen]
