@@ -21,7 +21,7 @@ from tracewh.options import IngestOptions
 from tracewh.parquet_settings import Writer
 
 RAW_TABLES = ("task_events", "job_events", "task_usage")
-DERIVED_TABLES = ("task_transitions", "task_episode_core", "tasks", "task_usage_hourly")
+DERIVED_TABLES = ("task_events", "task_transitions", "task_episode_core", "tasks", "task_usage_hourly")
 # Row group sizes no writer uses by itself, far under the tables' rows (task events 77,915): a
 # writer that keeps its own size writes groups of tens of thousands of rows. DuckDB's COPY closes
 # a row group at the first chunk of rows (up to a vector, 2,048) that reaches the size.

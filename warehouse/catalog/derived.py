@@ -1020,9 +1020,9 @@ def _swap(con: duckdb.DuckDBPyConnection, swapped: set[str], view: str, sql: str
 def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str]) -> None:
     """The life-cycle views as their files make them (with their comments), each file run once.
     A build puts back what it swapped when it ends well, never on an error: the failed statement
-    aborted the caller's transaction, which is rolled back (the views as they were), and a
-    statement run on it would fail and hide the error with its own ("Current transaction is
-    aborted")."""
+    aborted the caller's transaction, which never commits (the ingest drops its staged catalog
+    whole), and a statement run on it would fail and hide the error with its own ("Current
+    transaction is aborted")."""
     for f in sqlfiles.folder("lifecycle"):
         if any(_makes(f, v) for v in views & swapped):
             con.execute(expand_sql(f.body))
@@ -1437,10 +1437,15 @@ def build_usage(con: duckdb.DuckDBPyConnection, home: Home, p: UsagePlan, writer
     old = _stored_dirs(con, trace)
     swapped: set[str] = set()
     # the first input's stored tables read as stored (the attempts), not computed again from
-    # the events (not the usage tables themselves: their views compute them)
+    # the events (not the usage tables themselves: their views compute them; nor the events)
     for f in usage_files():
         for g in stored_files(input_of(f)):
-            if short(g) in old and input_of(g) != USAGE_INPUT and USAGE_INPUT not in inputs_of(g):
+            if (
+                short(g) in old
+                and input_of(g) != USAGE_INPUT
+                and USAGE_INPUT not in inputs_of(g)
+                and short(g) != STORED_EVENTS
+            ):
                 paths = stored_paths(home.root, old[short(g)], short(g))
                 _swap(con, swapped, f"lifecycle.{short(g)}", f"SELECT * FROM {read_stored(g, paths)}")
     for f in usage_files():
