@@ -517,6 +517,24 @@ def test_check_finds_a_stored_table_that_differs_from_the_events(tmp_path):
     assert failed == ["derived.observed_window.recomputed", "derived.tasks.recomputed"], failed
 
 
+def test_a_check_that_cannot_run_is_one_line_naming_it(tmp_path):
+    # Old code: "Error: internal error: IOException: ... (run with --debug)" (seen as a full disk
+    # under `tracewh check` of the whole trace). Here a stored file is damaged: the check reading it
+    # cannot run, and says which.
+    home = home_of_two_slices(tmp_path)
+    (damaged,) = stored_paths(home, "google2011", "tasks")
+    damaged.unlink()
+    damaged.write_bytes(b"not a parquet file\n" * 10)
+    proc = subprocess.run(
+        [*TRACEWH, "--home", str(home.root), "check"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("Error: check derived.tasks.recomputed could not run: "), lines
+    assert "internal error" not in lines[0] and str(damaged) in lines[0], lines
+
+
 def test_check_recomputes_the_traces_with_an_input_ingested():
     # by hand (the traces' specs): google2011's task events and usage are task_events and
     # task_usage, google2019's instance_events and instance_usage

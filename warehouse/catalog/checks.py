@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import duckdb
+
 from tracewh import catalog
 from tracewh.catalog import derived, query
+from tracewh.errors import TracewhError
 from tracewh.home import Home
 from tracewh.quoting import quote_ident
 from tracewh.traces import registry, sql_files
@@ -74,9 +77,14 @@ def run_all(home: Home) -> list[CheckResult]:
     with query.read_only(home) as con:
         live = [(t, n) for t, n in con.execute("SELECT trace, table_name FROM meta.tables").fetchall()]
         for name, description, sql in all_checks(live):
-            count = con.execute(f"SELECT count(*) FROM ({_strip(sql)})").fetchone()
-            n = int(count[0]) if count else 0
-            sample = con.execute(f"{_strip(sql)} LIMIT {SAMPLE_ROWS}").fetchall() if n else []
+            try:
+                count = con.execute(f"SELECT count(*) FROM ({_strip(sql)})").fetchone()
+                n = int(count[0]) if count else 0
+                sample = con.execute(f"{_strip(sql)} LIMIT {SAMPLE_ROWS}").fetchall() if n else []
+            except duckdb.Error as e:
+                # a check that cannot run (a damaged file, a full disk under a spilling
+                # recomputation) is one line naming it, not an internal error
+                raise TracewhError(f"check {name} could not run: {query.sql_error(e)}") from e
             results.append(CheckResult(name, description, n, sample))
     links = catalog.link_problems(home)
     results.append(
