@@ -104,6 +104,11 @@ def stored_files(source: str = SOURCE_INPUT) -> list[sqlfiles.SqlFile]:
     return [f for f in files() if not reads(f) and input_of(f) == source]
 
 
+def _stored_file(name: str) -> sqlfiles.SqlFile:
+    """The file of the stored table ``name`` of the task events (``task_episode_core``, ...)."""
+    return next(f for f in stored_files() if short(f) == name)
+
+
 def input_of(f: sqlfiles.SqlFile) -> str:
     """The life-cycle input a derived table is computed from (the first of ``input:``; default the
     task events): an ingest of it recomputes the table by that input's rule (tasks, hours)."""
@@ -396,6 +401,7 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         _wait_for_a_test(con)
         events = f"SELECT * FROM {EVENTS_VIEW} WHERE trace = {quote_literal(trace)}"
         tasks: int | None = None
+        files = [f for f in stored_files() if per_task(f)]
         if not full:
             con.execute(f"INSERT INTO {_TOUCHED} {_keys_in(p)}")
             # the touched tasks once (the plan's replaced parts and the parts written share tasks),
@@ -405,12 +411,11 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
                 f"CREATE OR REPLACE TEMP TABLE {_TASKS.split('.')[-1]} AS SELECT {', '.join(TASK_KEY)}, "
                 f"min(since) AS since, NULL::BIGINT AS {_FROM_HOUR} FROM {_TOUCHED} GROUP BY ALL"
             )
-            stored = _stored_ranges(con, home, [f for f in stored_files() if per_task(f)], dirs)
+            stored = _stored_ranges(con, home, files, dirs)
             events = _touched_events(p, stored)
             row = con.execute(f"SELECT count(*) FROM {_TASKS}").fetchone()
             tasks = int(row[0]) if row else 0
         parts = batches(con, events, scratch)
-        files = [f for f in stored_files() if per_task(f)]
         ranges = _job_units(con, stored) if tasks is not None else None
         if ranges is not None and any(USAGE_INPUT in inputs_of(f) for f in files):
             # the touched tasks' usage windows that can change attempt, read once: every batch's
@@ -452,10 +457,9 @@ def _touched_events(p: Plan, stored: StoredRanges) -> str:
     of them a touched task's), whose seq ranges the Parquet reader prunes the other parts by. The
     plan's old parts keep their gaps (else the build is whole), so the stored events' part and
     gap columns are the new generation's."""
-    f = next(g for g in stored_files() if short(g) == STORED_EVENTS)
-    paths = [x for x in stored.paths[STORED_EVENTS] if int(x.stem) in stored.touched]
+    held = read_stored(_stored_file(STORED_EVENTS), stored.touched_paths(STORED_EVENTS))
     earlier = (
-        f"SELECT o.* FROM {read_stored(f, paths)} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} "
+        f"SELECT o.* FROM {held} AS o SEMI JOIN {_TASKS} AS k ON {_on_key('k', 'o')} "
         f"ANTI JOIN {_parts_values(p.parts)} ON w.cell IS NOT DISTINCT FROM o.cell AND w.part = o.part"
     )
     return f"{earlier} UNION ALL BY NAME SELECT e.* FROM {_events_in(p)}"
@@ -491,7 +495,7 @@ def _bound_windows(
     old generation's stored attempts of the touched tasks (their first SUBMIT and SCHEDULE times;
     the same before ``since``). Only the hours read are replaced in the stored table (_write_per_task)."""
     t = quote_literal(trace)
-    core = next(f for f in stored_files() if short(f) == _ATTEMPTS)
+    core = _stored_file(_ATTEMPTS)
     attempts = read_stored(core, ranges.rewritten[_ATTEMPTS] if job_ranges(core) else [])
     con.execute(
         f"UPDATE {_TASKS} AS k SET {_FROM_HOUR} = k.since // meta.time_units({t}, 3600) "
@@ -887,16 +891,19 @@ RANGE_ROWS = 250_000
 @dataclass
 class StoredRanges:
     """The job ranges of the stored tables an incremental build reads: per table its files
-    (``paths``), each range's first job (``start_jobs``; ``starts`` its place in the tables'
-    order), the last stored job's place (``last``), the highest range number (``top``), and the
-    ranges holding a touched task (``touched``)."""
+    (``paths``), each range's first job (``start_jobs``), the last stored job's place in the
+    tables' order (``last``), the highest range number (``top``), and the ranges holding a job
+    asked for (``touched``)."""
 
     paths: dict[str, list[Path]]
-    starts: dict[int, tuple[bool, str, int]]
     start_jobs: dict[int, tuple[str | None, int]]
     last: tuple[bool, str, int] | None
     top: int
     touched: set[int]
+
+    def touched_paths(self, name: str) -> list[Path]:
+        """The files of table ``name`` of the ranges holding a job asked for."""
+        return [x for x in self.paths[name] if int(x.stem) in self.touched]
 
 
 def _stored_ranges(
@@ -941,7 +948,7 @@ def _stored_ranges(
         k = _order(cell, job)
         if units and last is not None and k <= last:
             touched.add(units[max(bisect.bisect_right(keys, k) - 1, 0)])
-    return StoredRanges(paths, starts, start_jobs, last, top, touched)
+    return StoredRanges(paths, start_jobs, last, top, touched)
 
 
 def _job_units(con: duckdb.DuckDBPyConnection, stored: StoredRanges) -> JobUnits:
@@ -1492,12 +1499,11 @@ def _usage_units(
         for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE lifecycle.{_ATTEMPTS})").fetchall()
         if re.search(rf"\b{re.escape(c)}\b", named)
     ]
-    core = next(f for f in stored_files() if short(f) == _ATTEMPTS)
+    core = _stored_file(_ATTEMPTS)
     attempts = f"lifecycle.{_ATTEMPTS}"
     if _ATTEMPTS in old and job_ranges(core):
         jobs = f"(SELECT DISTINCT cell, job_id FROM {_USAGE_ROWS})"
-        held = _stored_ranges(con, home, [core], old, jobs)
-        attempts = read_stored(core, [x for x in held.paths[_ATTEMPTS] if int(x.stem) in held.touched])
+        attempts = read_stored(core, _stored_ranges(con, home, [core], old, jobs).touched_paths(_ATTEMPTS))
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {_USAGE_ATTEMPTS.split('.')[-1]} AS "
         f"SELECT {', '.join(f'a.{c}' for c in columns)} FROM {attempts} AS a "
