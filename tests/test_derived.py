@@ -93,6 +93,48 @@ def test_the_derived_views_read_the_stored_tables_and_equal_the_lifecycle_views(
     assert comment and comment.startswith("Scheduling delay")
 
 
+def _derived_views(catalog_file: Path) -> list[tuple]:
+    """Every derived view of a catalog file as DuckDB holds it: its SQL, its comment and its
+    columns' comments."""
+    con = duckdb.connect(str(catalog_file), read_only=True)
+    try:
+        return con.execute(
+            "SELECT v.view_name, v.sql, v.comment, list(c.comment ORDER BY c.column_index) "
+            "FROM duckdb_views() AS v JOIN duckdb_columns() AS c "
+            "ON c.schema_name = v.schema_name AND c.table_name = v.view_name "
+            "WHERE v.schema_name = 'derived' GROUP BY ALL ORDER BY 1"
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def test_an_ingest_makes_again_only_the_derived_views_it_changes_and_they_equal_a_whole_rebuild(tmp_path):
+    # An ingest makes a derived view again only where its definition changed (an ingest of usage
+    # leaves the views of the stored events as they are, and the other way round): after each
+    # ingest of a sequence, the catalog's derived views are those a whole rebuild of it makes.
+    home = Home.resolve(tmp_path / "home")
+    steps = [
+        (source(tmp_path / "s0", {0: SLICES[0]}), None),
+        (SAMPLE, ["task_usage"]),
+        (source(tmp_path / "s1", {1: SLICES[1]}), None),
+        (SAMPLE, ["job_events"]),
+    ]
+    for n, (folder, tables) in enumerate(steps):
+        ingest.ingest(home, "google2011", folder, IngestOptions(tables=tables))
+        again = tmp_path / f"rebuilt{n}.duckdb"
+        shutil.copyfile(home.catalog, again)
+        con = duckdb.connect(str(again))
+        try:
+            con.execute("BEGIN")
+            catalog.rebuild(con, home)
+            con.execute("COMMIT")
+        finally:
+            con.close()
+        views = _derived_views(home.catalog)
+        assert {v[0] for v in views} >= set(NAMES)
+        assert views == _derived_views(again), n
+
+
 def test_the_build_puts_back_the_lifecycle_views_it_pointed_at_its_files(tmp_path):
     # while the tables are built, the view of each one written reads its file (the window and the
     # missing spans come from the stored segments); the catalog keeps the views the files make

@@ -769,9 +769,13 @@ def views_key() -> str:
     return h.hexdigest()
 
 
-def refresh(con: duckdb.DuckDBPyConnection, home: Home, tables: set[tuple[str, str]]) -> None:
+def refresh(
+    con: duckdb.DuckDBPyConnection, home: Home, tables: set[tuple[str, str]], derived_views: bool = True
+) -> None:
     """The views after a writer recorded new generations in meta.tables (``tables``: the (trace,
-    table) pairs it changed) and meta.derived. Inside the caller's transaction.
+    table) pairs it changed) and meta.derived. Inside the caller's transaction. ``derived_views``
+    False: the caller builds derived tables next and makes the derived views after them
+    (derived.create_views); no builder reads a derived view.
 
     Only the raw views of those tables and the derived layer's views are made again: every other
     view reads them by name, and DuckDB binds a view's query when it is read, so it reads the new
@@ -796,7 +800,8 @@ def refresh(con: duckdb.DuckDBPyConnection, home: Home, tables: set[tuple[str, s
                 f"{quote_ident(column)} IS {quote_literal(comment)}"
             )
     # the stored tables' columns were checked when the views were built (same key)
-    derived.create_views(con, home, check_outdated=False)
+    if derived_views:
+        derived.create_views(con, home, check_outdated=False)
 
 
 def _raw_view(

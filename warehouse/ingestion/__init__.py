@@ -370,10 +370,20 @@ def ingest(
                                 # the usage rollups from the new windows, in the same commit
                                 written = [(r.cell, trace.file_order(r.name)) for r in work[usage]]
                                 usage_plan = derived.plan_usage(stage.con, trace_name, written, replace)
+                            deriving = plan is not None or usage_plan is not None or bool(walks)
                             _record(
-                                stage.con, home, trace_name, ingest_id, work, current, new_gens, stats, mode
+                                stage.con,
+                                home,
+                                trace_name,
+                                ingest_id,
+                                work,
+                                current,
+                                new_gens,
+                                stats,
+                                mode,
+                                derived_views=not deriving,
                             )
-                            if plan is not None or usage_plan is not None or walks:
+                            if deriving:
                                 progress.phase("deriving")
                                 # The builds are long queries: a Ctrl-C or SIGTERM interrupts the
                                 # running one (Python's handler cannot run while DuckDB works).
@@ -1014,9 +1024,11 @@ def _record(
     gens: dict[str, Path],
     stats: dict[str, dict],
     mode: str,
+    derived_views: bool = True,
 ) -> None:
     """The ingest's rows in the staged catalog: superseded files, new files, rejects, table stats;
-    the views of the tables it wrote re-pointed (catalog.refresh)."""
+    the views of the tables it wrote re-pointed (catalog.refresh; the derived views too unless the
+    caller makes them after its derived builds: ``derived_views`` False)."""
     spec = get_trace(trace_name)
     for table_name, rs in work.items():
         params = {"t": trace_name, "n": table_name}
@@ -1110,7 +1122,7 @@ def _record(
                 "machines": s["machines"],
             },
         )
-    catalog.refresh(con, home, {(trace_name, t) for t in work})
+    catalog.refresh(con, home, {(trace_name, t) for t in work}, derived_views)
 
 
 def _first_line(e: BaseException) -> str:
