@@ -50,7 +50,7 @@ from tracewh import __version__, catalog, parquet_settings, signals, synth
 from tracewh.catalog import derived
 from tracewh.errors import CatalogError, InputError, Interrupted, UsageError
 from tracewh.home import Home
-from tracewh.ingestion import fastpath, readers
+from tracewh.ingestion import fastpath, generations, readers
 from tracewh.ingestion.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
 from tracewh.ingestion.generations import source_stem as _stem
 from tracewh.options import IngestOptions
@@ -966,7 +966,7 @@ def _copy(
 
 
 def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, gen: Path) -> dict:
-    files = list(gen.rglob("*.parquet"))
+    files = sorted(gen.rglob("*.parquet"))
     stats: dict = {
         "files": len(files),
         "bytes": sum(f.stat().st_size for f in files),
@@ -978,40 +978,81 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
         "tasks": None,
         "machines": None,
     }
+    facts = _file_facts(db, trace_name, table, gen, files)
     if not files:
         return stats
-    # A table without a time column (a plain machine list) has no time range.
-    times = [c.name for c in table.columns if c.is_time]
-    tcol = quote_ident(times[0]) if times else "NULL::BIGINT"
-    in_window = get_trace(trace_name).in_window_sql(tcol) if times else "false"
+
+    def read(kind: str) -> str:
+        return f"read_parquet([{', '.join(quote_literal(f) for f in facts[kind])}])"
+
+    row = db.execute(f"SELECT sum(rows), min(min_time), max(max_time) FROM {read('rows')}").fetchone()
     # Jobs and machines are few (exact counts, small hash tables). Tasks are tens of millions: a
     # count(DISTINCT) keeps them all in memory, but a DISTINCT grouping spills under the memory
     # limit, so their count is exact too, in a scan of its own (a HyperLogLog estimate was off by
     # 2.7% on real task events). Separate scans, not one (issue 13): DuckDB runs count(DISTINCT)
     # beside other aggregates with a plan whose memory grows with the rows (1,046 MB peak at 29 M
     # task events, against 88 MB + 95 MB for the two queries alone; bench/RESULTS.md, "Whole
-    # trace: what the figures say").
-    src = f"read_parquet({quote_literal(catalog.parquet_glob(gen, trace_name, table))})"
-    row = db.execute(
-        f"SELECT count(*), min({tcol}) FILTER ({in_window}), max({tcol}) FILTER ({in_window}) FROM {src}"
-    ).fetchone()
+    # trace: what the figures say"). Each reads the files' distinct keys (_file_facts), not the rows.
     tasks = None
-    if "tasks" in table.entities:
+    if "tasks" in facts:
         key = ", ".join(quote_ident(c) for c in table.entities["tasks"])
-        tasks = db.execute(f"SELECT count(*) FROM (SELECT DISTINCT {key} FROM {src})").fetchone()
-    keys = [table.entity_sql(k) for k in ("jobs", "machines")]
-    distinct = [f"count(DISTINCT {k})" if k else "NULL" for k in keys]
-    exact = db.execute(f"SELECT {', '.join(distinct)} FROM {src}").fetchone()
-    assert row is not None and exact is not None
+        tasks = db.execute(f"SELECT count(*) FROM (SELECT DISTINCT {key} FROM {read('tasks')})").fetchone()
+    exact = [
+        db.execute(f"SELECT count(DISTINCT {table.entity_sql(k)}) FROM {read(k)}").fetchone()
+        if k in facts
+        else None
+        for k in ("jobs", "machines")
+    ]
+    assert row is not None
     stats.update(
-        rows=row[0],
+        rows=int(row[0]),
         min_time=row[1],
         max_time=row[2],
-        jobs=exact[0],
+        jobs=exact[0][0] if exact[0] else None,
         tasks=tasks[0] if tasks else None,
-        machines=exact[1],
+        machines=exact[1][0] if exact[1] else None,
     )
     return stats
+
+
+def _file_facts(
+    db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, gen: Path, files: list[Path]
+) -> dict[str, list[Path]]:
+    """The facts of each Parquet file of a new generation (generations.fact_file): those the
+    generation linked with the files it kept, the others computed from their file and written
+    (renamed into place whole); facts of files no longer in the generation removed. Kind -> files."""
+    times = [c.name for c in table.columns if c.is_time]
+    # A table without a time column (a plain machine list) has no time range.
+    tcol = quote_ident(times[0]) if times else "NULL::BIGINT"
+    in_window = get_trace(trace_name).in_window_sql(tcol) if times else "false"
+    queries = {
+        "rows": f"SELECT count(*) AS rows, min({tcol}) FILTER ({in_window}) AS min_time, "
+        f"max({tcol}) FILTER ({in_window}) AS max_time",
+        **{
+            k: f"SELECT DISTINCT {', '.join(quote_ident(c) for c in table.entities[k])}"
+            for k in generations.FACT_KINDS
+            if k != "rows" and table.entities.get(k)
+        },
+    }
+    out: dict[str, list[Path]] = {kind: [] for kind in queries}
+    for kind, select in queries.items():
+        for f in files:
+            fact = generations.fact_file(gen, kind, f)
+            if not fact.is_file():
+                fact.parent.mkdir(parents=True, exist_ok=True)
+                tmp = fact.with_name(f"{fact.name}.tmp")
+                db.execute(
+                    f"COPY ({select} FROM read_parquet({quote_literal(f)})) TO {quote_literal(tmp)} "
+                    "(FORMAT parquet, COMPRESSION zstd)"
+                )
+                os.replace(tmp, fact)
+            out[kind].append(fact)
+    wanted = {x for xs in out.values() for x in xs}
+    folder = gen / generations.FACTS_FOLDER
+    if folder.is_dir():
+        for stale in [x for x in folder.rglob("*") if x.is_file() and x not in wanted]:
+            stale.unlink()
+    return out
 
 
 def _record(
