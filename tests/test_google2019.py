@@ -277,6 +277,35 @@ def test_lifecycle_leaves_alloc_instances_out(home):
     assert got["events: SUBMIT"] == 6  # 1001/0, 1001/1 twice, 1002/0, 1002/1, 1003/0
 
 
+def test_transitions_count_a_task_id_in_two_cells_as_two_tasks(home, con):
+    # A task is (cell, collection_id, instance_index): instance 1001/0 is in cell a and in cell b
+    # (data/sample/google2019). For every cell at once, the tasks whose first state event is
+    # SUBMIT, by a plain query over the raw instance events (jobs only; UPDATE_* are not state
+    # events), against the report's (start) -> SUBMIT row.
+    (by_task, by_ids) = rows(
+        con,
+        "WITH firsts AS (SELECT cell, collection_id, instance_index, "
+        "arg_min(type_name, (time, seq)) AS first FROM google2019.instance_events "
+        "WHERE collection_type = 0 AND type_name NOT LIKE 'UPDATE_%' "
+        "GROUP BY ALL) "
+        "SELECT count(*), count(DISTINCT (collection_id, instance_index)) FROM firsts WHERE first = 'SUBMIT'",
+    )[0]
+    assert by_ids < by_task  # the sample holds an id in two cells
+    r = reports.run(home, "transitions", trace="google2019")
+    i = {c: r.columns.index(c) for c in ("from_event", "to_event", "across_gap", "tasks")}
+    got = {
+        (row[i["from_event"]], row[i["to_event"]], row[i["across_gap"]]): row[i["tasks"]] for row in r.rows
+    }
+    assert got[("(start)", "SUBMIT", False)] == by_task
+    per_cell = [reports.run(home, "transitions", trace="google2019", cell=c) for c in ("a", "b")]
+    assert by_task == sum(
+        row[i["tasks"]]
+        for p in per_cell
+        for row in p.rows
+        if row[i["from_event"]] == "(start)" and row[i["to_event"]] == "SUBMIT"
+    )
+
+
 def test_tier_usage_for_cell_b(home):
     r = reports.run(home, "tier-usage", trace="google2019", cell="b")
     assert [dict(zip(r.columns, row, strict=True)) for row in r.rows] == [

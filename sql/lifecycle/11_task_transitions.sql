@@ -4,6 +4,15 @@
 -- note: events are ordered by (time, seq): seq is the source order, so events sharing a microsecond keep the trace's order.
 CREATE OR REPLACE VIEW lifecycle.task_transitions AS
 SELECT
+    *,
+    -- the task's first transition of its (from, to, across a gap) pair: a report counts the
+    -- distinct tasks of each pair as the rows flagged, instead of grouping every transition by
+    -- pair and task (a hash table of ~10^8 groups at the whole trace's size)
+    row_number() OVER (
+        PARTITION BY trace, cell, job_id, task_index, from_event, to_event, spans_gap ORDER BY time, seq
+    ) = 1 AS first_of_pair
+FROM (
+SELECT
     e.trace,
     e.cell,
     e.job_id,
@@ -30,8 +39,10 @@ SELECT
     ) AS episode_no
 FROM lifecycle.task_events AS e
 WHERE e.event_kind IS DISTINCT FROM 'update'
-WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq);
+WINDOW w AS (PARTITION BY e.trace, e.cell, e.job_id, e.task_index ORDER BY e.time, e.seq)
+);
 
 COMMENT ON VIEW lifecycle.task_transitions IS 'Per task, each state event with the previous one (UPDATE_* collapsed); from_event = (start) for the first';
 COMMENT ON COLUMN lifecycle.task_transitions.spans_gap IS 'true = a source part is missing between the previous event and this one: not evidence of a trace anomaly';
+COMMENT ON COLUMN lifecycle.task_transitions.first_of_pair IS 'true on the task''s first transition of its (from_event, to_event, spans_gap) pair: count(*) FILTER (first_of_pair) per pair = its distinct tasks';
 COMMENT ON COLUMN lifecycle.task_transitions.episode_no IS 'The run attempt the event belongs to (lifecycle.task_episodes.episode_no): SUBMITs of the task up to and including it; 0 before the first SUBMIT. A task''s first SUBMIT: to_event = ''SUBMIT'' AND episode_no = 1';

@@ -6,18 +6,13 @@
 -- cites: zhu2015observations
 -- note: (start) -> X is a task's first event; X other than SUBMIT means the task was already alive when the data begins (or its creation is missing). across_gap = a source part is missing between the two events (lifecycle.task_transitions.spans_gap): the events of that slice are absent, so an undocumented pair there is not evidence of a trace anomaly; such rows are listed apart (note says so) and never counted as anomalies.
 -- caveat: with missing parts, compare only the rows with across_gap = false with the paper
-WITH per_task AS (
-    -- the distinct tasks of each pair by a grouping per (pair, task) first: one hash table of
-    -- integer keys, not a distinct aggregate per pair
-    SELECT from_event, to_event, spans_gap, count(*) AS n, count(*) FILTER (is_synthesized) AS synthesized
+WITH pairs AS (
+    -- the distinct tasks of each pair: the rows that are a task's first of their pair (stored
+    -- with the transitions), so no grouping by task
+    SELECT from_event, to_event, spans_gap, count(*) AS transitions, count(*) FILTER (first_of_pair) AS tasks,
+           count(*) FILTER (is_synthesized) AS synthesized
     FROM derived.task_transitions
     WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
-    GROUP BY from_event, to_event, spans_gap, job_id, task_index
-),
-pairs AS (
-    SELECT from_event, to_event, spans_gap, sum(n)::BIGINT AS transitions, count(*) AS tasks,
-           sum(synthesized)::BIGINT AS synthesized
-    FROM per_task
     GROUP BY from_event, to_event, spans_gap
 )
 SELECT
