@@ -297,6 +297,22 @@ def test_transitions_count_a_task_id_in_two_cells_as_two_tasks(home, con):
         (row[i["from_event"]], row[i["to_event"]], row[i["across_gap"]]): row[i["tasks"]] for row in r.rows
     }
     assert got[("(start)", "SUBMIT", False)] == by_task
+    # and each pair's tasks against transitions (a task may repeat a pair: 1001/1 is submitted and
+    # scheduled twice), from the raw events' consecutive state events by a plain window
+    pairs = rows(
+        con,
+        "SELECT from_event, to_event, count(*), count(DISTINCT (cell, collection_id, instance_index)) FROM ("
+        "SELECT cell, collection_id, instance_index, type_name AS to_event, coalesce(lag(type_name) OVER ("
+        "PARTITION BY cell, collection_id, instance_index ORDER BY time, seq), '(start)') AS from_event "
+        "FROM google2019.instance_events WHERE collection_type = 0 AND type_name NOT LIKE 'UPDATE_%') "
+        "GROUP BY ALL",
+    )
+    n = {c: r.columns.index(c) for c in ("transitions", "tasks")}
+    reported = {
+        (row[i["from_event"]], row[i["to_event"]]): (row[n["transitions"]], row[n["tasks"]]) for row in r.rows
+    }
+    assert reported == {(a, b): (t, k) for a, b, t, k in pairs}
+    assert any(t > k for t, k in reported.values())
     per_cell = [reports.run(home, "transitions", trace="google2019", cell=c) for c in ("a", "b")]
     assert by_task == sum(
         row[i["tasks"]]

@@ -491,11 +491,40 @@ def test_the_table_counts_stay_exact_through_added_replaced_and_removed_parts(ho
         assert got == _counted_by_hand(home, "task_usage", "start_time"), what
         seen.append(got[0][0])
     assert len(set(seen)) == len(seen)  # every step changed the rows
-    # only the live files' facts are kept
+    # only the live files' facts are kept, one of each kind (its folder: kind.<digest of its query>)
     live = home.table_link("google2011", "task_usage").resolve()
-    facts = sorted(p.relative_to(live).as_posix() for p in (live / "_facts").rglob("*") if p.is_file())
+    facts = sorted(p.relative_to(live / "_facts") for p in (live / "_facts").rglob("*") if p.is_file())
     (data,) = [p.relative_to(live).as_posix() for p in live.rglob("*.parquet")]
-    assert facts == [f"_facts/{kind}/{data}.facts" for kind in ("jobs", "machines", "rows", "tasks")]
+    assert [(f.parts[0].split(".")[0], "/".join(f.parts[1:])) for f in facts] == [
+        (kind, f"{data}.facts") for kind in ("jobs", "machines", "rows", "tasks")
+    ]
+
+
+def test_compact_keeps_the_facts_of_the_files_it_keeps_only(home, tmp_path):
+    from tracewh.ingestion import compaction
+
+    src = tmp_path / "src" / "task_usage"
+    src.mkdir(parents=True)
+    for n in (0, 1):
+        shutil.copy(SAMPLE / "task_usage" / f"part-0000{n}-of-00500.csv.gz", src)
+        ingest.ingest(home, "google2011", src.parent, IngestOptions(append=True, compact=False))
+    live = home.table_link("google2011", "task_usage").resolve()
+    assert len(list((live / "_facts").rglob("*.facts"))) == 2 * 4
+    compaction.compact(home, "google2011")
+    live = home.table_link("google2011", "task_usage").resolve()
+    (merged,) = live.rglob("*.parquet")  # the two parts' files merged into one
+    assert list((live / "_facts").rglob("*.facts")) == []
+    # the next ingest counts the merged file (and the counts are the live rows')
+    shutil.copy(SAMPLE / "task_events" / "part-00000-of-00500.csv.gz", tmp_path / "src")
+    (tmp_path / "src" / "task_events").mkdir()
+    shutil.move(tmp_path / "src" / "part-00000-of-00500.csv.gz", tmp_path / "src" / "task_events")
+    ingest.ingest(home, "google2011", tmp_path / "src", IngestOptions(append=True, compact=False))
+    counted = read(
+        home,
+        "SELECT rows, min_time, max_time, distinct_jobs, approx_distinct_tasks, distinct_machines "
+        "FROM meta.tables WHERE table_name = 'task_usage'",
+    )
+    assert counted == _counted_by_hand(home, "task_usage", "start_time")
 
 
 def test_an_ingest_reads_the_counts_of_the_files_it_keeps_from_their_facts(home, tmp_path):
@@ -509,7 +538,8 @@ def test_an_ingest_reads_the_counts_of_the_files_it_keeps_from_their_facts(home,
     live = home.table_link("google2011", "task_usage").resolve()
     (kept,) = live.rglob("*.parquet")
     (rows,) = read(home, f"SELECT count(*) FROM read_parquet('{kept}')")[0]
-    fact = live / "_facts" / "rows" / f"{kept.relative_to(live).as_posix()}.facts"
+    (rows_folder,) = (live / "_facts").glob("rows.*")
+    fact = rows_folder / f"{kept.relative_to(live).as_posix()}.facts"
     planted = tmp_path / "planted.parquet"
     con = duckdb.connect()
     con.execute(
@@ -518,10 +548,22 @@ def test_an_ingest_reads_the_counts_of_the_files_it_keeps_from_their_facts(home,
     con.close()
     fact.unlink()  # a hard link shared with no other generation: replaced, not written through
     shutil.copy(planted, fact)
-    (live / "_facts" / "tasks").rename(live / "_facts" / "tasks-gone")
+    (tasks_folder,) = (live / "_facts").glob("tasks.*")
+    tasks_folder.rename(live / "_facts" / "tasks-gone")
+    # a fact another query made (another tracewh's key or window: another digest) is not read
+    foreign = live / "_facts" / "rows.0000000000000000" / fact.relative_to(rows_folder)
+    foreign.parent.mkdir(parents=True)
+    shutil.copy(planted, foreign)
     shutil.copy(SAMPLE / "task_usage" / "part-00001-of-00500.csv.gz", src)
     ingest.ingest(home, "google2011", src.parent, IngestOptions(append=True, compact=False))
     (counted,) = read(home, "SELECT rows, approx_distinct_tasks FROM meta.tables")
     by_hand = _counted_by_hand(home, "task_usage", "start_time")[0]
     assert counted == (by_hand[0] + 1000, by_hand[4])
     assert rows < by_hand[0]
+    live = home.table_link("google2011", "task_usage").resolve()
+    assert sorted(p.name.split(".")[0] for p in (live / "_facts").iterdir()) == [
+        "jobs",
+        "machines",
+        "rows",
+        "tasks",
+    ]

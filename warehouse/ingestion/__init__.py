@@ -54,7 +54,7 @@ from tracewh.ingestion import fastpath, generations, readers
 from tracewh.ingestion.generations import DEFAULT_MEMORY_LIMIT, link_generation, new_writer_id
 from tracewh.ingestion.generations import source_stem as _stem
 from tracewh.options import IngestOptions
-from tracewh.quoting import quote_ident, quote_literal
+from tracewh.quoting import glob_escape, quote_ident, quote_literal
 from tracewh.sizes import limit_bytes
 from tracewh.traces import ReaderKind, SourceFile, Table, TraceSpec, get_trace, time_macros_sql
 
@@ -983,7 +983,7 @@ def _table_stats(db: duckdb.DuckDBPyConnection, trace_name: str, table: Table, g
         return stats
 
     def read(kind: str) -> str:
-        return f"read_parquet([{', '.join(quote_literal(f) for f in facts[kind])}])"
+        return f"read_parquet([{', '.join(quote_literal(glob_escape(f)) for f in facts[kind])}])"
 
     row = db.execute(f"SELECT sum(rows), min(min_time), max(max_time) FROM {read('rows')}").fetchone()
     # Jobs and machines are few (exact counts, small hash tables). Tasks are tens of millions: a
@@ -1036,22 +1036,19 @@ def _file_facts(
     }
     out: dict[str, list[Path]] = {kind: [] for kind in queries}
     for kind, select in queries.items():
+        folder = f"{kind}.{hashlib.sha256(select.encode()).hexdigest()[:16]}"
         for f in files:
-            fact = generations.fact_file(gen, kind, f)
+            fact = generations.fact_file(gen, folder, f)
             if not fact.is_file():
                 fact.parent.mkdir(parents=True, exist_ok=True)
                 tmp = fact.with_name(f"{fact.name}.tmp")
                 db.execute(
-                    f"COPY ({select} FROM read_parquet({quote_literal(f)})) TO {quote_literal(tmp)} "
-                    "(FORMAT parquet, COMPRESSION zstd)"
+                    f"COPY ({select} FROM read_parquet({quote_literal(glob_escape(f))})) "
+                    f"TO {quote_literal(tmp)} (FORMAT parquet, COMPRESSION zstd)"
                 )
                 os.replace(tmp, fact)
             out[kind].append(fact)
-    wanted = {x for xs in out.values() for x in xs}
-    folder = gen / generations.FACTS_FOLDER
-    if folder.is_dir():
-        for stale in [x for x in folder.rglob("*") if x.is_file() and x not in wanted]:
-            stale.unlink()
+    generations.prune_facts(gen, {x for xs in out.values() for x in xs})
     return out
 
 

@@ -208,6 +208,8 @@ def compact(home: Home, trace: str | None = None, memory_limit: str | None = Non
                         shutil.rmtree(gen)
                         del new_gens[(t, table)]
                         continue
+                    # the merged files' facts go with them (the next ingest counts the new files)
+                    generations.prune_facts(gen)
                     after = _files(gen)
                     done.append(
                         TableCompaction(

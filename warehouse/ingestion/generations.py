@@ -7,6 +7,7 @@ the id keeps every name new, so no write can reach a linked (live) file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -41,9 +42,8 @@ def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, s
         if (cell, source_stem(output_stem(src.name))) in stems:
             continue
         _link(src, new / rel)
-        for kind in FACT_KINDS:
-            if (fact := fact_file(old, kind, src)).is_file():
-                _link(fact, fact_file(new, kind, new / rel))
+        for fact in (old / FACTS_FOLDER).glob(f"*/{rel.as_posix()}.facts"):
+            _link(fact, new / fact.relative_to(old))
 
 
 def _link(src: Path, dst: Path) -> None:
@@ -58,16 +58,37 @@ def _link(src: Path, dst: Path) -> None:
 # counts only the files it wrote (a scan of a whole table for its distinct tasks cost 82 CPU s per
 # ingest at the whole 2011 trace's 1.3 G usage windows): "rows" holds its rows and in-window time
 # range (one row), the others its distinct entity keys. Each is a Parquet file at
-# <generation>/_facts/<kind>/<the file's path in the generation>.facts: the tables' globs
-# (*.parquet) and Spark (a folder whose name starts with "_") do not read them. A file's name is
-# never reused (writer ids), so its facts never go stale; a missing one is computed again.
+# <generation>/_facts/<kind>.<digest of the query that made it>/<the file's path>.facts: the
+# tables' globs (*.parquet) and Spark (a folder whose name starts with "_") do not read them. A
+# file's name is never reused (writer ids), and a fact made by another query (a later tracewh's
+# key or window) sits in another folder: a fact never goes stale; a missing one is made again.
 FACTS_FOLDER = "_facts"
 FACT_KINDS = ("rows", "tasks", "jobs", "machines")
 
 
 def fact_file(gen: Path, kind: str, data_file: Path) -> Path:
-    """Where the facts of ``kind`` about ``data_file`` (a Parquet file of generation ``gen``) are."""
+    """Where the facts of ``kind`` (a FACT_KINDS name and its query's digest, ``rows.<digest>``)
+    about ``data_file`` (a Parquet file of generation ``gen``) are."""
     return gen / FACTS_FOLDER / kind / f"{data_file.relative_to(gen).as_posix()}.facts"
+
+
+def prune_facts(gen: Path, wanted: set[Path] | None = None) -> None:
+    """Remove the facts of a generation that are not ``wanted`` (default: those of a file no longer
+    in it, after a merge or a dropped part)."""
+    folder = gen / FACTS_FOLDER
+    if not folder.is_dir():
+        return
+    for fact in [x for x in folder.rglob("*") if x.is_file()]:
+        kind = folder / fact.relative_to(folder).parts[0]
+        described = gen / fact.relative_to(kind).with_suffix("")  # <file>.facts -> <file>
+        if not (
+            fact in wanted if wanted is not None else fact.name.endswith(".facts") and described.is_file()
+        ):
+            fact.unlink()
+    # and the folders left empty (deepest first; a folder still holding facts stays)
+    for d in sorted((x for x in folder.rglob("*") if x.is_dir()), key=lambda x: len(x.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            d.rmdir()
 
 
 def output_stem(filename: str) -> str:
