@@ -26,8 +26,8 @@ def main() -> None:
     if "--forget" in sys.argv:
         n = int(sys.argv[sys.argv.index("--forget") + 1])
         for f in sorted(gen.rglob("*.parquet"))[-n:]:
-            for kind in generations.FACT_KINDS:
-                generations.fact_file(gen, kind, f).unlink(missing_ok=True)
+            for fact in (gen / generations.FACTS_FOLDER).glob(f"*/{f.relative_to(gen).as_posix()}.facts"):
+                fact.unlink()
     db = duckdb.connect()
     db.execute(f"SET memory_limit = '{memory}'")
     db.execute(f"SET temp_directory = '{tempfile.mkdtemp(dir=gen.parent)}'")
