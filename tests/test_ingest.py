@@ -567,3 +567,24 @@ def test_an_ingest_reads_the_counts_of_the_files_it_keeps_from_their_facts(home,
         "rows",
         "tasks",
     ]
+
+
+def test_a_kept_files_facts_are_carried_whatever_its_name(home, tmp_path):
+    # a file named with glob characters ([1]) keeps its facts into the next generation (the same
+    # files, hard-linked), not computed again
+    usage = tmp_path / "u[1].csv.gz"
+    shutil.copy(SAMPLE / "task_usage" / "part-00000-of-00500.csv.gz", usage)
+    ingest.ingest(home, "google2011", usage, IngestOptions(table_for_file="task_usage", compact=False))
+    live = home.table_link("google2011", "task_usage").resolve()
+    before = {p.relative_to(live): p.stat().st_ino for p in (live / "_facts").rglob("*.facts")}
+    assert len(before) == 4 and all("u[1]" in str(p) for p in before)
+    other = tmp_path / "src" / "task_usage"
+    other.mkdir(parents=True)
+    shutil.copy(SAMPLE / "task_usage" / "part-00001-of-00500.csv.gz", other)
+    ingest.ingest(home, "google2011", other.parent, IngestOptions(append=True, compact=False))
+    live = home.table_link("google2011", "task_usage").resolve()
+    after = {p.relative_to(live): p.stat().st_ino for p in (live / "_facts").rglob("*.facts")}
+    assert {p: after.get(p) for p in before} == before
+    assert read(home, "SELECT rows FROM meta.tables") == [
+        _counted_by_hand(home, "task_usage", "start_time")[0][:1]
+    ]

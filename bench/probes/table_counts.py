@@ -25,9 +25,10 @@ def main() -> None:
     gen, table, memory = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     if "--forget" in sys.argv:
         n = int(sys.argv[sys.argv.index("--forget") + 1])
+        kinds = [d.name for d in (gen / generations.FACTS_FOLDER).iterdir()]
         for f in sorted(gen.rglob("*.parquet"))[-n:]:
-            for fact in (gen / generations.FACTS_FOLDER).glob(f"*/{f.relative_to(gen).as_posix()}.facts"):
-                fact.unlink()
+            for kind in kinds:
+                generations.fact_file(gen, kind, f).unlink(missing_ok=True)
     db = duckdb.connect()
     db.execute(f"SET memory_limit = '{memory}'")
     db.execute(f"SET temp_directory = '{tempfile.mkdtemp(dir=gen.parent)}'")

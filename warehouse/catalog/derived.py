@@ -1197,11 +1197,12 @@ def create_views(con: duckdb.DuckDBPyConnection, home: Home, check_outdated: boo
     now = state(con, home, check_outdated)
     views = [view_definition(con, home, f, now) for f in sqlfiles.folder(SCHEMA)]
     made = {} if check_outdated else _views_made(con)
+    digests = {view[0]: _digest(view) for view in views}
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     for view in views:
-        if made.get(view[0]) != _digest(view):
+        if made.get(view[0]) != digests[view[0]]:
             _make_view(con, view)
-    _record_views_made(con, {view[0]: _digest(view) for view in views})
+    _record_views_made(con, digests)
 
 
 def create_view(con: duckdb.DuckDBPyConnection, home: Home, f: sqlfiles.SqlFile, now: State) -> None:

@@ -35,6 +35,8 @@ def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, s
     The ingest then writes only names that carry its own id, so no write can reach a linked (live)
     file."""
     stems = {(cell, stem) for _, cell, stem in replaced}
+    facts = old / FACTS_FOLDER
+    kinds = [d for d in facts.iterdir() if d.is_dir()] if facts.is_dir() else []
     for src in old.rglob("*.parquet"):
         rel = src.relative_to(old)
         cell = rel.parts[0].removeprefix("cell=") if rel.parts[0].startswith("cell=") else None
@@ -42,8 +44,10 @@ def link_generation(old: Path, new: Path, replaced: set[tuple[str, str | None, s
         if (cell, source_stem(output_stem(src.name))) in stems:
             continue
         _link(src, new / rel)
-        for fact in (old / FACTS_FOLDER).glob(f"*/{rel.as_posix()}.facts"):
-            _link(fact, new / fact.relative_to(old))
+        for kind in kinds:
+            # a path, not a pattern: a file's name may hold [, * or ?
+            if (fact := fact_file(old, kind.name, src)).is_file():
+                _link(fact, fact_file(new, kind.name, new / rel))
 
 
 def _link(src: Path, dst: Path) -> None:
