@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 
+import duckdb
 import pytest
 import typer.main
 from cli_helpers import run_cli as run
@@ -421,6 +422,27 @@ def test_moving_the_home_is_detected_and_repaired_by_one_command(capsys, tmp_pat
     )
     assert (code, out) == (0, "n\n3172\n")
     assert Home.resolve(moved).table_link("google2011", "job_events").resolve().is_dir()
+
+
+def test_a_catalog_built_from_other_sql_is_refused_with_one_line_and_rebuilt_by_repair(capsys, tmp_path):
+    """A catalog another build of the same version wrote (its views from other SQL: a stored table
+    may lack a column this build's reports read) is refused before a query fails on it."""
+    home = tmp_path / "h"
+    code, _, err = run(
+        capsys, "--home", str(home), "ingest", "google2011", str(SAMPLE), "--tables", "job_events", "-q"
+    )
+    assert code == 0, err
+    with duckdb.connect(str(Home.resolve(home).catalog)) as con:
+        con.execute("UPDATE meta.catalog SET value = 'another build' WHERE key = 'views_built_from'")
+    code, out, err = run(capsys, "--home", str(home), "sql", "SELECT count(*) FROM google2011.job_events")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "other SQL" in err and "tracewh repair" in err, err
+    code, _, err = run(capsys, "--home", str(home), "repair")
+    assert code == 0, err
+    code, out, _ = run(
+        capsys, "--home", str(home), "sql", "SELECT count(*) AS n FROM google2011.job_events", "-f", "csv"
+    )
+    assert (code, out) == (0, "n\n3172\n")
 
 
 def test_demo_ingests_the_sample_into_a_fresh_home_and_prints_reports(capsys, tmp_path):
