@@ -19,8 +19,8 @@ WITH done AS NOT MATERIALIZED (
     SELECT delay, priority_tier, end_reason, status, CASE WHEN status = 0 THEN v END AS v,
            -- the value's bin (below): it keeps the order, v <= w gives bin(v) <= bin(w), since a
            -- square root is exact to the last bit and so monotone (4096: a power of two, exact).
-           -- Bins this fine leave few values in the bins read again (at the whole trace's size 1.8 M
-           -- (group, value) rows to order, 7.0 M at 1024) for 1.0 M bins counted (0.27 M at 1024)
+           -- Bins this fine leave few values in the bins read again (on the whole synthetic 2011
+           -- trace 1.8 M (group, value) rows to order, 7.0 M at 1024) for 1.0 M bins counted (0.27 M)
            CASE WHEN status = 0 THEN floor(sqrt(sqrt(v)) * 4096)::BIGINT END AS bin
     FROM (
         SELECT m.delay, coalesce(priority_tier, '(none)') AS priority_tier,
@@ -125,7 +125,9 @@ hits AS (
 ),
 hit_lists AS (
     -- the bins that hold a wanted rank, per measure as a list indexed by bin + 1: the pass below
-    -- over every attempt keeps the values of those bins (a few per cent) by a lookup in the list.
+    -- over every attempt keeps the values of those bins (a few per cent) by a lookup in the list
+    -- (its length grows as the fourth root of the largest value: ~170 k bins for the 29 days of
+    -- the 2011 trace; indexed inside each branch of the CASE, which would copy a list it returns).
     -- A join of every attempt to hits instead cost a hash probe per attempt, and DuckDB, which
     -- estimates hits as large as its inputs, built its hash table on the attempts' side: at the
     -- whole trace's size (94 M rows) most of this report's time and 3 GB of memory.
@@ -146,7 +148,7 @@ ranked AS (
         SELECT /*+ BROADCAST(h) */ h.gid, h.bin, h.first_r, d.v, count(*) AS n
         FROM (
             SELECT d.* FROM done AS d CROSS JOIN hit_lists AS l
-            WHERE (CASE WHEN d.delay THEN l.delay_hits ELSE l.run_hits END)[d.bin + 1]
+            WHERE CASE WHEN d.delay THEN l.delay_hits[d.bin + 1] ELSE l.run_hits[d.bin + 1] END
         ) AS d
         JOIN hits AS h ON h.bin = d.bin AND h.delay = d.delay
             AND (h.grouping = 'all' OR (h.grouping = 'priority tier' AND h.grp = d.priority_tier)

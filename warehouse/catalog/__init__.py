@@ -1028,15 +1028,6 @@ def check_location(con: duckdb.DuckDBPyConnection, home: Home) -> None:
         raise CatalogError(
             f"the home moved from {recorded} to {home.root}; run `tracewh repair` once to repoint the views"
         )
-    # The same version number, other SQL (a development build, or a file edited in place): a view
-    # or a stored derived table may lack what this tracewh's reports read (a report would fail on
-    # a missing column, or answer from another definition).
-    built = con.execute("SELECT value FROM meta.catalog WHERE key = $k", {"k": BUILT_FROM}).fetchall()
-    if rows and built and built[0][0] != views_key():
-        raise CatalogError(
-            "the catalog's views were built from other SQL than this tracewh's (another build of "
-            f"tracewh {__version__}); run `tracewh repair` once to rebuild them"
-        )
 
 
 def repair(home: Home) -> str | None:

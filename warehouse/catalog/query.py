@@ -191,7 +191,7 @@ def stream(
     try:
         cur = con.execute(sql, params or {})
     except duckdb.Error as e:
-        raise sql_error(e) from e
+        raise sql_error(e, con) from e
     if cur is None or cur.description is None:
         return [], [], iter(())
     columns = [d[0] for d in cur.description]
@@ -221,7 +221,7 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = 
     try:
         return cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_table()
     except duckdb.Error as e:
-        raise sql_error(e) from e
+        raise sql_error(e, con) from e
     finally:
         cur.close()
 
@@ -237,7 +237,7 @@ def stream_arrow(
         try:
             reader = cur.sql(sql.strip().rstrip(";"), params=params or None).to_arrow_reader(rows)
         except duckdb.Error as e:
-            raise sql_error(e) from e
+            raise sql_error(e, con) from e
         yield reader
     finally:
         cur.close()
@@ -283,15 +283,40 @@ def write_parquet(reader: Any, path: Path, metadata: dict[bytes, bytes] | None =
     return rows
 
 
-def sql_error(e: duckdb.Error) -> TracewhError:
+def sql_error(e: duckdb.Error, con: duckdb.DuckDBPyConnection | None = None) -> TracewhError:
     """DuckDB's error as one line; running out of memory names the knob that moves the limit (the
-    message's "(used/limit used)" shows the limit in force)."""
+    message's "(used/limit used)" shows the limit in force). A name or column not found (``con``:
+    the catalog's connection) in a catalog whose views were built from other SQL than this
+    tracewh's says that `tracewh repair` rebuilds them."""
     if isinstance(e, duckdb.OutOfMemoryException):
         return TracewhError(
             f"out of memory under the memory limit: raise --memory-limit or $TRACEWH_MEMORY_LIMIT "
             f"({str(e).splitlines()[0] if str(e).strip() else type(e).__name__})"
         )
-    return TracewhError(f"SQL error: {_one_line(e)}")
+    hint = ""
+    if (
+        con is not None
+        and isinstance(e, duckdb.BinderException | duckdb.CatalogException)
+        and _built_elsewhere(con)
+    ):
+        hint = (
+            " (the catalog's views were built from other SQL or traces than this tracewh's, e.g. by "
+            "another build of the same version: run `tracewh repair` once to rebuild them)"
+        )
+    return TracewhError(f"SQL error: {_one_line(e)}{hint}")
+
+
+def _built_elsewhere(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the catalog records a views key other than this build's (catalog.views_key). Asked
+    only after a query failed: a stored derived table or a view of another build may lack what
+    this build's SQL reads, while every query that binds answers as it is."""
+    try:
+        rows = con.execute(
+            "SELECT value FROM meta.catalog WHERE key = $k", {"k": catalog.BUILT_FROM}
+        ).fetchall()
+    except duckdb.Error:  # an aborted transaction, or no meta.catalog: nothing to say
+        return False
+    return bool(rows) and rows[0][0] != catalog.views_key()
 
 
 def _one_line(e: BaseException) -> str:
