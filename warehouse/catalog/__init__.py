@@ -782,12 +782,7 @@ def refresh(
     files as it is. That holds for a catalog whose views this very code built for this home
     (views_key and the home recorded by rebuild); any other (built by another version, or a home
     that moved) is rebuilt whole."""
-    built = dict(
-        con.execute(
-            "SELECT key, value FROM meta.catalog WHERE key IN ('home', $b)", {"b": BUILT_FROM}
-        ).fetchall()
-    )
-    if built.get("home") != str(home.root) or built.get(BUILT_FROM) != views_key():
+    if recorded_home(con) != str(home.root) or recorded_views_key(con) != views_key():
         rebuild(con, home)
         return
     live = named_dirs(con, derived_too=False)
@@ -954,6 +949,12 @@ def _inherit_comments(con: duckdb.DuckDBPyConnection, trace: str) -> None:
 
 def recorded_home(con: duckdb.DuckDBPyConnection) -> str | None:
     rows = con.execute("SELECT value FROM meta.catalog WHERE key = 'home'").fetchall()
+    return rows[0][0] if rows else None
+
+
+def recorded_views_key(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The views_key the catalog's views were built from (None: not recorded)."""
+    rows = con.execute("SELECT value FROM meta.catalog WHERE key = $k", {"k": BUILT_FROM}).fetchall()
     return rows[0][0] if rows else None
 
 

@@ -311,12 +311,10 @@ def _built_elsewhere(con: duckdb.DuckDBPyConnection) -> bool:
     only after a query failed: a stored derived table or a view of another build may lack what
     this build's SQL reads, while every query that binds answers as it is."""
     try:
-        rows = con.execute(
-            "SELECT value FROM meta.catalog WHERE key = $k", {"k": catalog.BUILT_FROM}
-        ).fetchall()
+        built = catalog.recorded_views_key(con)
     except duckdb.Error:  # an aborted transaction, or no meta.catalog: nothing to say
         return False
-    return bool(rows) and rows[0][0] != catalog.views_key()
+    return built is not None and built != catalog.views_key()
 
 
 def _one_line(e: BaseException) -> str:
