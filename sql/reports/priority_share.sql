@@ -23,19 +23,31 @@ task_rows AS (
     SELECT cell, job_id, task_index, 2, CAST(NULL AS BOOLEAN), CAST(NULL AS DOUBLE), CAST(NULL AS DOUBLE), cpu_s, memory_s
     FROM derived.task_usage_hourly WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
+task_groups AS (
+    -- the tasks grouped by job where they share tier and production flag (derived.task_groups)
+    SELECT cell, job_id, first_index, last_index, whole_job, priority_tier, is_production
+    FROM derived.task_groups WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+),
 sums AS (
-    -- Each row summed straight into its task's tier through one join to the tasks: the only
-    -- table keyed by task is that join's, which spills under the memory limit. (Two per-task
-    -- aggregates joined to the tasks held three such tables at once and ran out of memory at
-    -- whole-trace size.) Rows of tasks derived.tasks does not hold are left out.
-    SELECT t.priority_tier, t.is_production,
+    -- Each row summed straight into its task's tier: joined to one row per job whose tasks share
+    -- it, or else to its own task, so the joins' tables are a row per job and the tasks of the
+    -- few other jobs, not every task (a table of every task spilled at whole-trace size). Rows
+    -- of tasks derived.tasks does not hold meet neither and are left out.
+    -- the whole jobs are a row per job: Spark is told to broadcast them (they are larger than its
+    -- default threshold at whole-trace size), so only the join to the other tasks shuffles
+    SELECT /*+ BROADCAST(j) */ coalesce(j.priority_tier, t.priority_tier) AS priority_tier,
+           coalesce(j.is_production, t.is_production) AS is_production,
            count(*) FILTER (WHERE r.src = 1) AS run_attempts,
            count(*) FILTER (WHERE r.src = 1 AND r.censored) AS censored_attempts,
            sum(r.cpu_req) AS cpu_req, sum(r.mem_req) AS mem_req, sum(r.cpu_used) AS cpu_used, sum(r.mem_used) AS mem_used
     FROM task_rows AS r
-    JOIN tasks AS t
-        ON t.job_id = r.job_id AND t.task_index = r.task_index AND t.cell IS NOT DISTINCT FROM r.cell
-    GROUP BY t.priority_tier, t.is_production
+    LEFT JOIN task_groups AS j
+        ON j.whole_job AND j.cell IS NOT DISTINCT FROM r.cell AND j.job_id = r.job_id
+       AND r.task_index BETWEEN j.first_index AND j.last_index
+    LEFT JOIN task_groups AS t
+        ON NOT t.whole_job AND t.cell IS NOT DISTINCT FROM r.cell AND t.job_id = r.job_id AND t.first_index = r.task_index
+    WHERE j.job_id IS NOT NULL OR t.job_id IS NOT NULL
+    GROUP BY ALL
 ),
 by_tier AS (
     -- the tasks counted once per tier and production flag, beside their sums: the groups below

@@ -14,20 +14,27 @@ WITH usage AS (
     FROM derived.task_usage_hourly AS u
     WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell)
 ),
-tasks AS (
-    SELECT cell, job_id, task_index, priority_tier, cpu_request, memory_request
-    FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
+groups AS (
+    -- the tasks grouped by job where they share tier and requests (derived.task_groups): the
+    -- task-hours join one row per such job, and a task of any other job, instead of every task
+    SELECT cell, job_id, first_index, last_index, whole_job, priority_tier, cpu_request, memory_request
+    FROM derived.task_groups WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 )
-SELECT
+-- the whole jobs are a row per job: Spark is told to broadcast them (they are larger than its
+-- default threshold at whole-trace size), so only the join to the other tasks shuffles
+SELECT /*+ BROADCAST(j) */
     u.hour,
-    coalesce(t.priority_tier, '(no task events)') AS tier,
+    coalesce(j.priority_tier, t.priority_tier, '(no task events)') AS tier,
     round(sum(u.cpu_s) / 3600, 6) AS cpu_used,
     round(sum(u.memory_s) / 3600, 6) AS memory_used,
-    round(sum(t.cpu_request * u.window_s) / 3600, 6) AS cpu_allocated,
-    round(sum(t.memory_request * u.window_s) / 3600, 6) AS memory_allocated,
+    round(sum(coalesce(j.cpu_request, t.cpu_request) * u.window_s) / 3600, 6) AS cpu_allocated,
+    round(sum(coalesce(j.memory_request, t.memory_request) * u.window_s) / 3600, 6) AS memory_allocated,
     sum(u.windows)::BIGINT AS windows
 FROM usage AS u
-LEFT JOIN tasks AS t
-    ON t.cell IS NOT DISTINCT FROM u.cell AND t.job_id = u.job_id AND t.task_index = u.task_index
+LEFT JOIN groups AS j
+    ON j.whole_job AND j.cell IS NOT DISTINCT FROM u.cell AND j.job_id = u.job_id
+   AND u.task_index BETWEEN j.first_index AND j.last_index
+LEFT JOIN groups AS t
+    ON NOT t.whole_job AND t.cell IS NOT DISTINCT FROM u.cell AND t.job_id = u.job_id AND t.first_index = u.task_index
 GROUP BY u.hour, tier
 ORDER BY u.hour, tier;

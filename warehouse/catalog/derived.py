@@ -71,6 +71,7 @@ STORED_EVENTS = EVENTS_VIEW.split(".", 1)[1]
 # table with ``unit:`` the folder <name>/ of one file per unit, <unit>.parquet (stored_paths)
 PREFIX = "derived."
 TASK_KEY = ("cell", "job_id", "task_index")
+JOB_KEY = ("cell", "job_id")
 MACHINE_KEY = ("cell", "machine_id")
 _TRACE_PARAM = re.compile(r"\$trace\b")
 _TOUCHED = "temp.main.derived_touched"
@@ -225,7 +226,7 @@ def checked_traces(f: sqlfiles.SqlFile, live: list[tuple[str, str]]) -> list[str
 # `tracewh check` compares a sample of tasks (all of a task's rows or none): one task in SAMPLE_EVERY
 # (of machines, for a table of machine rows).
 SAMPLE_EVERY = 16
-SAMPLED = {TASK_KEY: "tasks", MACHINE_KEY: "machines"}
+SAMPLED = {TASK_KEY: "tasks", JOB_KEY: "jobs", MACHINE_KEY: "machines"}
 
 
 def keyed_by_task(f: sqlfiles.SqlFile) -> bool:
@@ -235,10 +236,13 @@ def keyed_by_task(f: sqlfiles.SqlFile) -> bool:
 
 def sample_key(f: sqlfiles.SqlFile) -> tuple[str, ...] | None:
     """The key `tracewh check` samples the table's rows by (all of a key's rows or none): the task
-    key of a table of task rows, or of one read from such tables; the machine key of a table of
-    machine rows; None: the table is compared whole."""
-    if keyed_by_task(f) or any(per_task(g) for g in stored_files() if short(g) in reads(f)):
+    key of a table of task rows; the job key of one read from such tables (its rows may stand for
+    several tasks of a job, as derived.task_groups' do); the machine key of a table of machine
+    rows; None: the table is compared whole."""
+    if keyed_by_task(f):
         return TASK_KEY
+    if any(per_task(g) for g in stored_files() if short(g) in reads(f)):
+        return JOB_KEY
     if set(MACHINE_KEY) <= set(sort_key(f)):
         return MACHINE_KEY
     return None

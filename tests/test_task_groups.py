@@ -1,0 +1,155 @@
+"""The usage reports join their task-hours to derived.task_groups (one row per job whose tasks share
+tier and requests, else one per task) instead of to every task: each task-hour must still meet its
+own task's tier and requests, and a task-hour of a task without task events none, whichever kind of
+row its job has. A hand-built trace with one job of each kind, worked out by hand below.
+
+Times are seconds after the trace start (raw time = 600 s + s, in microseconds). Every task is
+SUBMITted at 0, SCHEDULEd at 10 and FINISHes at 1000 (990 s observed run time each):
+  job 7, tasks 0, 1, 2: priority 9 (production), cpu 0.5, memory 0.25: a whole job
+  job 8, tasks 0 and 2 (index 1 has no task event): priority 0 (free), cpu 0.1, memory 0.1: not
+         whole (its range lacks index 1), so a row per task
+  job 9, tasks 0 and 1: priority 4 (middle), cpu 0.2 and 0.3, memory 0.2: not whole (requests differ)
+  job 11, tasks 0 and 1: priority 4 (middle), cpu unknown (empty) and 0.2: not whole (one lacks it)
+  job 12, tasks 0 and 1: priority 0 (free), cpu unknown in both: whole, its cpu request NULL
+One usage window of 300 s (100 to 400 s, hour 0) per task-hour below, cpu / memory used:
+  (7, 0) 0.4 / 0.1   (7, 2) 0.2 / 0.1   (7, 5) 0.1 / 0.1: index 5 lies past job 7's tasks
+  (8, 0) 0.3 / 0.2   (8, 1) 0.6 / 0.2: inside job 8's span, no task events   (8, 2) 0.05 / 0.2
+  (9, 0) 0.1 / 0.3   (9, 1) 0.2 / 0.3   (11, 1) 0.2 / 0.3   (12, 0) 0.1 / 0.1
+  (10, 0) 0.7 / 0.4: a job without task events
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import task_row, write_gz
+
+from tracewh import catalog, reports
+from tracewh import ingestion as ingest
+from tracewh.home import Home
+
+US = 1_000_000
+SUBMIT, SCHEDULE, FINISH = 0, 1, 4
+WINDOW_S = 300
+TASKS = [
+    # job, index, priority, cpu, memory
+    (7, 0, 9, 0.5, 0.25),
+    (7, 1, 9, 0.5, 0.25),
+    (7, 2, 9, 0.5, 0.25),
+    (8, 0, 0, 0.1, 0.1),
+    (8, 2, 0, 0.1, 0.1),
+    (9, 0, 4, 0.2, 0.2),
+    (9, 1, 4, 0.3, 0.2),
+    (11, 0, 4, "", 0.2),
+    (11, 1, 4, 0.2, 0.2),
+    (12, 0, 0, "", 0.1),
+    (12, 1, 0, "", 0.1),
+]
+USAGE = [
+    # job, index, cpu, memory
+    (7, 0, 0.4, 0.1),
+    (7, 2, 0.2, 0.1),
+    (7, 5, 0.1, 0.1),
+    (8, 0, 0.3, 0.2),
+    (8, 1, 0.6, 0.2),
+    (8, 2, 0.05, 0.2),
+    (9, 0, 0.1, 0.3),
+    (9, 1, 0.2, 0.3),
+    (11, 1, 0.2, 0.3),
+    (12, 0, 0.1, 0.1),
+    (10, 0, 0.7, 0.4),
+]
+
+
+def t(s: float) -> int:
+    return int((600 + s) * US)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Home:
+    src = tmp_path_factory.mktemp("groups") / "src"
+    events = []
+    for job, idx, prio, cpu, mem in TASKS:
+        kw = {"prio": prio, "cpu": cpu, "mem": mem}
+        events += [
+            (t(0), task_row(t(0), job, idx, SUBMIT, **kw)),
+            (t(10), task_row(t(10), job, idx, SCHEDULE, machine=5, **kw)),
+            (t(1000), task_row(t(1000), job, idx, FINISH, machine=5, **kw)),
+        ]
+    write_gz(src / "task_events" / "part-00000-of-00001.csv.gz", [line for _, line in sorted(events)])
+    usage = [
+        ",".join(str(f) for f in [t(100), t(100 + WINDOW_S), job, idx, 5, cpu, mem] + [""] * 13)
+        for job, idx, cpu, mem in USAGE
+    ]
+    write_gz(src / "task_usage" / "part-00000-of-00001.csv.gz", usage)
+    h = Home.resolve(src.parent / "home")
+    ingest.ingest(h, "google2011", src)
+    return h
+
+
+def rows(home: Home, name: str) -> list[dict]:
+    r = reports.run(home, name, trace="google2011")
+    return [dict(zip(r.columns, row, strict=True)) for row in r.rows]
+
+
+def test_a_job_is_one_row_only_when_its_tasks_fill_one_range_and_share_tier_and_requests(home):
+    with catalog.connect(home, read_only=True) as con:
+        got = con.execute(
+            "SELECT job_id, first_index, last_index, whole_job, priority_tier, cpu_request "
+            "FROM derived.task_groups WHERE trace = 'google2011' ORDER BY ALL"
+        ).fetchall()
+    assert got == [
+        (7, 0, 2, True, "production", 0.5),
+        (8, 0, 0, False, "free", 0.1),
+        (8, 2, 2, False, "free", 0.1),
+        (9, 0, 0, False, "middle", 0.2),
+        (9, 1, 1, False, "middle", 0.3),
+        (11, 0, 0, False, "middle", None),
+        (11, 1, 1, False, "middle", 0.2),
+        (12, 0, 1, True, "free", None),
+    ]
+
+
+def test_tier_usage_gives_each_task_hour_its_own_tasks_tier_and_request(home):
+    got = {r["tier"]: r for r in rows(home, "tier-usage")}
+    assert {r["hour"] for r in got.values()} == {0}
+    per_hour = WINDOW_S / 3600
+    used = {
+        "production": 0.4 + 0.2,
+        "free": 0.3 + 0.05 + 0.1,
+        "middle": 0.1 + 0.2 + 0.2,
+        # (7, 5) past job 7's tasks, (8, 1) in job 8's span without events, job 10
+        "(no task events)": 0.1 + 0.6 + 0.7,
+    }
+    # (12, 0): a request unknown adds nothing; (11, 1): its own 0.2, not task (11, 0)'s unknown one
+    allocated = {"production": 0.5 * 2, "free": 0.1 * 2, "middle": 0.2 + 0.3 + 0.2, "(no task events)": None}
+    windows = {"production": 2, "free": 3, "middle": 3, "(no task events)": 3}
+    assert set(got) == set(used)
+    for tier, r in got.items():
+        assert r["cpu_used"] == round(used[tier] * per_hour, 6), tier
+        assert r["windows"] == windows[tier], tier
+        if allocated[tier] is None:
+            assert r["cpu_allocated"] is None
+        else:
+            assert r["cpu_allocated"] == round(allocated[tier] * per_hour, 6), tier
+    assert got["middle"]["memory_allocated"] == round(0.2 * 3 * per_hour, 6)
+
+
+def test_priority_share_sums_each_task_hour_and_attempt_into_its_own_tasks_tier(home):
+    got = {r["tier"]: r for r in rows(home, "priority-share")}
+    assert {k: r["tasks"] for k, r in got.items()} == {
+        "free": 4,
+        "middle": 4,
+        "production": 3,
+        "production and above (is_production)": 3,
+        "all": 11,
+    }
+    # the task-hours of tasks without task events are left out: 0.6 + 0.45 + 0.5 of used CPU
+    assert got["production"]["cpu_used_share"] == round(0.6 / 1.55, 4)
+    assert got["free"]["cpu_used_share"] == round(0.45 / 1.55, 4)
+    assert got["middle"]["cpu_used_share"] == round(0.5 / 1.55, 4)
+    # requested = request x 990 s per attempt (an unknown request adds nothing): 3 x 0.5 (production),
+    # 2 x 0.1 (free), 0.2 + 0.3 + 0.2 (middle) of 2.4
+    assert got["production"]["cpu_requested_share"] == round(1.5 / 2.4, 4)
+    assert got["free"]["cpu_requested_share"] == round(0.2 / 2.4, 4)
+    assert got["middle"]["cpu_requested_share"] == round(0.7 / 2.4, 4)
+    assert (got["all"]["run_attempts"], got["production"]["run_attempts"]) == (11, 3)
