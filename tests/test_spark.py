@@ -308,13 +308,14 @@ def _same(a, b) -> bool:
         if math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL):
             return True
         # Values rounded to d decimals by both engines, whose sums (in another order) fell on
-        # either side of a rounding tie: one unit of the last decimal apart. A rounded value's
-        # trailing zero is not printed (0.24783 beside 0.247829): the longer of the two is d.
+        # either side of a rounding tie: one unit of the last decimal apart, no more, no less. A
+        # rounded value's trailing zero is not printed (0.24783 beside 0.247829), and of two values
+        # one unit apart at most one ends in 0: the longer of the two has the d decimals.
         da, db = _decimals(a), _decimals(b)
         if da is None or db is None:
             return False
         d = max(da, db)
-        return d <= 10 and abs(a - b) <= 1.5 * 10**-d
+        return d <= 10 and abs(abs(a - b) - 10**-d) <= 10**-d * 1e-6
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
@@ -923,6 +924,7 @@ def test_the_tolerance_allows_a_rounding_flip_only():
     # a rounded value's trailing zero is not printed: 0.247830 is written 0.24783
     assert _same(0.24783, 0.247829) and _same(0.247829, 0.24783)
     assert not _same(0.24783, 0.247826)
+    assert not _same(0.2478, 0.24785)  # half a unit of the longer: no rounding flip gives it
     assert not _same(515042969, 515042954)
     assert _same(1 / 3, (1 - 2e-16) / 3)
 

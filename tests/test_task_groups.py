@@ -23,8 +23,9 @@ from __future__ import annotations
 import pytest
 from conftest import task_row, write_gz
 
-from tracewh import catalog, reports
+from tracewh import catalog, reports, sqlfiles
 from tracewh import ingestion as ingest
+from tracewh.catalog import derived
 from tracewh.home import Home
 
 US = 1_000_000
@@ -153,3 +154,49 @@ def test_priority_share_sums_each_task_hour_and_attempt_into_its_own_tasks_tier(
     assert got["free"]["cpu_requested_share"] == round(0.2 / 2.4, 4)
     assert got["middle"]["cpu_requested_share"] == round(0.7 / 2.4, 4)
     assert (got["all"]["run_attempts"], got["production"]["run_attempts"]) == (11, 3)
+
+
+def test_a_range_holds_only_its_jobs_indexes_even_at_the_largest_index(tmp_path):
+    """Job 20's tasks are 1 and 2 (whole: its range starts at 1), so a task-hour of index 0 meets no
+    task; job 21's tasks are 0 and 2^63 - 1, the largest index the trace's column holds (not whole:
+    its range is not filled), whose test of the range must not overflow."""
+    largest = 2**63 - 1
+    src = tmp_path / "src"
+    kw = {"prio": 9, "cpu": 0.5, "mem": 0.25}
+    write_gz(
+        src / "task_events" / "part-00000-of-00001.csv.gz",
+        [
+            task_row(t(0), 20, 1, SUBMIT, **kw),
+            task_row(t(0), 20, 2, SUBMIT, **kw),
+            task_row(t(0), 21, 0, SUBMIT, prio=0),
+            task_row(t(0), 21, largest, SUBMIT, prio=0),
+        ],
+    )
+    usage = [
+        ",".join(str(f) for f in [t(100), t(100 + WINDOW_S), job, idx, 5, cpu, 0.1] + [""] * 13)
+        for job, idx, cpu in ((20, 0, 0.1), (20, 1, 0.2), (21, largest, 0.4))
+    ]
+    write_gz(src / "task_usage" / "part-00000-of-00001.csv.gz", usage)
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src)
+    got = {r["tier"]: r["cpu_used"] for r in rows(home, "tier-usage")}
+    per_hour = WINDOW_S / 3600
+    assert got == {
+        "(no task events)": round(0.1 * per_hour, 6),
+        "production": round(0.2 * per_hour, 6),
+        "free": round(0.4 * per_hour, 6),
+    }
+
+
+def test_check_samples_a_table_of_task_rows_by_task_and_the_groups_by_job():
+    """`tracewh check` compares a sample of a derived table's rows with the same rows recomputed:
+    all of a key's rows or none. The episodes and the attempts' usage (read from per-task tables,
+    a row per task's attempt) by task; the groups, whose whole-job rows stand for several tasks, by
+    job (a task key would split nothing, but the table has no task_index to hash)."""
+    by_name = {derived.short(f): f for f in sqlfiles.folder(derived.SCHEMA)}
+    keys = {n: derived.sample_key(by_name[n]) for n in ("task_episodes", "attempt_usage", "task_groups")}
+    assert keys == {
+        "task_episodes": derived.TASK_KEY,
+        "attempt_usage": derived.TASK_KEY,
+        "task_groups": derived.JOB_KEY,
+    }

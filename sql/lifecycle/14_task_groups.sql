@@ -8,7 +8,8 @@ WITH jobs AS (
            min(task_index) AS first_index, max(task_index) AS last_index,
            -- every index of the range held, and per attribute one value in every task or none in any
            -- (min = max: no distinct-value sets to build)
-           count(task_index) = max(task_index) - min(task_index) + 1
+           -- (min + count - 1 <= max always, the indexes being distinct: no overflow at the largest index)
+           min(task_index) + (count(task_index) - 1) = max(task_index)
            AND (count(priority_tier) = 0 OR (count(priority_tier) = count(task_index) AND min(priority_tier) = max(priority_tier)))
            AND (count(is_production) = 0 OR (count(is_production) = count(task_index) AND min(is_production) = max(is_production)))
            AND (count(cpu_request) = 0 OR (count(cpu_request) = count(task_index) AND min(cpu_request) = max(cpu_request)))

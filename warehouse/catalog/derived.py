@@ -236,13 +236,14 @@ def keyed_by_task(f: sqlfiles.SqlFile) -> bool:
 
 def sample_key(f: sqlfiles.SqlFile) -> tuple[str, ...] | None:
     """The key `tracewh check` samples the table's rows by (all of a key's rows or none): the task
-    key of a table of task rows; the job key of one read from such tables (its rows may stand for
-    several tasks of a job, as derived.task_groups' do); the machine key of a table of machine
-    rows; None: the table is compared whole."""
+    key of a table of task rows, or of one read from such tables whose rows are each a task's (its
+    grain names task_index); the job key of one read from them whose rows may stand for several
+    tasks of a job (derived.task_groups); the machine key of a table of machine rows; None: the
+    table is compared whole."""
     if keyed_by_task(f):
         return TASK_KEY
     if any(per_task(g) for g in stored_files() if short(g) in reads(f)):
-        return JOB_KEY
+        return TASK_KEY if "task_index" in f.header.get("grain", "") else JOB_KEY
     if set(MACHINE_KEY) <= set(sort_key(f)):
         return MACHINE_KEY
     return None
