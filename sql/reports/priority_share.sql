@@ -8,7 +8,8 @@
 -- note: is_production = priority >= 9 (2011, the paper's definition) or >= 120 (2019, production tier and above). A task counts in the tier of its last known priority. Requested = sum over run attempts of request x the run time observed inside the window of the ingested task events (lifecycle.task_episodes.observed_run_s: an attempt scheduled before the window or still running at its end counts for the part observed, a service running through the whole window for the whole window; normalised core-seconds, memory-seconds). censored_attempts = attempts whose run start or end lies outside the window. Used = sum over usage windows of mean usage x window length. Shares are of the trace total.
 -- caveat: an attempt with no event in the ingested data is invisible: on a slice, long-running services scheduled in an earlier part are missing unless they have an event in the slice; censored attempts count for the part of the window observed
 WITH tasks AS (
-    SELECT cell, job_id, task_index, priority_tier, is_production
+    -- the tasks counted per tier (by_tier); their rows are summed through task_groups below
+    SELECT priority_tier, is_production
     FROM derived.tasks WHERE trace = $trace AND ($cell IS NULL OR cell = $cell)
 ),
 task_rows AS (
@@ -32,9 +33,9 @@ sums AS (
     -- Each row summed straight into its task's tier: joined to one row per job whose tasks share
     -- it, or else to its own task, so the joins' tables are a row per job and the tasks of the
     -- few other jobs, not every task (a table of every task spilled at whole-trace size). Rows
-    -- of tasks derived.tasks does not hold meet neither and are left out.
-    -- the whole jobs are a row per job: Spark is told to broadcast them (they are larger than its
-    -- default threshold at whole-trace size), so only the join to the other tasks shuffles
+    -- of tasks derived.tasks does not hold meet neither and are left out. Spark is told to
+    -- broadcast the whole jobs (larger than its default threshold at whole-trace size), so only
+    -- the join to the other tasks shuffles.
     SELECT /*+ BROADCAST(j) */ coalesce(j.priority_tier, t.priority_tier) AS priority_tier,
            coalesce(j.is_production, t.is_production) AS is_production,
            count(*) FILTER (WHERE r.src = 1) AS run_attempts,

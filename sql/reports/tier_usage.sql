@@ -14,7 +14,7 @@ WITH usage AS (
     FROM derived.task_usage_hourly AS u
     WHERE u.trace = $trace AND ($cell IS NULL OR u.cell = $cell)
 ),
-groups AS (
+task_groups AS (
     -- the tasks grouped by job where they share tier and requests (derived.task_groups): the
     -- task-hours join one row per such job, and a task of any other job, instead of every task
     SELECT cell, job_id, first_index, last_index, whole_job, priority_tier, cpu_request, memory_request
@@ -31,10 +31,10 @@ SELECT /*+ BROADCAST(j) */
     round(sum(coalesce(j.memory_request, t.memory_request) * u.window_s) / 3600, 6) AS memory_allocated,
     sum(u.windows)::BIGINT AS windows
 FROM usage AS u
-LEFT JOIN groups AS j
+LEFT JOIN task_groups AS j
     ON j.whole_job AND j.cell IS NOT DISTINCT FROM u.cell AND j.job_id = u.job_id
    AND u.task_index BETWEEN j.first_index AND j.last_index
-LEFT JOIN groups AS t
+LEFT JOIN task_groups AS t
     ON NOT t.whole_job AND t.cell IS NOT DISTINCT FROM u.cell AND t.job_id = u.job_id AND t.first_index = u.task_index
 GROUP BY u.hour, tier
 ORDER BY u.hour, tier;
