@@ -179,6 +179,42 @@ def test_stored_attempt_usage_equals_the_view_after_ingests_in_any_order(tmp_pat
     assert outside["attempts"] == 0
 
 
+# Execution times at and just below each bound of cpu-by-runtime's classes (a class is [lower, upper)).
+CLASS_BOUND_RUNS = [299, 300, 1_799, 1_800, 3_599, 3_600, 21_599, 21_600, 86_399, 86_400]
+
+
+def test_cpu_by_runtime_puts_a_run_of_exactly_a_bound_in_the_class_that_starts_there(tmp_path):
+    # job j runs one attempt of CLASS_BOUND_RUNS[j - 1] s from 1000 s, with one window [1000, 1300)
+    # of j / 100 cores (and memory): the classes' CPU is the sum of their jobs' j, over 55.
+    src = tmp_path / "src"
+    events, usage = [], []
+    for job, run_s in enumerate(CLASS_BOUND_RUNS, start=1):
+        events += [
+            task_row(1000 * S, job, 0, SUBMIT),
+            task_row(1000 * S, job, 0, SCHEDULE, machine=5),
+            task_row((1000 + run_s) * S, job, 0, FINISH, machine=5),
+        ]
+        usage.append(usage_row(1000, 1300, job, f"{job / 100}", f"{job / 100}"))
+    events.append(task_row(90_000 * S, 99, 0, SUBMIT))  # the end of the observed time
+    write_gz(
+        src / "task_events" / "part-00000-of-00500.csv.gz", sorted(events, key=lambda x: int(x.split(",")[0]))
+    )
+    write_gz(src / "task_usage" / "part-00000-of-00500.csv.gz", usage)
+    home = Home.resolve(tmp_path / "home")
+    ingestion.ingest(home, "google2011", src)
+    r = tracewh.report("cpu-by-runtime", trace="google2011", home=home.root)
+    rows = [dict(zip(r.rows.columns, row, strict=True)) for row in r.rows.rows]
+    got = {x["class"]: (x["attempts"], x["cpu_share"]) for x in rows if x["section"] == "by execution time"}
+    assert got == {
+        "< 5 min": (1, round(1 / 55, 4)),
+        "5-30 min": (2, round((2 + 3) / 55, 4)),
+        "30 min - 1 h": (2, round((4 + 5) / 55, 4)),
+        "1-6 h": (2, round((6 + 7) / 55, 4)),
+        "6-24 h": (2, round((8 + 9) / 55, 4)),
+        ">= 1 day": (1, round(10 / 55, 4)),
+    }
+
+
 D = 86_400  # seconds a day
 U = 6 * 3_600  # seconds of a unit of the stored usage tables' files (clock_hour // 6)
 

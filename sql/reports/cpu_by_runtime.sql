@@ -8,9 +8,9 @@
 -- note: usage = sum over task usage windows of mean usage x window length (core-hours, memory-hours), given to the run attempt (lifecycle.task_episodes) of the same task that was running when the window started (summed per attempt at ingest: lifecycle.attempt_usage); windows outside every attempt have their own row. The class is the attempt's execution time (SCHEDULE -> end event); a censored attempt (scheduled before the window, or still running at its end) is classed by the part observed (observed_run_s of lifecycle.task_episodes, clipped to the observed time), as a lower bound ('at least'). attempts = the run attempts with usage in the class. Short-lived = execution time known and < short_s (default 300 s, the usage sampling period); long-running = known >= short_s or observed >= short_s; the rest of the censored attempts are undetermined.
 -- caveat: the paper does not give its short-lived bound (short_s, default 300 s); on a slice most long-running services are censored and count as 'at least' the part observed
 -- plot: x=class; y=cpu_share,memory_share; kind=bar; where=section:by execution time; title=Share of CPU and memory used by execution-time class; xlabel=execution time of the run attempt; ylabel=share of the usage
-WITH classes(ord, label, lo, hi) AS (VALUES
-    (1, '< 5 min', 0, 300), (2, '5-30 min', 300, 1800), (3, '30 min - 1 h', 1800, 3600),
-    (4, '1-6 h', 3600, 21600), (5, '6-24 h', 21600, 86400), (6, '>= 1 day', 86400, 1e18)
+-- the execution-time classes (their bounds, in seconds, are the CASE of classed)
+WITH classes(ord, label) AS (VALUES
+    (1, '< 5 min'), (2, '5-30 min'), (3, '30 min - 1 h'), (4, '1-6 h'), (5, '6-24 h'), (6, '>= 1 day')
 ),
 attempts AS (
     -- the attempts that ran, with their execution-time class's inputs
@@ -48,15 +48,18 @@ attributed AS (
        AND a.episode_no = u.episode_no
 ),
 classed AS (
-    SELECT x.*, c.ord, c.label,
+    SELECT x.*,
+           -- the class (classes.ord) of the execution time, [lower, upper) in seconds: a CASE per row,
+           -- not a range join with the classes (which sorts every attempt by its length)
+           CASE WHEN x.length_s < 0 THEN NULL WHEN x.length_s < 300 THEN 1 WHEN x.length_s < 1800 THEN 2
+                WHEN x.length_s < 3600 THEN 3 WHEN x.length_s < 21600 THEN 4 WHEN x.length_s < 86400 THEN 5
+                WHEN x.length_s < 1e18 THEN 6 END AS ord,
            CASE WHEN x.unmatched THEN 'undetermined'
                 WHEN x.known AND x.length_s < $short_s THEN 'short-lived'
                 WHEN x.length_s >= $short_s THEN 'long-running'
                 ELSE 'undetermined' END AS kind
     FROM attributed AS x
-    LEFT JOIN classes AS c ON x.length_s >= c.lo AND x.length_s < c.hi
 ),
-totals AS (SELECT sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h FROM classed),
 grouped AS (
     SELECT coalesce(ord, 0) AS ord, known OR unmatched AS known, unmatched, kind,
            -- a usage row matched to an attempt is that attempt's only row (derived.attempt_usage)
@@ -87,5 +90,7 @@ rows AS (
 SELECT r.section, r.class, coalesce(r.attempts, 0) AS attempts, round(coalesce(r.cpu_h, 0), 6) AS cpu_core_hours,
        round(coalesce(r.cpu_h, 0) / nullif(t.cpu_h, 0), 4) AS cpu_share,
        round(coalesce(r.mem_h, 0) / nullif(t.mem_h, 0), 4) AS memory_share
-FROM rows AS r, totals AS t
+-- the totals from the few groups: every usage row is read once (a second reader of classed would
+-- keep a row per attempt for a second pass)
+FROM rows AS r, (SELECT sum(cpu_h) AS cpu_h, sum(mem_h) AS mem_h FROM grouped) AS t
 ORDER BY r.o, r.class;
