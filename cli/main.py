@@ -39,14 +39,15 @@ from tracewh.cli.common import (
     spark_session,
 )
 from tracewh.errors import Interrupted, OptionError, TracewhError, UsageError
-from tracewh.traces import registry
+from tracewh.traces import builtin_titles, registry
 
 if TYPE_CHECKING:
     from tracewh.home import Home
 
+APP_HELP = f"A local warehouse for public cluster traces ({', '.join(builtin_titles())})."
 app = typer.Typer(
     name="tracewh",
-    help="A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018).",
+    help=APP_HELP,
     no_args_is_help=True,
     # `tracewh --install-completion` (bash, zsh, fish, PowerShell; the shell is detected).
     add_completion=True,
@@ -65,7 +66,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(help=APP_HELP)
 def root(
     ctx: typer.Context,
     home: HomeOpt = None,
@@ -74,7 +75,7 @@ def root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
-    """A local warehouse for public cluster traces (Google 2011, Google 2019, Alibaba 2018)."""
+    """The options every command shares (the home, --debug, --version)."""
     ctx.obj = State(home=home, debug=debug)
 
 

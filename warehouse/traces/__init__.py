@@ -484,6 +484,13 @@ def _registry(extra: str) -> dict[str, TraceSpec]:
     return out
 
 
+def builtin_titles() -> list[str]:
+    """The titles of the traces that ship with tracewh, in registry order (what the CLI's top-level
+    help names: a trace added to the package is named there without another edit)."""
+    shipped = _registry("")
+    return [shipped[name].title for name in BUILTIN]
+
+
 def papers() -> dict[str, tuple[str, Paper]]:
     """Every trace's papers by BibTeX key: key -> (trace, paper)."""
     return {p.key: (name, p) for name, spec in registry().items() for p in spec.papers}
