@@ -74,6 +74,22 @@ def test_info_and_list_reports(sample_home):
     assert names == sorted(names) and "task-times" in names
 
 
+def test_info_and_overview_list_the_traces_in_the_registrys_order(sample_home):
+    # (they listed them by name: alibaba2018 first, and a trace added later anywhere among them)
+    def traces(column: list[str]) -> list[str]:
+        return list(dict.fromkeys(column))
+
+    expected = ["google2011", "google2019", "alibaba2018"]
+    assert traces(tracewh.info(sample_home.root)["trace"].to_list()) == expected
+    overview = tracewh.report("overview", home=sample_home.root)
+    assert traces(overview.df["trace"].to_list()) == expected
+    # within a trace, its tables by name
+    info = tracewh.info(sample_home.root)
+    assert info.filter(info["trace"] == "google2011")["table"].to_list() == sorted(
+        info.filter(info["trace"] == "google2011")["table"].to_list()
+    )
+
+
 def test_ingest_through_the_api(tmp_path):
     # The package's `ingest` is the API function, and stays so once the ingest module is loaded
     # (importing a submodule sets the package attribute of its name: the module is `ingestion`).

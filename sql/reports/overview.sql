@@ -22,4 +22,5 @@ SELECT
 FROM meta.tables AS t
 LEFT JOIN meta.published_rows AS p ON p.trace = t.trace AND p.table_name = t.table_name
 LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
-ORDER BY t.trace, t.table_name;
+-- the traces in the registry's order (meta.trace_place), as every listing
+ORDER BY meta.trace_place(t.trace), t.trace, t.table_name;

@@ -8,7 +8,7 @@ from pathlib import Path
 from tracewh import catalog
 from tracewh.catalog import query
 from tracewh.home import Home
-from tracewh.traces import trace_names
+from tracewh.traces import listing_key, trace_names
 
 _SQL = """
 WITH outside(trace, table_name, rows_outside_window) AS ({outside})
@@ -61,7 +61,11 @@ def _outside_window(con) -> str:
 def tables(home: Home, tz: str | None = None) -> query.Rows:
     with query.read_only(home) as con:
         query.set_zone(con, tz or query.zone_for(con))
-        return query.fetch(con, _SQL.format(outside=_outside_window(con)))
+        rows = query.fetch(con, _SQL.format(outside=_outside_window(con)))
+    # the traces in the registry's order (traces.listing_key), as every listing; sorted here, not
+    # by the catalog's meta.trace_place, so `tracewh info` answers on a catalog built before it
+    rows.rows.sort(key=lambda r: listing_key(r[0]))
+    return rows
 
 
 def beyond_live(home: Home) -> int:

@@ -484,6 +484,13 @@ def _registry(extra: str) -> dict[str, TraceSpec]:
     return out
 
 
+def listing_key(trace: str) -> tuple[int, str]:
+    """Where a trace goes in a listing: registry order (TraceSpec.place, then the traces kept outside
+    tracewh), a trace no longer registered after them, by name. meta.trace_place is the same in SQL."""
+    order = list(registry())
+    return (order.index(trace) + 1 if trace in order else len(order) + 1, trace)
+
+
 def builtin_titles() -> list[str]:
     """The titles of the traces that ship with tracewh, in registry order (what the CLI's top-level
     help names: a trace added to the package is named there without another edit)."""
@@ -520,7 +527,9 @@ def time_macros_sql(only: str | None = None) -> str:
     ``meta.units_per_second(trace)`` raw time units in a second (BIGINT);
     ``meta.seconds(trace, d)`` a raw time difference in seconds (DOUBLE);
     ``meta.time_units(trace, s)`` ``s`` whole seconds in raw time units (bucket widths, days);
-    ``meta.start_s(trace)`` the raw time of the trace start, in seconds (buckets -> hours since it).
+    ``meta.start_s(trace)`` the raw time of the trace start, in seconds (buckets -> hours since it);
+    and ``meta.trace_place(trace)`` a trace's place in listings (listing_key: registry order, 1 =
+    first; a trace no longer registered after every registered one).
 
     ``only``: the macros of that one trace, constants whatever their ``trace`` argument, for
     queries that read that trace's rows alone (a derived build): a CASE on the trace column is
@@ -540,6 +549,9 @@ def time_macros_sql(only: str | None = None) -> str:
         offset_s = s.start_offset // ups if s.start_offset % ups == 0 else s.start_offset / ups
         start.append((name, str(offset_s)))
 
+    names = list(registry())
+    places = " ".join(f"WHEN {quote_literal(n)} THEN {i}" for i, n in enumerate(names, start=1))
+
     def case(values: list[tuple[str, str]]) -> str:
         if only is not None:
             return f"({values[0][1]})"
@@ -551,7 +563,8 @@ def time_macros_sql(only: str | None = None) -> str:
         f"CREATE OR REPLACE MACRO meta.units_per_second(trace) AS {case(per_second)}::BIGINT;\n"
         "CREATE OR REPLACE MACRO meta.seconds(trace, d) AS d / meta.units_per_second(trace)::DOUBLE;\n"
         "CREATE OR REPLACE MACRO meta.time_units(trace, s) AS s::BIGINT * meta.units_per_second(trace);\n"
-        f"CREATE OR REPLACE MACRO meta.start_s(trace) AS {case(start)};"
+        f"CREATE OR REPLACE MACRO meta.start_s(trace) AS {case(start)};\n"
+        f"CREATE OR REPLACE MACRO meta.trace_place(trace) AS CASE trace {places} ELSE {len(names) + 1} END;"
     )
 
 
