@@ -19,8 +19,9 @@ SELECT
     p.published_rows,
     pc.parts_present,
     pc.parts_missing
-FROM meta.tables AS t
+-- the traces in the registry's order (meta.trace_place), as every listing: the place is a column of
+-- the FROM (Spark refuses a SQL function in ORDER BY)
+FROM (SELECT *, meta.trace_place(trace) AS place FROM meta.tables) AS t
 LEFT JOIN meta.published_rows AS p ON p.trace = t.trace AND p.table_name = t.table_name
 LEFT JOIN meta.table_parts AS pc ON pc.trace = t.trace AND pc.table_name = t.table_name
--- the traces in the registry's order (meta.trace_place), as every listing
-ORDER BY meta.trace_place(t.trace), t.trace, t.table_name;
+ORDER BY t.place, t.trace, t.table_name;
