@@ -75,19 +75,15 @@ def test_info_and_list_reports(sample_home):
 
 
 def test_info_and_overview_list_the_traces_in_the_registrys_order(sample_home):
-    # (they listed them by name: alibaba2018 first, and a trace added later anywhere among them)
-    def traces(column: list[str]) -> list[str]:
-        return list(dict.fromkeys(column))
-
-    expected = ["google2011", "google2019", "alibaba2018"]
-    assert traces(tracewh.info(sample_home.root)["trace"].to_list()) == expected
-    overview = tracewh.report("overview", home=sample_home.root)
-    assert traces(overview.df["trace"].to_list()) == expected
-    # within a trace, its tables by name
+    # (they listed them by name: alibaba2018 first, and a trace added later anywhere among them):
+    # each trace's rows together, the traces in the registry's order, a trace's tables by name
+    place = {"google2011": 1, "google2019": 2, "alibaba2018": 3}
     info = tracewh.info(sample_home.root)
-    assert info.filter(info["trace"] == "google2011")["table"].to_list() == sorted(
-        info.filter(info["trace"] == "google2011")["table"].to_list()
-    )
+    overview = tracewh.report("overview", home=sample_home.root).df
+    for listing in (info, overview):
+        keys = list(zip(listing["trace"].to_list(), listing["table"].to_list(), strict=True))
+        assert {t for t, _ in keys} == set(place)
+        assert keys == sorted(keys, key=lambda k: (place[k[0]], k[1]))
 
 
 def test_ingest_through_the_api(tmp_path):

@@ -18,6 +18,7 @@ from conftest import SAMPLE, awk
 
 from tracewh.cli.main import app
 from tracewh.home import Home
+from tracewh.traces import builtin_titles
 
 
 def walk(command, path=()):
@@ -49,6 +50,8 @@ def test_the_top_level_help_names_every_shipped_trace(capsys):
         "Alibaba cluster-trace-v2017",
     ):
         assert "".join(title.split()) in flat, title
+    # and a trace shipped later too: every built-in title
+    assert all("".join(t.split()) in flat for t in builtin_titles())
 
 
 @pytest.mark.parametrize("args", [["--help"], ["report", "list"], ["report", "--help"]])

@@ -108,6 +108,8 @@ def test_summary_page_has_every_report_with_embedded_charts(tmp_path, sample_hom
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     assert page.external == [] and "script" not in page.tags and "link" not in page.tags
     html = target.read_text(encoding="utf-8")
+    # the traces named in the registry's order (they were sorted by name: alibaba2018 first)
+    assert "<title>tracewh summary: google2011, google2019, alibaba2018</title>" in html
     # the published figure beside tracewh's table, and the caveats
     assert html.count('class="pub"') == len(page.sections)
     assert (

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 from tracewh.catalog import query
 from tracewh.home import Home
+from tracewh.traces import listing_key
 
 
 def gaps(home: Home, trace: str | None = None) -> list[tuple[str, str, str | None, str, int]]:
     """(trace, table, cell, missing parts as ranges "2, 5-7", how many) per table with a gap."""
     with query.read_only(home) as con:
-        return query.fact(
+        found = query.fact(
             con,
             "SELECT trace, table_name, cell, missing, missing_parts FROM meta.part_gaps "
             "WHERE $t IS NULL OR trace = $t ORDER BY ALL",
             {"t": trace},
         )
+    return sorted(found, key=lambda r: listing_key(r[0]))  # the traces in the registry's order
 
 
 def warnings(home: Home, trace: str | None = None) -> list[str]:

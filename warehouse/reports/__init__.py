@@ -27,7 +27,7 @@ from tracewh.errors import UsageError
 from tracewh.headers import STEP_MARKER, Param
 from tracewh.home import Home
 from tracewh.quoting import quote_literal
-from tracewh.traces import MODULES_ENV, expand_sql, providing, registry, sql_files, trace_names
+from tracewh.traces import MODULES_ENV, expand_sql, listing_key, providing, registry, sql_files, trace_names
 
 if TYPE_CHECKING:
     from tracewh.catalog.query import Rows
@@ -258,7 +258,7 @@ def synthetic(con) -> dict[str, str]:
     except duckdb.Error:  # a catalog from before meta.synthetic (tracewh repair adds it)
         return {}
     out = {}
-    for trace, seed, max_seed, scale, max_scale in found:
+    for trace, seed, max_seed, scale, max_scale in sorted(found, key=lambda r: listing_key(r[0])):
         seeds = f"seed {seed}" if seed == max_seed else f"seeds {seed}-{max_seed}"
         scales = f"scale {scale:g}" if scale == max_scale else f"scales {scale:g}-{max_scale:g}"
         out[trace] = (

@@ -22,6 +22,7 @@ from tracewh.catalog import query
 from tracewh.errors import TracewhError
 from tracewh.home import Home
 from tracewh.reports import display, provenance
+from tracewh.traces import listing_key
 
 # Rows shown per report table; the rest is counted under it.
 TABLE_ROWS = 40
@@ -106,7 +107,7 @@ def _html_page(home: Home, tz: str | None, progress: Callable[[str], None] | Non
     with query.read_only(home) as con:
         made_up = reports.synthetic(con)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    traces = sorted({str(r[0]) for r in held.rows})
+    traces = sorted({str(r[0]) for r in held.rows}, key=listing_key)  # the registry's order
     nav = "".join(
         f'<a href="#{_anchor(s.report, s.trace)}">{_e(s.report)}'
         + (f" ({_e(s.trace)})" if s.trace else "")
