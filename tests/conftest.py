@@ -36,6 +36,7 @@ def clean_source(dest: Path) -> Path:
 SAMPLE = REPO / "data" / "sample" / "google2011"
 SAMPLE_2019 = REPO / "data" / "sample" / "google2019"
 SAMPLE_ALIBABA = REPO / "data" / "sample" / "alibaba2018"
+SAMPLE_ALIBABA2017 = REPO / "data" / "sample" / "alibaba2017"
 # The traces of the shared sample home and their bundled samples: the reports' goldens and runs
 # on the sample are over these (a trace added later tests its own sample in a home of its own).
 SAMPLES = {"google2011": SAMPLE, "google2019": SAMPLE_2019, "alibaba2018": SAMPLE_ALIBABA}

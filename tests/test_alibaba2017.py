@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import REPO, SAMPLE_ALIBABA
+from conftest import SAMPLE_ALIBABA, SAMPLE_ALIBABA2017
 
 from tracewh import download as dl
 from tracewh import ingestion as ingest
@@ -21,7 +21,7 @@ from tracewh.errors import InputError
 from tracewh.home import Home
 from tracewh.traces import BUILTIN, get_trace, prelude_sql
 
-SAMPLE = REPO / "data" / "sample" / "alibaba2017"
+SAMPLE = SAMPLE_ALIBABA2017
 ARCHIVE = SAMPLE / "alibaba-trace-2017.tar.gz"
 
 

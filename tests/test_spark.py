@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 
 import duckdb
 import pytest
-from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, SAMPLES, stored_paths, write_gz
+from conftest import SAMPLE, SAMPLE_2019, SAMPLE_ALIBABA, SAMPLE_ALIBABA2017, SAMPLES, stored_paths, write_gz
 from test_cli import run
 from test_synth import SCALE_2011, SCALE_2019, SCALE_ALI
 
@@ -255,6 +255,34 @@ def spark_synth(spark, synth_home, sample_home):
     again, as the tests that read the session's views expect it."""
     try:
         return _parity_runs(spark, synth_home, VIEWS, REPORT_RUNS)
+    finally:
+        ws.register(spark, sample_home)
+
+
+# Alibaba cluster-trace-v2017 has no sample in the shared sample home (SAMPLES): its views and the
+# report runs over it are compared on a home of its own bundled sample.
+ALIBABA2017 = "alibaba2017"
+ALIBABA2017_VIEWS = [v for v in VIEWS if v.split(".")[0] in (ALIBABA2017, catalog.raw_schema(ALIBABA2017))]
+ALIBABA2017_REPORT_RUNS = [
+    (name, ALIBABA2017 if r.needs_trace else None)
+    for name, r in sorted(reports.all_reports().items())
+    if ALIBABA2017 in r.traces
+]
+
+
+@pytest.fixture(scope="session")
+def alibaba2017_home(tmp_path_factory) -> Home:
+    home = Home.resolve(tmp_path_factory.mktemp("alibaba2017_parity") / "home")
+    ingest.ingest(home, ALIBABA2017, SAMPLE_ALIBABA2017)
+    return home
+
+
+@pytest.fixture(scope="session")
+def spark_alibaba2017(spark, alibaba2017_home, sample_home):
+    """The views of alibaba2017 and the report runs over it, read in Spark on its own sample; then
+    the shared sample is registered again, as the tests that read the session's views expect it."""
+    try:
+        return _parity_runs(spark, alibaba2017_home, ALIBABA2017_VIEWS, ALIBABA2017_REPORT_RUNS)
     finally:
         ws.register(spark, sample_home)
 
@@ -1179,6 +1207,25 @@ def test_view_parity_on_synth(view, spark_synth, synth_home):
 @pytest.mark.parametrize(("report", "trace"), REPORT_RUNS)
 def test_report_parity_on_synth(report, trace, spark_synth, synth_home):
     _report_parity(spark_synth, synth_home, report, trace)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("view", ALIBABA2017_VIEWS)
+def test_alibaba2017_view_parity(view, spark_alibaba2017, alibaba2017_home):
+    duck = _view_parity(spark_alibaba2017, alibaba2017_home, view)
+    assert duck.rows, f"{view}: the alibaba2017 sample has rows (else the parity proves nothing)"
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(("report", "trace"), ALIBABA2017_REPORT_RUNS)
+def test_alibaba2017_report_parity(report, trace, spark_alibaba2017, alibaba2017_home):
+    _report_parity(spark_alibaba2017, alibaba2017_home, report, trace)
+
+
+def test_the_alibaba2017_parity_covers_its_views_and_reports():
+    """Its views (raw and semantic) and the reports that name it are all in the lists above."""
+    assert len(ALIBABA2017_VIEWS) >= 12
+    assert {r for r, _ in ALIBABA2017_REPORT_RUNS} >= {"overview", "compare", "ali-hierarchy"}
 
 
 @pytest.mark.spark
