@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
@@ -84,11 +85,14 @@ def _views_in_sql_files() -> list[str]:
     return sorted(set(names))
 
 
-def _report_runs() -> list[tuple[str, str | None]]:
+def _report_runs(traces: Collection[str] = tuple(SAMPLES)) -> list[tuple[str, str | None]]:
+    """The runs of every report covering one of ``traces``: one per such trace where the report
+    takes a trace, else one over all."""
     return [
         (name, trace)
         for name, r in sorted(reports.all_reports().items())
-        for trace in ([t for t in r.traces if t in SAMPLES] if r.needs_trace else (None,))
+        if set(r.traces) & set(traces)
+        for trace in ([t for t in r.traces if t in traces] if r.needs_trace else (None,))
     ]
 
 
@@ -263,11 +267,7 @@ def spark_synth(spark, synth_home, sample_home):
 # report runs over it are compared on a home of its own bundled sample.
 ALIBABA2017 = "alibaba2017"
 ALIBABA2017_VIEWS = [v for v in VIEWS if v.split(".")[0] in (ALIBABA2017, catalog.raw_schema(ALIBABA2017))]
-ALIBABA2017_REPORT_RUNS = [
-    (name, ALIBABA2017 if r.needs_trace else None)
-    for name, r in sorted(reports.all_reports().items())
-    if ALIBABA2017 in r.traces
-]
+ALIBABA2017_REPORT_RUNS = _report_runs([ALIBABA2017])
 
 
 @pytest.fixture(scope="session")
