@@ -5,7 +5,8 @@ Usage (from the project root; the home e.g. from ``tracewh --home /tmp/h29 demo`
 google2011 home, ``tracewh synth google2011 DIR --scale 0.01`` then ``tracewh ingest``):
 
     SPARK_DRIVER_MEMORY=2g .venv/bin/python -m bench.bench_spark_register --home /tmp/h29 \
-        [--report task-times ...] [--trace google2011] [--master local[2]] [--all] [--duckdb] [--repeat 2]
+        [--report task-times ...] [--trace google2011] [--master local[2]] [--all] [--duckdb] [--repeat 2] \
+        [--small]
 
 Prints one JSON line: wall seconds and CPU seconds of the whole process tree (this Python process,
 the JVM and its Python workers, read from /proc) for the session start, ``register`` (what the
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all", action="store_true", help="register every view (not only the reports')")
     ap.add_argument("--duckdb", action="store_true", help="run the reports on DuckDB too, first")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each report per engine")
+    ap.add_argument("--small", action="store_true", help="the session sized for a small home (the suite's)")
     a = ap.parse_args(argv)
     names = a.report or ["task-times"]
     home = Home.resolve(a.home)
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             out[f"{name}_duckdb_cpu_s"] = round(statistics.median(c for _, c in runs), 2)
             out[f"{name}_duckdb_wall_s"] = round(statistics.median(w for w, _ in runs), 2)
             out[f"{name}_rows"] = len(rows.rows)
-    spark = ws.session(a.master, home=home)
+    spark = ws.session(a.master, home=home, small=a.small)
     mark("session")
     if a.all:
         out["views"] = len(ws.register(spark, home))

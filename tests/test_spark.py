@@ -13,6 +13,7 @@ import datetime as dt
 import functools
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -898,10 +899,22 @@ def test_derived_views_read_the_stored_generation(spark_sample, spark, sample_ho
         ]
     assert len(dirs) == 2
     text = " ".join(r[0] for r in spark.sql("SHOW CREATE TABLE derived.task_transitions").collect())
-    for d in dirs:
-        # (a folder of files, one per range of jobs)
-        assert f"parquet.`{sample_home.root / d}/task_transitions`" in text
+    # (a folder of files, one per range of jobs)
+    assert _locations_read(spark, text) == {f"{sample_home.root / d}/task_transitions" for d in dirs}
     assert "lifecycle." not in text
+
+
+def _locations_read(spark, view_text: str) -> set[str]:
+    """The folders (or files) of the tables over Parquet that a view's text reads, from the
+    tables' LOCATION as Spark's catalog has it."""
+    tables = set(re.findall(rf"\b{ws.FILES_SCHEMA}\.`[^`]+`", view_text))
+    assert tables, view_text
+    return {
+        urlparse(row.data_type).path
+        for t in tables
+        for row in spark.sql(f"DESCRIBE TABLE EXTENDED {t}").collect()
+        if row.col_name == "Location"
+    }
 
 
 def test_a_stored_derived_file_is_read_for_its_trace_only(spark_sample, spark, sample_home):
@@ -928,7 +941,30 @@ def test_raw_views_read_the_live_generation_through_the_link(spark_sample, spark
     link = sample_home.table_link("google2011", "task_events")
     assert link.is_symlink() and "/.gen/" in str(link.resolve())
     text = " ".join(r[0] for r in spark.sql("SHOW CREATE TABLE google2011_raw.task_events").collect())
-    assert f"parquet.`{link}`" in text
+    assert _locations_read(spark, text) == {str(link)}
+
+
+def test_a_table_over_parquet_in_a_folder_with_glob_characters_reads_its_own_files(spark, tmp_path):
+    """The tables the views read the Parquet through: Spark takes a table's location as a Hadoop
+    glob pattern, so a folder named ``g[1]*{a,b}`` was not found (PATH_NOT_FOUND) or named others;
+    its partition folders are found by listing; dropping the table (register does before it makes
+    it again) leaves the files."""
+    folder = tmp_path / "g[1]*{a,b}" / "t"
+    decoy = tmp_path / "g1a" / "t"  # what the pattern g[1]*{a,b} matches
+    with duckdb.connect() as con:
+        for where, lo, hi in ((folder, 0, 1000), (decoy, 0, 7)):
+            where.mkdir(parents=True)
+            con.execute(
+                f"COPY (SELECT i AS x, i % 3 AS day FROM range({lo}, {hi}) AS r(i)) TO '{where}' "
+                "(FORMAT parquet, PARTITION_BY (day))"
+            )
+    files = sorted(folder.rglob("*.parquet"))
+    assert len(files) == 3
+    name = ws._file_table(spark, "test__glob_characters", str(folder))
+    got = spark.sql(f"SELECT count(*), sum(x), sum(day) FROM {name}").collect()[0]
+    assert tuple(got) == (1000, sum(range(1000)), sum(i % 3 for i in range(1000)))
+    spark.sql(f"DROP TABLE {name}")
+    assert sorted(folder.rglob("*.parquet")) == files
 
 
 def test_same_rows_compares_the_rows_as_multisets():
@@ -1230,10 +1266,23 @@ def test_the_alibaba2017_parity_covers_its_views_and_reports():
 
 @pytest.mark.spark
 def test_a_second_home_registers_in_the_same_session(spark, sample_home, tmp_path):
-    # DuckDB keeps a view's statement as written (CREATE VIEW): the derived views read from the
-    # catalog were refused when another home's were already registered in the session
+    """A second home, in a folder whose name has glob characters, registers in the session of the
+    first and its views read its files. DuckDB keeps a view's statement as written (CREATE VIEW):
+    the derived views read from the catalog were refused when another home's were already
+    registered; and Spark reads a table's location as a glob pattern (Hadoop's), so the files of
+    a home under ``g[1]`` were not found."""
     ws.register(spark, sample_home)
-    second = Home.resolve(tmp_path / "second")
+    second = Home.resolve(tmp_path / "g[1]*{a,b}" / "second")  # (a home refuses "?": DuckDB)
     ingest.ingest(second, "google2011", SAMPLE)
-    ws.register(spark, second)
-    assert ws.fetch(spark, "SELECT count(*) AS n FROM derived.task_episodes").rows[0][0] > 0
+    try:
+        ws.register(spark, second)
+        counted = {
+            name: ws.fetch(spark, f"SELECT count(*) AS n FROM {name}").rows[0][0]
+            for name in ("google2011_raw.task_events", "derived.task_transitions", "derived.task_episodes")
+        }
+    finally:
+        ws.register(spark, sample_home)  # the session's views as the other tests expect them
+    with query.read_only(second) as con:
+        expected = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in counted}
+    assert counted == expected
+    assert min(counted.values()) > 0

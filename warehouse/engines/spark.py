@@ -13,7 +13,8 @@ override is one function, named in ``OVERRIDES``, and tested on its own (tests/t
   the same qualified name; Spark needs a type per parameter: the one the macro declares, else
   ``PARAM_TYPES_BY_NAME``.
 - Code tables (``CREATE TABLE ... AS VALUES``) become views over the same VALUES: nothing is written.
-- The raw views read the table's stable link ``parquet/<trace>/<table>``: Spark's file listing skips
+- The raw views read the table's stable link ``parquet/<trace>/<table>`` (through a table of
+  ``FILES_SCHEMA`` over it, as the derived views read the stored Parquet): Spark's file listing skips
   folders whose names start with ``.`` or ``_``, so the live generation under ``.gen/`` is read
   through the link (or through ``<data_root>/<trace>/<table>`` on object storage, where a copy of
   the home holds the links' targets under the links' names).
@@ -1195,7 +1196,8 @@ def _register_raw(trace_name: str, table: Table, ctx: _Context) -> None:
     data_dir = ctx.snap.live.get((trace_name, table.name))
     if data_dir is not None:
         location = _table_location(ctx.home, trace_name, table.name, data_dir, ctx.root)
-    raw = raw_view_sql(trace_name, table, location)
+    source = None if location is None else _file_table(ctx.spark, f"{trace_name}__{table.name}", location)
+    raw = raw_view_sql(trace_name, table, source)
     _run_view(ctx.spark, raw, f"{catalog.raw_schema(trace_name)}.{table.name}", ctx.cache)
 
 
@@ -1221,10 +1223,11 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
             return
         raise SparkError(f"{view}: not in the catalog {ctx.home.catalog}; run `tracewh repair` once")
     names = ", ".join(_ident(c) for c, _ in cols)
+    prefix = f"{derived.SCHEMA}__{name}"  # its tables in FILES_SCHEMA, one per trace
     branches = [
-        f"SELECT {_stored_columns(cols, t)} FROM parquet.{_ident(location)}"
+        f"SELECT {_stored_columns(cols, t)} FROM {_file_table(ctx.spark, f'{prefix}__{t}', where)}"
         for (t, n), data_dir in sorted(ctx.snap.stored.items())
-        if n == name and (location := _derived_location(ctx, data_dir, name))
+        if n == name and (where := _derived_location(ctx, data_dir, name))
     ]
     branches += [
         f"SELECT {names} FROM ({derived.query(f, t)})"
@@ -1240,6 +1243,43 @@ def _register_derived(f: sqlfiles.SqlFile, ctx: _Context) -> None:
     _run_view(
         ctx.spark, f"CREATE OR REPLACE VIEW {view} AS {' UNION ALL '.join(branches)}", f.path.name, ctx.cache
     )
+
+
+# The database of the tables over the home's Parquet that the raw and derived views read (Spark only).
+FILES_SCHEMA = "tracewh_files"
+# Spark's own setting: a partitioned table tracks its partitions in the catalog (filled by
+# `MSCK REPAIR TABLE`) when it is on as the table is created; off, Spark lists the folders.
+_CATALOG_PARTITIONS = "spark.sql.hive.manageFilesourcePartitions"
+
+
+def _file_table(spark: SparkSession, key: str, location: str) -> str:
+    """A table of the session catalog over the Parquet at ``location`` (its partition folders
+    found by listing it), made afresh; its name. The views read the files through such tables, not
+    as ``parquet.`<path>```: Spark resolves a path each time a query names it, and a view each
+    time a query reads it, so every view over a raw table listed the table's files and read a
+    footer again at each view created and each query over it (~0.15 s a reference on the sample,
+    most of a view's analysis), where a table's files are listed once, when it is first read, and
+    kept (refreshed by register after an ingest). Dropping the table leaves its files: a table with
+    a LOCATION is external."""
+    name = f"{FILES_SCHEMA}.{_ident(key)}"
+    _run(spark, f"CREATE DATABASE IF NOT EXISTS {FILES_SCHEMA}", FILES_SCHEMA)
+    _run(spark, f"DROP TABLE IF EXISTS {name}", name)
+    previous = spark.conf.get(_CATALOG_PARTITIONS, None)
+    spark.conf.set(_CATALOG_PARTITIONS, "false")
+    try:
+        _run(spark, f"CREATE TABLE {name} USING parquet LOCATION {_literal(_glob_escaped(location))}", name)
+    finally:
+        if previous is None:
+            spark.conf.unset(_CATALOG_PARTITIONS)
+        else:
+            spark.conf.set(_CATALOG_PARTITIONS, previous)
+    return name
+
+
+def _glob_escaped(path: str) -> str:
+    """``path`` as a Hadoop glob pattern that matches itself: Spark reads a table's location as a
+    pattern, so a home under ``runs[1]`` or ``a*b`` named other folders, or none."""
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", path)
 
 
 def _stored_columns(cols: list[tuple[str, str]], trace: str) -> str:
@@ -1342,16 +1382,17 @@ def _table_location(home: Home, trace: str, table: str, data_dir: str, root: str
     return f"{root}/{trace}/{table}"
 
 
-def raw_view_sql(trace: str, table: Table, location: str | None) -> str:
-    """The typed raw view over a table's Parquet at ``location`` (None: no rows, same columns)."""
+def raw_view_sql(trace: str, table: Table, source: str | None) -> str:
+    """The typed raw view over a table's Parquet, read as the table ``source`` (_file_table;
+    None: no rows, same columns)."""
     cols = [(c.name, c.type) for c in table.columns] + [("seq", "BIGINT")]
     cols += catalog.partition_columns(trace, table)
-    if location is None:
+    if source is None:
         select = ", ".join(f"CAST(NULL AS {spark_type(t)}) AS {_ident(n)}" for n, t in cols)
         body = f"SELECT {select} WHERE false"
     else:
         select = ", ".join(f"CAST({_ident(n)} AS {spark_type(t)}) AS {_ident(n)}" for n, t in cols)
-        body = f"SELECT {select} FROM parquet.{_ident(location)}"
+        body = f"SELECT {select} FROM {source}"
     return f"CREATE OR REPLACE VIEW {catalog.raw_schema(trace)}.{table.name} AS {body}"
 
 
