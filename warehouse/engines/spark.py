@@ -1089,6 +1089,7 @@ def register(
         return _registered_views(spark)
     if previous and previous != stamp:
         _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
+        _refresh_file_tables(spark)
     snap = _catalog_snapshot(home)
     steps = catalog.plan()
     wanted = (
@@ -1258,16 +1259,26 @@ def _file_table(spark: SparkSession, key: str, location: str) -> str:
     as ``parquet.`<path>```: Spark resolves a path each time a query names it, and a view each
     time a query reads it, so every view over a raw table listed the table's files and read a
     footer again at each view created and each query over it (~0.15 s a reference on the sample,
-    most of a view's analysis), where a table's files are listed once, when it is first read, and
-    kept (refreshed by register after an ingest). Dropping the table leaves its files: a table with
-    a LOCATION is external."""
+    most of a view's analysis). A table's files are listed when it is made and when a view over it
+    is made, then kept (register refreshes every such table when the catalog changed, so a raw
+    table reads the generation its link names then). Dropping the table leaves its files: a table
+    with a LOCATION is external.
+
+    Spark reads a location as a Hadoop glob pattern (a home under ``runs[1]`` or ``a*b`` named
+    other folders, or none), and a pattern escaped to match itself would be a folder of another
+    name to a Hive metastore (which makes a table's missing folder): its data source option that
+    says the path is no pattern is given instead."""
     name = f"{FILES_SCHEMA}.{_ident(key)}"
     _run(spark, f"CREATE DATABASE IF NOT EXISTS {FILES_SCHEMA}", FILES_SCHEMA)
     _run(spark, f"DROP TABLE IF EXISTS {name}", name)
     previous = spark.conf.get(_CATALOG_PARTITIONS, None)
     spark.conf.set(_CATALOG_PARTITIONS, "false")
     try:
-        _run(spark, f"CREATE TABLE {name} USING parquet LOCATION {_literal(_glob_escaped(location))}", name)
+        _run(
+            spark,
+            f"CREATE TABLE {name} USING parquet OPTIONS ('{_NO_GLOB}' 'false') LOCATION {_literal(location)}",
+            name,
+        )
     finally:
         if previous is None:
             spark.conf.unset(_CATALOG_PARTITIONS)
@@ -1276,10 +1287,19 @@ def _file_table(spark: SparkSession, key: str, location: str) -> str:
     return name
 
 
-def _glob_escaped(path: str) -> str:
-    """``path`` as a Hadoop glob pattern that matches itself: Spark reads a table's location as a
-    pattern, so a home under ``runs[1]`` or ``a*b`` named other folders, or none."""
-    return re.sub(r"([\\{}\[\]*?])", r"\\\1", path)
+# Spark's data source option (DataSource.GLOB_PATHS_KEY) that takes a path as it is, not as a pattern.
+_NO_GLOB = "__globPaths__"
+
+
+def _refresh_file_tables(spark: SparkSession) -> None:
+    """Every table of FILES_SCHEMA lists its files again when next read: a register of some units
+    only (``only``) after an ingest leaves the others' tables, whose raw tables' links now name
+    another generation."""
+    if not spark.catalog.databaseExists(FILES_SCHEMA):
+        return
+    for r in spark.sql(f"SHOW TABLES IN {FILES_SCHEMA}").collect():
+        if not r.isTemporary:
+            _run(spark, f"REFRESH TABLE {FILES_SCHEMA}.{_ident(r.tableName)}", r.tableName)
 
 
 def _stored_columns(cols: list[tuple[str, str]], trace: str) -> str:
