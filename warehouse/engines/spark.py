@@ -1295,11 +1295,8 @@ def _refresh_file_tables(spark: SparkSession) -> None:
     """Every table of FILES_SCHEMA lists its files again when next read: a register of some units
     only (``only``) after an ingest leaves the others' tables, whose raw tables' links now name
     another generation."""
-    if not spark.catalog.databaseExists(FILES_SCHEMA):
-        return
-    for r in spark.sql(f"SHOW TABLES IN {FILES_SCHEMA}").collect():
-        if not r.isTemporary:
-            _run(spark, f"REFRESH TABLE {FILES_SCHEMA}.{_ident(r.tableName)}", r.tableName)
+    for name in _tables_in(spark, FILES_SCHEMA):
+        _run(spark, f"REFRESH TABLE {FILES_SCHEMA}.{_ident(name)}", name)
 
 
 def _stored_columns(cols: list[tuple[str, str]], trace: str) -> str:
@@ -1347,12 +1344,17 @@ def _uncache(spark: SparkSession) -> None:
 def _registered_views(spark: SparkSession) -> list[str]:
     # SHOW TABLES lists names only (the catalog's listTables looks up each view's metadata: seconds)
     return sorted(
-        f"{db}.{r.tableName}"
+        f"{db}.{name}"
         for db in ("meta", *trace_names(), *catalog.SHARED_SQL_FOLDERS, derived.SCHEMA)
-        if spark.catalog.databaseExists(db)
-        for r in spark.sql(f"SHOW TABLES IN {db}").collect()
-        if not r.isTemporary
+        for name in _tables_in(spark, db)
     )
+
+
+def _tables_in(spark: SparkSession, db: str) -> list[str]:
+    """The names of the views and tables of database ``db`` (none when it does not exist)."""
+    if not spark.catalog.databaseExists(db):
+        return []
+    return [r.tableName for r in spark.sql(f"SHOW TABLES IN {db}").collect() if not r.isTemporary]
 
 
 def _catalog_snapshot(home: Home) -> _Snapshot:
