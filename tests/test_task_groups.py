@@ -61,13 +61,26 @@ USAGE = [
 ]
 
 
+# derived.task_groups of TASKS, worked out by hand (the docstring above): job, first_index,
+# last_index, whole_job, priority_tier, cpu_request
+GROUPS = [
+    (7, 0, 2, True, "production", 0.5),
+    (8, 0, 0, False, "free", 0.1),
+    (8, 2, 2, False, "free", 0.1),
+    (9, 0, 0, False, "middle", 0.2),
+    (9, 1, 1, False, "middle", 0.3),
+    (11, 0, 0, False, "middle", None),
+    (11, 1, 1, False, "middle", 0.2),
+    (12, 0, 1, True, "free", None),
+]
+
+
 def t(s: float) -> int:
     return int((600 + s) * US)
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Home:
-    src = tmp_path_factory.mktemp("groups") / "src"
+def write_task_events(path) -> None:
+    """TASKS' events (SUBMIT at 0, SCHEDULE at 10, FINISH at 1000) as a task_events part."""
     events = []
     for job, idx, prio, cpu, mem in TASKS:
         kw = {"prio": prio, "cpu": cpu, "mem": mem}
@@ -76,7 +89,13 @@ def home(tmp_path_factory) -> Home:
             (t(10), task_row(t(10), job, idx, SCHEDULE, machine=5, **kw)),
             (t(1000), task_row(t(1000), job, idx, FINISH, machine=5, **kw)),
         ]
-    write_gz(src / "task_events" / "part-00000-of-00001.csv.gz", [line for _, line in sorted(events)])
+    write_gz(path, [line for _, line in sorted(events)])
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Home:
+    src = tmp_path_factory.mktemp("groups") / "src"
+    write_task_events(src / "task_events" / "part-00000-of-00001.csv.gz")
     usage = [
         ",".join(str(f) for f in [t(100), t(100 + WINDOW_S), job, idx, 5, cpu, mem] + [""] * 13)
         for job, idx, cpu, mem in USAGE
@@ -98,16 +117,7 @@ def test_a_job_is_one_row_only_when_its_tasks_fill_one_range_and_share_tier_and_
             "SELECT job_id, first_index, last_index, whole_job, priority_tier, cpu_request "
             "FROM derived.task_groups WHERE trace = 'google2011' ORDER BY ALL"
         ).fetchall()
-    assert got == [
-        (7, 0, 2, True, "production", 0.5),
-        (8, 0, 0, False, "free", 0.1),
-        (8, 2, 2, False, "free", 0.1),
-        (9, 0, 0, False, "middle", 0.2),
-        (9, 1, 1, False, "middle", 0.3),
-        (11, 0, 0, False, "middle", None),
-        (11, 1, 1, False, "middle", 0.2),
-        (12, 0, 1, True, "free", None),
-    ]
+    assert got == GROUPS
 
 
 def test_tier_usage_gives_each_task_hour_its_own_tasks_tier_and_request(home):
@@ -200,3 +210,30 @@ def test_check_samples_a_table_of_task_rows_by_task_and_the_groups_by_job():
         "attempt_usage": derived.TASK_KEY,
         "task_groups": derived.JOB_KEY,
     }
+
+
+def test_the_groups_are_stored_at_ingest_and_an_ingest_of_more_events_stores_them_again(tmp_path):
+    """derived.task_groups is a table of the derived layer, written by the ingest from the stored
+    tasks (read straight from its Parquet here, not through a view): the hand-worked rows above.
+    A second part re-submits task (9, 1) with cpu 0.2 (its last known request now that of job 9's
+    other task: the job becomes one row) and adds job 13 (tasks 0 and 1, alike: one row); the
+    other jobs' rows stay as they were."""
+    from conftest import stored_rows
+
+    src = tmp_path / "src"
+    write_task_events(src / "task_events" / "part-00000-of-00002.csv.gz")
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src)
+    columns = "job_id, first_index, last_index, whole_job, priority_tier, cpu_request"
+    assert stored_rows(home, "google2011", "task_groups", columns) == GROUPS
+
+    later = [
+        task_row(t(2000), 9, 1, SUBMIT, prio=4, cpu=0.2, mem=0.2),
+        task_row(t(2000), 13, 0, SUBMIT, prio=9, cpu=0.3, mem=0.1),
+        task_row(t(2000), 13, 1, SUBMIT, prio=9, cpu=0.3, mem=0.1),
+    ]
+    write_gz(src / "task_events" / "part-00001-of-00002.csv.gz", later)
+    ingest.ingest(home, "google2011", src)
+    after = [r for r in GROUPS if r[0] != 9]
+    after += [(9, 0, 1, True, "middle", 0.2), (13, 0, 1, True, "production", 0.3)]
+    assert stored_rows(home, "google2011", "task_groups", columns) == sorted(after, key=lambda r: r[:2])

@@ -238,10 +238,13 @@ def sample_key(f: sqlfiles.SqlFile) -> tuple[str, ...] | None:
     """The key `tracewh check` samples the table's rows by (all of a key's rows or none): the task
     key of a table of task rows, or of one read from such tables whose rows are each a task's (its
     grain names task_index); the job key of one read from them whose rows may stand for several
-    tasks of a job (derived.task_groups); the machine key of a table of machine rows; None: the
-    table is compared whole."""
+    tasks of a job, or of a stored table sorted by job whose rows are not each a task's
+    (derived.task_groups); the machine key of a table of machine rows; None: the table is compared
+    whole."""
     if keyed_by_task(f):
         return TASK_KEY
+    if tuple(sort_key(f)[: len(JOB_KEY)]) == JOB_KEY:
+        return JOB_KEY
     if any(per_task(g) for g in stored_files() if short(g) in reads(f)):
         return TASK_KEY if "task_index" in f.header.get("grain", "") else JOB_KEY
     if set(MACHINE_KEY) <= set(sort_key(f)):
@@ -430,6 +433,12 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             _bound_windows(con, home, trace, dirs, ranges)
             _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
         _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks, ranges)
+        # the tables of rows of tasks, now whole in the new generation, are what the tables below
+        # read of them (the task groups: a row per job from the stored tasks), not the view stack
+        for f in files:
+            if short(f) != STORED_EVENTS:
+                paths = stored_paths(gen, ".", short(f))
+                _swap(con, swapped, f"lifecycle.{short(f)}", f"SELECT * FROM {read_stored(f, paths)}")
         # only parts added (none replaced, the old parts' gaps kept): the tables with a stand-in
         # for their events or of counts read the added events only (_from_added)
         added = tasks is not None and not any(part in p.gaps for part in p.parts)
