@@ -21,7 +21,7 @@ One usage window of 300 s (100 to 400 s, hour 0) per task-hour below, cpu / memo
 from __future__ import annotations
 
 import pytest
-from conftest import task_row, write_gz
+from conftest import stored_rows, task_row, write_gz
 
 from tracewh import catalog, reports, sqlfiles
 from tracewh import ingestion as ingest
@@ -218,8 +218,6 @@ def test_the_groups_are_stored_at_ingest_and_an_ingest_of_more_events_stores_the
     A second part re-submits task (9, 1) with cpu 0.2 (its last known request now that of job 9's
     other task: the job becomes one row) and adds job 13 (tasks 0 and 1, alike: one row); the
     other jobs' rows stay as they were."""
-    from conftest import stored_rows
-
     src = tmp_path / "src"
     write_task_events(src / "task_events" / "part-00000-of-00002.csv.gz")
     home = Home.resolve(tmp_path / "home")
@@ -237,3 +235,22 @@ def test_the_groups_are_stored_at_ingest_and_an_ingest_of_more_events_stores_the
     after = [r for r in GROUPS if r[0] != 9]
     after += [(9, 0, 1, True, "middle", 0.2), (13, 0, 1, True, "production", 0.3)]
     assert stored_rows(home, "google2011", "task_groups", columns) == sorted(after, key=lambda r: r[:2])
+
+
+def test_a_trace_without_task_events_ingests_and_stores_no_group(tmp_path):
+    """A first ingest of one empty task_events part, allowed: it commits, and the stored tables
+    of tasks, the groups among them, hold no row (the groups are computed from the stored tasks;
+    a trace with no stored task file keeps reading the view of its events, which are none)."""
+    import gzip
+
+    from tracewh.options import IngestOptions
+
+    src = tmp_path / "src"
+    (src / "task_events").mkdir(parents=True)
+    (src / "task_events" / "part-00000-of-00001.csv.gz").write_bytes(gzip.compress(b""))
+    home = Home.resolve(tmp_path / "home")
+    ingest.ingest(home, "google2011", src, IngestOptions(allow_empty=True))
+    assert stored_rows(home, "google2011", "task_groups") == []
+    with catalog.connect(home, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM derived.task_groups").fetchall() == [(0,)]
+        assert con.execute("SELECT count(*) FROM derived.tasks").fetchall() == [(0,)]

@@ -434,10 +434,12 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
         _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks, ranges)
         # the tables of rows of tasks, now whole in the new generation, are what the tables below
-        # read of them (the task groups: a row per job from the stored tasks), not the view stack
+        # read of them (the task groups: a row per job from the stored tasks), not the view stack;
+        # a table with no file (a trace without task events) stays its view (read_stored's empty
+        # relation is a query of that very view, which would then read itself)
         for f in files:
-            if short(f) != STORED_EVENTS:
-                paths = stored_paths(gen, ".", short(f))
+            paths = stored_paths(gen, ".", short(f))
+            if short(f) != STORED_EVENTS and paths:
                 _swap(con, swapped, f"lifecycle.{short(f)}", f"SELECT * FROM {read_stored(f, paths)}")
         # only parts added (none replaced, the old parts' gaps kept): the tables with a stand-in
         # for their events or of counts read the added events only (_from_added)
