@@ -20,6 +20,8 @@ One usage window of 300 s (100 to 400 s, hour 0) per task-hour below, cpu / memo
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from conftest import stored_rows, task_row, write_gz
 
@@ -27,6 +29,7 @@ from tracewh import catalog, reports, sqlfiles
 from tracewh import ingestion as ingest
 from tracewh.catalog import derived
 from tracewh.home import Home
+from tracewh.options import IngestOptions
 
 US = 1_000_000
 SUBMIT, SCHEDULE, FINISH = 0, 1, 4
@@ -241,10 +244,6 @@ def test_a_trace_without_task_events_ingests_and_stores_no_group(tmp_path):
     """A first ingest of one empty task_events part, allowed: it commits, and the stored tables
     of tasks, the groups among them, hold no row (the groups are computed from the stored tasks;
     a trace with no stored task file keeps reading the view of its events, which are none)."""
-    import gzip
-
-    from tracewh.options import IngestOptions
-
     src = tmp_path / "src"
     (src / "task_events").mkdir(parents=True)
     (src / "task_events" / "part-00000-of-00001.csv.gz").write_bytes(gzip.compress(b""))

@@ -434,13 +434,17 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             _swap(con, swapped, USAGE_VIEW, f"SELECT * FROM {_WINDOWS}")
         _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks, ranges)
         # the tables of rows of tasks, now whole in the new generation, are what the tables below
-        # read of them (the task groups: a row per job from the stored tasks), not the view stack;
-        # a table with no file (a trace without task events) stays its view (read_stored's empty
-        # relation is a query of that very view, which would then read itself)
+        # read of them (the task groups: a row per job from the stored tasks), not the view stack.
+        # Only those read (each swap is bound again at the end: _restore); a table with no file
+        # (a trace without task events) stays its view (read_stored's empty relation is a query
+        # of that very view, which would then read itself)
+        read_later = _read_by_whole_tables()
         for f in files:
-            paths = stored_paths(gen, ".", short(f))
-            if short(f) != STORED_EVENTS and paths:
-                _swap(con, swapped, f"lifecycle.{short(f)}", f"SELECT * FROM {read_stored(f, paths)}")
+            view = f"lifecycle.{short(f)}"
+            if short(f) == STORED_EVENTS or view not in read_later:
+                continue
+            if paths := stored_paths(gen, ".", short(f)):
+                _swap(con, swapped, view, f"SELECT * FROM {read_stored(f, paths)}")
         # only parts added (none replaced, the old parts' gaps kept): the tables with a stand-in
         # for their events or of counts read the added events only (_from_added)
         added = tasks is not None and not any(part in p.gaps for part in p.parts)
@@ -1051,6 +1055,17 @@ def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str])
         if any(_makes(f, v) for v in views & swapped):
             con.execute(expand_sql(f.body))
     swapped -= views
+
+
+def _read_by_whole_tables() -> set[str]:
+    """The life-cycle views the files making the stored tables that are not per task (built after
+    the per-task ones) read."""
+    from tracewh.catalog import names_read
+
+    made = [f"lifecycle.{short(f)}" for f in stored_files() if not per_task(f)]
+    return {
+        n for g in sqlfiles.folder("lifecycle") if any(_makes(g, v) for v in made) for n in names_read(g.body)
+    }
 
 
 def _makes(f: sqlfiles.SqlFile, view: str) -> bool:
