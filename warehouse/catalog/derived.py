@@ -438,10 +438,10 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         # Only those read (each swap is bound again at the end: _restore); a table with no file
         # (a trace without task events) stays its view (read_stored's empty relation is a query
         # of that very view, which would then read itself)
-        read_later = _read_by_whole_tables()
+        read_later = _whole_tables_sql()
         for f in files:
             view = f"lifecycle.{short(f)}"
-            if short(f) == STORED_EVENTS or view not in read_later:
+            if short(f) == STORED_EVENTS or not re.search(rf"\b{re.escape(view)}\b", read_later):
                 continue
             if paths := stored_paths(gen, ".", short(f)):
                 _swap(con, swapped, view, f"SELECT * FROM {read_stored(f, paths)}")
@@ -1057,15 +1057,11 @@ def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str])
     swapped -= views
 
 
-def _read_by_whole_tables() -> set[str]:
-    """The life-cycle views the files making the stored tables that are not per task (built after
-    the per-task ones) read."""
-    from tracewh.catalog import names_read
-
+def _whole_tables_sql() -> str:
+    """The text of the life-cycle files making the stored tables that are not per task (built after
+    the per-task ones): what they read (a mention in a comment too: a superset)."""
     made = [f"lifecycle.{short(f)}" for f in stored_files() if not per_task(f)]
-    return {
-        n for g in sqlfiles.folder("lifecycle") if any(_makes(g, v) for v in made) for n in names_read(g.body)
-    }
+    return "\n".join(g.body for g in sqlfiles.folder("lifecycle") if any(_makes(g, v) for v in made))
 
 
 def _makes(f: sqlfiles.SqlFile, view: str) -> bool:
