@@ -402,9 +402,9 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
     scratch = home.tmp / writer_id / f"{PREFIX}{trace}"
     # The life-cycle views replaced while the tables are built (views bind at query time), put
     # back before anything else reads them: the events view pointed at one batch's events, and
-    # the view of each table written, pointed at its file, so a table computed from another
-    # (the observed window and missing spans from the segments) reads the few stored rows
-    # instead of the events again.
+    # the view of each table written that a later table reads, pointed at its file, so a table
+    # computed from another (the observed window and missing spans from the segments) reads the
+    # few stored rows instead of the events again.
     swapped: set[str] = set()
     try:
         _wait_for_a_test(con)
@@ -438,30 +438,28 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         # Only those read (each swap is bound again at the end: _restore); a table with no file
         # (a trace without task events) stays its view (read_stored's empty relation is a query
         # of that very view, which would then read itself)
-        read_later = _whole_tables_sql()
+        whole = [f for f in stored_files() if not per_task(f)]
         for f in files:
-            view = f"lifecycle.{short(f)}"
-            if short(f) == STORED_EVENTS or not re.search(rf"\b{re.escape(view)}\b", read_later):
+            if short(f) == STORED_EVENTS or not _read_by(f"lifecycle.{short(f)}", whole):
                 continue
             if paths := stored_paths(gen, ".", short(f)):
-                _swap(con, swapped, view, f"SELECT * FROM {read_stored(f, paths)}")
+                _swap(con, swapped, f"lifecycle.{short(f)}", f"SELECT * FROM {read_stored(f, paths)}")
         # only parts added (none replaced, the old parts' gaps kept): the tables with a stand-in
         # for their events or of counts read the added events only (_from_added)
         added = tasks is not None and not any(part in p.gaps for part in p.parts)
-        for f in stored_files():
-            if per_task(f):
-                continue
+        for n, f in enumerate(whole):
             sql = query(f, trace)
             if added and short(f) in dirs and (f.header.get("standin") or f.header.get("sums")):
                 sql = _from_added(con, home, p, f, dirs[short(f)], swapped)
             _write(con, home, p, f, gen, writer_id, sql, None)
             _restore(con, swapped, {EVENTS_VIEW})
-            _swap(
-                con,
-                swapped,
-                f"lifecycle.{short(f)}",
-                f"SELECT * FROM read_parquet({quote_literal(gen / f'{short(f)}.parquet')})",
-            )
+            if _read_by(f"lifecycle.{short(f)}", whole[n + 1 :]):
+                _swap(
+                    con,
+                    swapped,
+                    f"lifecycle.{short(f)}",
+                    f"SELECT * FROM read_parquet({quote_literal(gen / f'{short(f)}.parquet')})",
+                )
         _restore(con, swapped, set(swapped))  # (not after an error: _restore)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -1057,11 +1055,14 @@ def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str])
     swapped -= views
 
 
-def _whole_tables_sql() -> str:
-    """The text of the life-cycle files making the stored tables that are not per task (built after
-    the per-task ones): what they read (a mention in a comment too: a superset)."""
-    made = [f"lifecycle.{short(f)}" for f in stored_files() if not per_task(f)]
-    return "\n".join(g.body for g in sqlfiles.folder("lifecycle") if any(_makes(g, v) for v in made))
+def _read_by(view: str, tables: list[sqlfiles.SqlFile]) -> bool:
+    """Whether the life-cycle files making ``tables`` name ``view`` (a mention in a comment too: a
+    superset), i.e. whether pointing ``view`` at its stored rows saves them a computation. Each
+    swap costs its bind again at the build's end (_restore: ~30-50 ms a view on a small home), paid
+    by every ingest, so a view no later table reads is left as it is."""
+    made = [f"lifecycle.{short(f)}" for f in tables]
+    text = "\n".join(g.body for g in sqlfiles.folder("lifecycle") if any(_makes(g, v) for v in made))
+    return re.search(rf"\b{re.escape(view)}\b", text) is not None
 
 
 def _makes(f: sqlfiles.SqlFile, view: str) -> bool:

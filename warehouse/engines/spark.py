@@ -1082,11 +1082,13 @@ def register(
     stat = home.catalog.stat() if home.catalog.exists() else None
     stamp = f"{home.root}|{stat.st_size}|{stat.st_mtime_ns}" if stat else ""
     previous = spark.conf.get(_REGISTERED, "")
-    done = (
-        set((spark.conf.get(_UNITS, "") or "").split("\n")) - {""} if stamp and previous == stamp else set()
-    )
-    if _ALL in done:
-        return _registered_views(spark)
+    same = bool(stamp) and previous == stamp
+    done = _conf_set(spark, _UNITS) if same else set()
+    # Nothing to add (every unit, or this report's, registered from this catalog): the names kept
+    # at the last registration, without the snapshot of the catalog, the plan's walk or a listing
+    # of Spark's catalog (~1 CPU s of driver and JVM together at each report otherwise).
+    if same and (_ALL in done or (only is not None and only.name in _conf_set(spark, _REPORTS))):
+        return sorted(_conf_set(spark, _VIEWS))
     if previous and previous != stamp:
         _uncache(spark)  # another catalog's (or an older) views: their cached rows are stale
         _refresh_file_tables(spark)
@@ -1097,22 +1099,32 @@ def register(
         if only is None
         else catalog.needed(steps, _report_names(only), functools.partial(_reads, snap))
     )
-    if wanted <= done:
-        return _registered_views(spark)
-    root = data_root.rstrip("/") if data_root else str(home.parquet)
-    ctx = _Context(spark, home, snap, root, cache)
-    for step in steps:
-        if step.label in wanted and step.label not in done:
-            _execute(ctx, step)
-            done.add(step.label)
+    if not wanted <= done:
+        root = data_root.rstrip("/") if data_root else str(home.parquet)
+        ctx = _Context(spark, home, snap, root, cache)
+        for step in steps:
+            if step.label in wanted and step.label not in done:
+                _execute(ctx, step)
+                done.add(step.label)
+    views = _registered_views(spark)
+    reports_done = _conf_set(spark, _REPORTS) if same else set()
     spark.conf.set(_REGISTERED, stamp)
     spark.conf.set(_UNITS, _ALL if only is None else "\n".join(sorted(done)))
-    return _registered_views(spark)
+    spark.conf.set(_REPORTS, "\n".join(sorted(reports_done | ({only.name} if only is not None else set()))))
+    spark.conf.set(_VIEWS, "\n".join(views))
+    return views
 
 
 _REGISTERED = "spark.tracewh.registered"  # which catalog file this session's views come from
 _UNITS = "spark.tracewh.registered.units"  # which units of it (register's ``only``), or _ALL
 _ALL = "*"
+_REPORTS = "spark.tracewh.registered.reports"  # the reports whose units are among them
+_VIEWS = "spark.tracewh.registered.views"  # the names of the views and tables registered
+
+
+def _conf_set(spark: SparkSession, key: str) -> set[str]:
+    """A set kept in the session's configuration as lines (empty when unset)."""
+    return set((spark.conf.get(key, "") or "").split("\n")) - {""}
 
 
 @dataclasses.dataclass
