@@ -873,6 +873,7 @@ def test_registering_again_reads_neither_the_catalog_nor_sparks_listing(
     databases (~1 CPU s a report on a 14.5 M-event home, where queue costs ~7)."""
     every = ws.register(spark, sample_home)
     units = spark.conf.get("spark.tracewh.registered.units")
+    stamp = spark.conf.get("spark.tracewh.registered")
 
     def refused(*args, **kwargs):
         raise AssertionError("registering again read the catalog or Spark's listing")
@@ -892,8 +893,22 @@ def test_registering_again_reads_neither_the_catalog_nor_sparks_listing(
             assert ws.register(spark, sample_home, only=reports.get("queue")) == every
             with pytest.raises(AssertionError, match="registering again"):
                 ws.register(spark, sample_home, only=reports.get("transitions"))  # not registered for it
+        # a registration that fails part way leaves the session's views no catalog's: the next
+        # call, even for a report registered before, registers again
+        with monkeypatch.context() as m:
+
+            def broken(ctx, step):
+                raise RuntimeError("stopped part way")
+
+            m.setattr(ws, "_execute", broken)
+            with pytest.raises(RuntimeError, match="part way"):  # it reads more than queue
+                ws.register(spark, sample_home, only=reports.get("priority-share"))
+            m.setattr(ws, "_catalog_snapshot", refused)
+            with pytest.raises(AssertionError, match="registering again"):
+                ws.register(spark, sample_home, only=reports.get("queue"))
     finally:
         spark.conf.set("spark.tracewh.registered.units", units)
+        spark.conf.set("spark.tracewh.registered", stamp)
 
 
 def _files_read(spark, sql: str) -> set[str]:

@@ -1056,13 +1056,19 @@ def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str])
 
 
 def _read_by(view: str, tables: list[sqlfiles.SqlFile]) -> bool:
-    """Whether the life-cycle files making ``tables`` name ``view`` (a mention in a comment too: a
-    superset), i.e. whether pointing ``view`` at its stored rows saves them a computation. Each
-    swap costs its bind again at the build's end (_restore: ~30-50 ms a view on a small home), paid
-    by every ingest, so a view no later table reads is left as it is."""
-    made = [f"lifecycle.{short(f)}" for f in tables]
-    text = "\n".join(g.body for g in sqlfiles.folder("lifecycle") if any(_makes(g, v) for v in made))
-    return re.search(rf"\b{re.escape(view)}\b", text) is not None
+    """Whether the life-cycle files making ``tables`` read ``view``, directly or through the
+    life-cycle views they name (a mention in a comment counts too: a superset), i.e. whether
+    pointing ``view`` at its stored rows saves them a computation. Each swap costs its bind again
+    at the build's end (_restore: ~30-50 ms a view on a small home), paid by every ingest, so a
+    view no later table reads is left as it is."""
+    lifecycle = sqlfiles.folder("lifecycle")
+    seen: set[str] = set()
+    todo = {f"lifecycle.{short(f)}" for f in tables}
+    while todo:
+        seen |= todo
+        text = "\n".join(g.body for g in lifecycle if any(_makes(g, v) for v in todo))
+        todo = {f"lifecycle.{n}" for n in re.findall(r"\blifecycle\.(\w+)", text)} - seen
+    return view in seen
 
 
 def _makes(f: sqlfiles.SqlFile, view: str) -> bool:

@@ -1100,6 +1100,9 @@ def register(
         else catalog.needed(steps, _report_names(only), functools.partial(_reads, snap))
     )
     if not wanted <= done:
+        # until the keys below are written whole, this session's registration is no catalog's: a
+        # call stopped in between leaves the next one to register again (and uncache) from scratch
+        spark.conf.set(_REGISTERED, f"{stamp}|partial")
         root = data_root.rstrip("/") if data_root else str(home.parquet)
         ctx = _Context(spark, home, snap, root, cache)
         for step in steps:
@@ -1108,10 +1111,10 @@ def register(
                 done.add(step.label)
     views = _registered_views(spark)
     reports_done = _conf_set(spark, _REPORTS) if same else set()
-    spark.conf.set(_REGISTERED, stamp)
     spark.conf.set(_UNITS, _ALL if only is None else "\n".join(sorted(done)))
     spark.conf.set(_REPORTS, "\n".join(sorted(reports_done | ({only.name} if only is not None else set()))))
     spark.conf.set(_VIEWS, "\n".join(views))
+    spark.conf.set(_REGISTERED, stamp)  # last: the keys above are this catalog's
     return views
 
 
