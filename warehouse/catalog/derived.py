@@ -435,15 +435,11 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
         _per_task_tables(con, home, p, gen, writer_id, swapped, parts, scratch, old, dirs, tasks, ranges)
         # the tables of rows of tasks, now whole in the new generation, are what the tables below
         # read of them (the task groups: a row per job from the stored tasks), not the view stack.
-        # Only those read (each swap is bound again at the end: _restore); a table with no file
-        # (a trace without task events) stays its view (read_stored's empty relation is a query
-        # of that very view, which would then read itself)
+        # Only those read (each swap is bound again at the end: _restore)
         whole = [f for f in stored_files() if not per_task(f)]
         for f in files:
-            if short(f) == STORED_EVENTS or not _read_by(f"lifecycle.{short(f)}", whole):
-                continue
-            if paths := stored_paths(gen, ".", short(f)):
-                _swap(con, swapped, f"lifecycle.{short(f)}", f"SELECT * FROM {read_stored(f, paths)}")
+            if short(f) != STORED_EVENTS and _read_by(f"lifecycle.{short(f)}", whole):
+                _swap_to_stored(con, swapped, gen, f)
         # only parts added (none replaced, the old parts' gaps kept): the tables with a stand-in
         # for their events or of counts read the added events only (_from_added)
         added = tasks is not None and not any(part in p.gaps for part in p.parts)
@@ -454,12 +450,7 @@ def build(con: duckdb.DuckDBPyConnection, home: Home, p: Plan, writer_id: str) -
             _write(con, home, p, f, gen, writer_id, sql, None)
             _restore(con, swapped, {EVENTS_VIEW})
             if _read_by(f"lifecycle.{short(f)}", whole[n + 1 :]):
-                _swap(
-                    con,
-                    swapped,
-                    f"lifecycle.{short(f)}",
-                    f"SELECT * FROM read_parquet({quote_literal(gen / f'{short(f)}.parquet')})",
-                )
+                _swap_to_stored(con, swapped, gen, f)
         _restore(con, swapped, set(swapped))  # (not after an error: _restore)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -1053,6 +1044,16 @@ def _restore(con: duckdb.DuckDBPyConnection, swapped: set[str], views: set[str])
         if any(_makes(f, v) for v in views & swapped):
             con.execute(expand_sql(f.body))
     swapped -= views
+
+
+def _swap_to_stored(
+    con: duckdb.DuckDBPyConnection, swapped: set[str], gen: Path, f: sqlfiles.SqlFile
+) -> None:
+    """Point the life-cycle view of the stored table ``f`` at its files in the new generation
+    ``gen``; a table with no file (a trace without task events) stays its view (read_stored's
+    empty relation is a query of that very view, which would then read itself)."""
+    if paths := stored_paths(gen, ".", short(f)):
+        _swap(con, swapped, f"lifecycle.{short(f)}", f"SELECT * FROM {read_stored(f, paths)}")
 
 
 def _read_by(view: str, tables: list[sqlfiles.SqlFile]) -> bool:
