@@ -911,6 +911,48 @@ def test_registering_again_reads_neither_the_catalog_nor_sparks_listing(
         spark.conf.set("spark.tracewh.registered", stamp)
 
 
+def test_registering_another_catalog_uncaches_only_the_views_register_cached(
+    spark_sample, spark, sample_home, monkeypatch
+):
+    """A registration from another catalog (after an ingest, or after one stopped part way)
+    uncaches the views an earlier register(cache=True) cached, whose rows are stale, and no other:
+    an UNCACHE makes Spark analyse the view, and every view of the sample took ~48 s."""
+    stamp = spark.conf.get("spark.tracewh.registered")
+    ran: list[str] = []
+    real_run = ws._run
+
+    def recorded(spark_, stmt, what):
+        ran.append(stmt)
+        return real_run(spark_, stmt, what)
+
+    def stop(*args, **kwargs):
+        raise RuntimeError("stopped after the uncaching")
+
+    spark.sql("CREATE DATABASE IF NOT EXISTS tracewh_cache_test")
+    try:
+        ws._run_view(spark, "CREATE OR REPLACE VIEW tracewh_cache_test.v AS SELECT 1 AS x", "v", cache=True)
+        assert spark.catalog.isCached("tracewh_cache_test.v")
+        spark.conf.set("spark.tracewh.registered", "another catalog")
+        with monkeypatch.context() as m:
+            m.setattr(ws, "_run", recorded)
+            m.setattr(ws, "_catalog_snapshot", stop)
+            with pytest.raises(RuntimeError, match="stopped after"):
+                ws.register(spark, sample_home, only=reports.get("queue"))
+        assert [s for s in ran if s.startswith("UNCACHE")] == ["UNCACHE TABLE IF EXISTS tracewh_cache_test.v"]
+        assert not spark.catalog.isCached("tracewh_cache_test.v")
+        # nothing cached since: registering from another catalog again uncaches nothing
+        ran.clear()
+        with monkeypatch.context() as m:
+            m.setattr(ws, "_run", recorded)
+            m.setattr(ws, "_catalog_snapshot", stop)
+            with pytest.raises(RuntimeError, match="stopped after"):
+                ws.register(spark, sample_home, only=reports.get("queue"))
+        assert not [s for s in ran if s.startswith("UNCACHE")]
+    finally:
+        spark.sql("DROP DATABASE IF EXISTS tracewh_cache_test CASCADE")
+        spark.conf.set("spark.tracewh.registered", stamp)
+
+
 def _files_read(spark, sql: str) -> set[str]:
     """The folders (under the home's parquet/) of the files a Spark query's optimised plan reads,
     from its relations' own paths (the plan's text shortens long paths)."""
