@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
@@ -875,6 +876,7 @@ def test_registering_again_reads_neither_the_catalog_nor_sparks_listing(
     nothing (~0.4 s)."""
     every = ws.register(spark, sample_home)
     units = spark.conf.get("spark.tracewh.registered.units")
+    reports_done = spark.conf.get("spark.tracewh.registered.reports", "")
     stamp = spark.conf.get("spark.tracewh.registered")
 
     def refused(*args, **kwargs):
@@ -885,13 +887,19 @@ def test_registering_again_reads_neither_the_catalog_nor_sparks_listing(
         m.setattr(ws, "_tables_in", refused)
         assert ws.register(spark, sample_home) == every
         assert ws.register(spark, sample_home, only=reports.get("transitions")) == every
-    # as after registering only what queue reads (its units are among those the session has)
+    # as after registering only what queue reads (its units are among those the session has),
+    # for no report by name
     spark.conf.set("spark.tracewh.registered.units", "\n".join(sorted(_registered_for(sample_home, "queue"))))
+    spark.conf.set("spark.tracewh.registered.reports", "")
     try:
+        snapshots = []
+        real_snapshot = ws._catalog_snapshot
         with monkeypatch.context() as m:
+            m.setattr(ws, "_catalog_snapshot", lambda home: snapshots.append(home) or real_snapshot(home))
             m.setattr(ws, "_tables_in", refused)
             # reads the catalog, finds queue's units registered: the names kept, no listing
             assert ws.register(spark, sample_home, only=reports.get("queue")) == every
+        assert len(snapshots) == 1
         with monkeypatch.context() as m:
             m.setattr(ws, "_catalog_snapshot", refused)
             m.setattr(ws, "_tables_in", refused)
@@ -913,6 +921,7 @@ def test_registering_again_reads_neither_the_catalog_nor_sparks_listing(
                 ws.register(spark, sample_home, only=reports.get("queue"))
     finally:
         spark.conf.set("spark.tracewh.registered.units", units)
+        spark.conf.set("spark.tracewh.registered.reports", reports_done)
         spark.conf.set("spark.tracewh.registered", stamp)
 
 
@@ -955,6 +964,46 @@ def test_registering_another_catalog_uncaches_only_the_views_register_cached(
         assert not [s for s in ran if s.startswith("UNCACHE")]
     finally:
         spark.sql("DROP DATABASE IF EXISTS tracewh_cache_test CASCADE")
+        spark.conf.set("spark.tracewh.registered", stamp)
+
+
+def test_a_registration_waits_for_another_threads_to_end(spark_sample, spark, sample_home, monkeypatch):
+    """register reads and writes the session's registration keys as one state, so a second
+    thread's call waits for the first one's to end. Both calls here stop at the catalog's
+    snapshot; the first waits there (up to a second) for the second to arrive, which it only can
+    if nothing holds it back."""
+    stamp = spark.conf.get("spark.tracewh.registered")
+    events: list[str] = []
+    first_inside = threading.Event()
+    second_inside = threading.Event()
+
+    def snapshot(home):
+        if not first_inside.is_set():
+            events.append("first in")
+            first_inside.set()
+            second_inside.wait(timeout=1)
+            events.append("first out")
+        else:
+            events.append("second in")
+            second_inside.set()
+        raise RuntimeError("stopped at the snapshot")
+
+    def registering():
+        with pytest.raises(RuntimeError, match="stopped at the snapshot"):
+            ws.register(spark, sample_home, only=reports.get("queue"))
+
+    monkeypatch.setattr(ws, "_catalog_snapshot", snapshot)
+    monkeypatch.setattr(ws, "_refresh_file_tables", lambda spark_: None)
+    spark.conf.set("spark.tracewh.registered", "another catalog")
+    try:
+        with ThreadPoolExecutor(2) as ex:
+            first = ex.submit(registering)
+            assert first_inside.wait(timeout=600)
+            second = ex.submit(registering)
+            first.result()
+            second.result()
+        assert events == ["first in", "first out", "second in"]
+    finally:
         spark.conf.set("spark.tracewh.registered", stamp)
 
 

@@ -34,6 +34,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -1074,6 +1075,19 @@ def register(
     whose task events were ingested without it (an older catalog) is computed from the life-cycle
     views, as in DuckDB.
     """
+    with _REGISTERING:
+        return _register(spark, home, data_root, cache, only)
+
+
+# register() reads and writes the session's registration keys (the catalog's stamp, the units,
+# reports and views registered, the views cached) as one state: two threads registering at once
+# could each leave a part of theirs (a report marked registered whose views the list lacks).
+_REGISTERING = threading.RLock()
+
+
+def _register(
+    spark: SparkSession, home: Home | str | Path, data_root: str | None, cache: bool, only: Any
+) -> list[str]:
     home = home if isinstance(home, Home) else Home.resolve(home)
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
