@@ -1069,7 +1069,7 @@ def register(
     ``only``: a report (tracewh.reports.Report): register what its SQL reads, transitively (the
     meta views and the time macros always), instead of every view: Spark analyses each view as it
     is created, and the whole catalog costs a minute of driver CPU. Registering again (for another
-    report) adds what is missing.
+    report) adds what is missing. One registration runs at a time (threads calling it wait).
 
     The derived layer reads the Parquet the ingest stored (the same files DuckDB reads); a trace
     whose task events were ingested without it (an older catalog) is computed from the life-cycle
