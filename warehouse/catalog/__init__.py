@@ -559,18 +559,9 @@ class Record(Step):
 
 # One row of each vocabulary table: enough for vocabulary_macros_sql to name the macros it makes.
 _VOCABULARY_PROBE: dict[str, list[tuple]] = {"codes": [("s", 0, "n")], "priority_tiers": [("t", 0, 1, True)]}
-_CREATES = re.compile(
-    r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:VIEW|TABLE|MACRO|FUNCTION)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+\.\w+)",
-    re.IGNORECASE,
-)
 _CREATES_SCHEMA = re.compile(r"\bCREATE\s+SCHEMA\b", re.IGNORECASE)
 _QUALIFIED = re.compile(r"(?=\b(\w+\.\w+)\b)")  # overlapping: a.b.c gives a.b and b.c
-_COMMENT = re.compile(r"--[^\n]*")
 _STRING_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
-
-
-def _creates(text: str) -> frozenset[str]:
-    return frozenset(n.lower() for n in _CREATES.findall(_COMMENT.sub("", text)))
 
 
 def names_read(text: str) -> set[str]:
@@ -585,15 +576,15 @@ def names_read(text: str) -> set[str]:
 def _sql_step(label: str, body: str, vocabulary: bool = False) -> Sql:
     text = expand_sql(body)
     vocab = tuple(vocabulary_in(body)) if vocabulary else ()
-    creates = set(_creates(text))
+    creates = set(sqlfiles.creates(text))
     for schema, table, _ in vocab:
-        creates |= _creates(vocabulary_macros_sql(schema, table, _VOCABULARY_PROBE[table]))
+        creates |= sqlfiles.creates(vocabulary_macros_sql(schema, table, _VOCABULARY_PROBE[table]))
     return Sql(
         label=label,
         text=text,
         body=body,
         creates=frozenset(creates),
-        always=bool(_CREATES_SCHEMA.search(_COMMENT.sub("", text))),
+        always=bool(_CREATES_SCHEMA.search(sqlfiles.COMMENT.sub("", text))),
         vocabulary=vocab,
     )
 

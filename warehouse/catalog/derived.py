@@ -48,7 +48,6 @@ import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -1073,19 +1072,8 @@ def _read_by(view: str, tables: list[sqlfiles.SqlFile]) -> bool:
     return view in seen
 
 
-_CREATE_VIEW = re.compile(r"CREATE\s+OR\s+REPLACE\s+VIEW\s+([\w.]+)\s+AS\b", re.IGNORECASE)
-
-
 def _makes(f: sqlfiles.SqlFile, view: str) -> bool:
-    return view.lower() in _created_views(f.body)
-
-
-@cache
-def _created_views(body: str) -> frozenset[str]:
-    """The views a life-cycle file's text creates, read once per file text: every swap, restore
-    and read-by check of a build asks, ~1,700 times an ingest (a search of the whole text each
-    time, 47 us, was ~0.08 CPU s of every ingest)."""
-    return frozenset(name.lower() for name in _CREATE_VIEW.findall(body))
+    return view.lower() in sqlfiles.creates(f.body, "view")
 
 
 def _write(
