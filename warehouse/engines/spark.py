@@ -1124,9 +1124,10 @@ def _register(
             if step.label in wanted and step.label not in done:
                 _execute(ctx, step)
                 done.add(step.label)
-    # nothing added (the report's units were registered for others): the names kept, not a
-    # listing of Spark's databases (~0.4 s)
-    views = _registered_views(spark) if adding or not same else sorted(_conf_set(spark, _VIEWS))
+    # nothing added (the report's units were registered for others from this catalog: another
+    # catalog has nothing done, so it always adds): the names kept, not a listing of Spark's
+    # databases (~0.4 s)
+    views = _registered_views(spark) if adding else sorted(_conf_set(spark, _VIEWS))
     reports_done = _conf_set(spark, _REPORTS) if same else set()
     spark.conf.set(_UNITS, _ALL if only is None else "\n".join(sorted(done)))
     spark.conf.set(_REPORTS, "\n".join(sorted(reports_done | ({only.name} if only is not None else set()))))
