@@ -84,6 +84,12 @@ def sample_con(sample_home):
     con.close()
 
 
+def read_catalog(home: Home, sql: str) -> list[tuple]:
+    """The rows of ``sql`` on ``home``'s catalog, opened read-only as a user's DuckDB opens it."""
+    with duckdb.connect(str(home.catalog), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
 def stored_paths(home: Home, trace: str, name: str) -> list[Path]:
     """The Parquet files of a stored derived table of ``trace`` (its one file, or its unit files)."""
     from tracewh.catalog import derived

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import read_catalog as read
 from conftest import stored_paths, stored_rows, task_row, write_gz
 
 import tracewh
@@ -87,11 +88,6 @@ EXPECTED = [
     (1, 0, None, 2, 600.0, 0.5 * 300 + 0.4 * 300, 0.1 * 300 + 0.1 * 300),
     (2, 0, 1, 1, 300.0, 0.25 * 300, 0.5 * 300),
 ]
-
-
-def read(home: Home, sql: str) -> list[tuple]:
-    with duckdb.connect(str(home.catalog), read_only=True) as con:
-        return con.execute(sql).fetchall()
 
 
 def stored(home: Home) -> list[tuple]:

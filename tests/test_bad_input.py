@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import SAMPLE, task_row, write_gz
+from conftest import read_catalog as read
 
 from tracewh import ingestion as ingest
 from tracewh.catalog import checks
@@ -23,14 +24,6 @@ from tracewh.options import IngestOptions
 REPO = Path(__file__).resolve().parent.parent
 TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 JOB_COLS = "time,missing_info,job_id,event_type,user,scheduling_class,job_name,logical_job_name"
-
-
-def read(home: Home, sql: str):
-    con = duckdb.connect(str(home.catalog), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def tracewh(*args: str, home: Path | None = None, **kw) -> subprocess.CompletedProcess:

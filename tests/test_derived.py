@@ -20,6 +20,7 @@ import duckdb
 import pytest
 from cli_helpers import signal_at
 from conftest import REPO, SAMPLE, stored_paths, stored_rows, write_gz
+from conftest import read_catalog as read
 
 from tracewh import catalog
 from tracewh import ingestion as ingest
@@ -43,14 +44,6 @@ SLICES = {0: _LINES[0:3000], 1: _LINES[3000:6000], 3: _LINES[9000:12000], 5: _LI
 LATER = _LINES[18000:21000]
 # part 1 as it is replaced later: a shorter file (its last 500 events gone)
 PART_1_AGAIN = _LINES[3000:5500]
-
-
-def read(home: Home, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(home.catalog), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def source(folder: Path, parts: dict[int, list[str]]) -> Path:

@@ -11,6 +11,7 @@ import sys
 import duckdb
 import pytest
 from conftest import SAMPLE, awk, task_row, write_gz
+from conftest import read_catalog as read
 
 from tracewh import ingestion as ingest
 from tracewh.errors import CatalogError, InputError, UsageError
@@ -18,14 +19,6 @@ from tracewh.home import Home
 from tracewh.options import IngestOptions
 
 JOB_ROW = "5000000,,42,0,user,1,name,logical"
-
-
-def read(home: Home, sql: str):
-    con = duckdb.connect(str(home.catalog), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def snapshot(home: Home) -> dict:

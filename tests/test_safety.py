@@ -18,6 +18,7 @@ import duckdb
 import pytest
 from cli_helpers import signal_at
 from conftest import SAMPLE_2019, SAMPLE_ALIBABA, write_gz
+from conftest import read_catalog as read
 
 from tracewh import catalog, demo
 from tracewh import ingestion as ingest
@@ -29,14 +30,6 @@ from tracewh.options import IngestOptions
 REPO = Path(__file__).resolve().parent.parent
 TRACEWH = [sys.executable, "-c", "from tracewh.cli.main import main; main()"]
 JOB = "{t},,{job},0,user,1,name,logical"  # a job_events line: time, job id
-
-
-def read(home: Home, sql: str):
-    con = duckdb.connect(str(home.catalog), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def parquet_digests(home: Home) -> dict[str, str]:
