@@ -829,6 +829,26 @@ def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
             assert_same_rows(expected, ws.fetch(spark, sql), sql)
 
 
+def test_the_aggregating_macros_are_found_in_the_files_that_name_macro():
+    """The macros expanded in place (their body aggregates) are those of a parse of every SQL file
+    of the catalog, though only the files naming MACRO are parsed; meta.cdf is one, by hand."""
+    import sqlglot
+    from sqlglot import exp
+
+    every = set()
+    for folder in ("meta", *ws.sql_folders()):
+        for f in sqlfiles.folder(folder):
+            for stmt in sqlglot.parse(ws.rewrite_unpivot(expand_sql(f.body)), read="duckdb"):
+                if isinstance(stmt, exp.Create) and str(stmt.args.get("kind")).upper() == "MACRO":
+                    body = stmt.expression
+                    if any(a.find_ancestor(exp.Select) is None for a in body.find_all(exp.AggFunc)) and not (
+                        isinstance(body, exp.Select | exp.Subquery | exp.Union)
+                    ):
+                        every.add(stmt.this.this.sql(dialect="duckdb"))
+    assert "meta.cdf" in every
+    assert set(ws._aggregate_macros()) == every
+
+
 def test_a_macro_without_a_parameter_type_is_refused():
     with pytest.raises(ws.SparkError, match=r"macro x\.f: no Spark type for its parameter 'q'"):
         ws.transpile("CREATE OR REPLACE MACRO x.f(q) AS q + 1")
