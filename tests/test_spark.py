@@ -839,12 +839,11 @@ def test_the_aggregating_macros_are_found_in_the_files_that_name_macro():
     for folder in ("meta", *ws.sql_folders()):
         for f in sqlfiles.folder(folder):
             for stmt in sqlglot.parse(ws.rewrite_unpivot(expand_sql(f.body)), read="duckdb"):
-                if isinstance(stmt, exp.Create) and str(stmt.args.get("kind")).upper() == "MACRO":
-                    body = stmt.expression
-                    if any(a.find_ancestor(exp.Select) is None for a in body.find_all(exp.AggFunc)) and not (
-                        isinstance(body, exp.Select | exp.Subquery | exp.Union)
-                    ):
-                        every.add(stmt.this.this.sql(dialect="duckdb"))
+                body = stmt.expression if isinstance(stmt, exp.Create) else None
+                macro = str(stmt.args.get("kind")).upper() == "MACRO" and body is not None
+                own = macro and [a for a in body.find_all(exp.AggFunc) if a.find_ancestor(exp.Select) is None]
+                if own and not isinstance(body, exp.Select | exp.Subquery | exp.Union):
+                    every.add(stmt.this.this.sql(dialect="duckdb"))
     assert "meta.cdf" in every
     assert set(ws._aggregate_macros()) == every
 
