@@ -829,9 +829,9 @@ def test_every_macro_is_a_spark_function(spark_sample, spark, sample_home):
             assert_same_rows(expected, ws.fetch(spark, sql), sql)
 
 
-def test_the_aggregating_macros_are_found_in_the_files_that_name_macro():
+def test_the_aggregating_macros_are_found_in_the_files_that_create_a_macro():
     """The macros expanded in place (their body aggregates) are those of a parse of every SQL file
-    of the catalog, though only the files naming MACRO are parsed; meta.cdf is one, by hand."""
+    of the catalog, though only the files that create a macro are parsed; meta.cdf is one, by hand."""
     import sqlglot
     from sqlglot import exp
 
